@@ -1,0 +1,46 @@
+/* The router's internal structures and helpers. */
+#ifndef PK_CORE_H
+#define PK_CORE_H
+
+#include <stdarg.h>
+
+#include "backend.h"
+#include "portkern.h"
+
+#define PK_BUFFER_MAGIC 0x706b6275u /* "pkbu": catches pointers that are not buffers */
+
+struct pk_buffer {
+    uint32_t magic;
+    pk_context *ctx;
+    pk_mem mem;
+    size_t size;
+    pk_buffer *prev, *next;
+};
+
+struct pk_context {
+    const pk_backend_iface *be;
+    void *dev;
+    pk_device_info info;
+    pk_buffer *buffers;   /* every live buffer, freed by pk_close */
+    pk_status lost;       /* PK_SUCCESS, or the failure that made the context unusable */
+    char last_error[PK_MSG_MAX];
+};
+
+/* Records a failure of `fn` on ctx (or on this thread when ctx is NULL) and
+ * returns status. */
+pk_status pk_fail(pk_context *ctx, pk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Clears the message a successful call leaves behind. */
+void pk_clear_error(pk_context *ctx);
+/* Turns a backend's status + message into the context's error. A device
+ * failure marks the context lost. */
+pk_status pk_backend_result(pk_context *ctx, const char *fn, pk_status s, const pk_msg *msg);
+
+/* Backend table for a kind, loading the module once; NULL with the reason. */
+const pk_backend_iface *pk_registry_get(pk_backend kind, const char **why);
+const pk_backend_iface *pk_registry_ref_f32(void);
+
+/* Opens device `index` of an explicit backend kind. */
+pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **out);
+
+#endif

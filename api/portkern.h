@@ -1,0 +1,356 @@
+/* portkern: a portable GPU kernel layer for LLM inference.
+ *
+ * One C API routes GEMM, tiled attention and fused elementwise ops to a
+ * CUDA, HIP, OpenCL or CPU reference backend. Every call returns a
+ * pk_status; nothing aborts or prints. Ops are asynchronous on the
+ * context's queue; pk_finish waits and reports device-side failures.
+ *
+ * Conventions
+ *  - Tensors are descriptors (pk_tensor): buffer, byte offset, dtype, shape,
+ *    strides in elements. Strides may be any non-negative value; a stride of
+ *    0 broadcasts where an op says broadcasting is allowed. Strides are
+ *    never negative.
+ *  - Storage dtypes are f32, f16 and bf16; arithmetic and accumulation are
+ *    always f32 (the reference backend accumulates in f64).
+ *  - An output tensor must not overlap an input tensor unless an op says so
+ *    (GEMM's C may be exactly D; RoPE is in place). Overlap is not detected.
+ *  - On any error status the outputs are not touched.
+ */
+#ifndef PORTKERN_H
+#define PORTKERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PK_VERSION_MAJOR 0
+#define PK_VERSION_MINOR 1
+#define PK_VERSION_PATCH 0
+#define PK_VERSION (PK_VERSION_MAJOR * 10000 + PK_VERSION_MINOR * 100 + PK_VERSION_PATCH)
+
+#if defined(_WIN32)
+#define PK_API __declspec(dllexport)
+#else
+#define PK_API __attribute__((visibility("default")))
+#endif
+
+/* The library's version, as PK_VERSION encodes it; a program built against
+ * one header can check the library it runs with. */
+PK_API int pk_version(void);
+PK_API const char *pk_version_string(void);
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum pk_status {
+    PK_SUCCESS = 0,
+    PK_ERR_NULL_ARGUMENT,      /* a required handle or pointer is NULL */
+    PK_ERR_INVALID_ARGUMENT,   /* a value is outside its domain (an enum, eps <= 0, ...) */
+    PK_ERR_DTYPE_MISMATCH,     /* dtypes of the operands do not fit together */
+    PK_ERR_SHAPE_MISMATCH,     /* shapes do not fit together, or a size is not supported */
+    PK_ERR_BAD_SIZE,           /* a negative size or stride, or one whose product overflows */
+    PK_ERR_OUT_OF_BOUNDS,      /* an offset, stride or range reaches past its buffer */
+    PK_ERR_MISALIGNED,         /* a byte offset is not a multiple of the element size */
+    PK_ERR_WRONG_CONTEXT,      /* a buffer belongs to another context */
+    PK_ERR_OUT_OF_MEMORY,      /* the device (or host) could not allocate */
+    PK_ERR_UNSUPPORTED,        /* valid, but this backend/device does not implement it */
+    PK_ERR_NO_DEVICE,          /* no such backend or device index */
+    PK_ERR_BACKEND_UNAVAILABLE,/* the backend's module or runtime could not be loaded */
+    PK_ERR_BUILD_FAILED,       /* device code failed to build or load */
+    PK_ERR_DEVICE_FAILURE,     /* the device reported a failure running work */
+    PK_ERR_CONTEXT_LOST,       /* an earlier failure left the context unusable */
+    PK_ERR_INTERNAL,           /* a bug in portkern: please report it */
+    PK_STATUS_COUNT
+} pk_status;
+
+/* A static name for a status ("PK_ERR_SHAPE_MISMATCH"); never NULL. */
+PK_API const char *pk_status_string(pk_status s);
+
+/* ---------------------------------------------------------------- handles */
+
+typedef struct pk_context pk_context; /* one device on one backend, with its queue */
+typedef struct pk_buffer pk_buffer;   /* device memory owned by one context */
+
+/* The message of the last failed call on this context, or, for ctx == NULL,
+ * of the last failed call on this thread that had no context (pk_open,
+ * device listing, calls with a NULL context). Empty string if none. The
+ * pointer stays valid until the next call on the same context/thread. */
+PK_API const char *pk_last_error(const pk_context *ctx);
+
+/* ---------------------------------------------------------------- devices */
+
+typedef enum pk_backend {
+    PK_BACKEND_AUTO = 0, /* CUDA, then HIP, then OpenCL GPU, then OpenCL CPU, then ref */
+    PK_BACKEND_REF,      /* CPU, plain C, float64 accumulation: the oracle */
+    PK_BACKEND_OPENCL,
+    PK_BACKEND_CUDA,
+    PK_BACKEND_HIP,
+    PK_BACKEND_COUNT
+} pk_backend;
+
+/* "auto", "ref", "opencl", "cuda", "hip"; NULL for an unknown value. */
+PK_API const char *pk_backend_name(pk_backend b);
+/* Parses a backend name; returns PK_ERR_INVALID_ARGUMENT for an unknown one. */
+PK_API pk_status pk_backend_from_name(const char *name, pk_backend *out);
+
+typedef struct pk_device_info {
+    pk_backend backend;
+    int index;                 /* device index within the backend */
+    char name[256];
+    char vendor[128];
+    char driver[128];          /* driver / platform version */
+    uint64_t global_mem_bytes;
+    uint64_t local_mem_bytes;  /* shared/local memory per work-group */
+    int compute_units;
+    int simd_width;            /* warp or wavefront width; 1 if not known */
+    int is_cpu;
+    int native_fp16;           /* fp16 arithmetic in hardware (cl_khr_fp16, ...) */
+    int native_bf16;
+    int matrix_units;          /* tensor cores / matrix cores in use by portkern */
+} pk_device_info;
+
+/* Loads the backend (once) and counts its devices. A backend that cannot be
+ * loaded gives count 0 and PK_ERR_BACKEND_UNAVAILABLE, with the reason in
+ * pk_last_error(NULL) and in pk_backend_unavailable_reason(). */
+PK_API pk_status pk_device_count(pk_backend b, int *count);
+PK_API pk_status pk_device_info_get(pk_backend b, int index, pk_device_info *info);
+/* Why backend b has no usable device, or NULL if it has one. Static storage. */
+PK_API const char *pk_backend_unavailable_reason(pk_backend b);
+
+/* Opens device `index` of backend b. For PK_BACKEND_AUTO the index is
+ * ignored, and the PORTKERN_BACKEND environment variable ("ref", "opencl",
+ * "cuda", "hip", optionally "opencl:1") overrides the automatic order. */
+PK_API pk_status pk_open(pk_backend b, int index, pk_context **out);
+PK_API pk_status pk_close(pk_context *ctx); /* waits, frees every buffer left */
+PK_API pk_status pk_context_info(const pk_context *ctx, pk_device_info *info);
+/* Waits for all queued work; reports a device-side failure of any of it. */
+PK_API pk_status pk_finish(pk_context *ctx);
+
+/* ---------------------------------------------------------------- memory */
+
+/* bytes > 0. Device memory is not initialised. */
+PK_API pk_status pk_alloc(pk_context *ctx, size_t bytes, pk_buffer **out);
+PK_API pk_status pk_free(pk_buffer *buf);
+PK_API size_t pk_buffer_size(const pk_buffer *buf);
+PK_API pk_context *pk_buffer_context(const pk_buffer *buf);
+/* Blocking host<->device copies, ordered after all work queued before. */
+PK_API pk_status pk_upload(pk_buffer *dst, size_t dst_offset, const void *src, size_t bytes);
+PK_API pk_status pk_download(pk_buffer *src, size_t src_offset, void *dst, size_t bytes);
+/* Queued device-to-device copy; both buffers of the same context. The
+ * ranges must not overlap unless they are the same range. */
+PK_API pk_status pk_copy(pk_buffer *dst, size_t dst_offset, pk_buffer *src,
+                         size_t src_offset, size_t bytes);
+/* Queued fill with a repeated pattern of 1, 2 or 4 bytes; offset and bytes
+ * are multiples of pattern_size. */
+PK_API pk_status pk_fill(pk_buffer *dst, size_t offset, size_t bytes,
+                         const void *pattern, size_t pattern_size);
+
+/* ---------------------------------------------------------------- tensors */
+
+typedef enum pk_dtype { PK_F32 = 0, PK_F16, PK_BF16, PK_DTYPE_COUNT } pk_dtype;
+
+#define PK_MAX_DIMS 4
+
+typedef struct pk_tensor {
+    pk_buffer *buf;
+    size_t offset;                  /* bytes from the buffer start */
+    pk_dtype dtype;
+    int ndim;                       /* 1..PK_MAX_DIMS */
+    int64_t shape[PK_MAX_DIMS];
+    int64_t stride[PK_MAX_DIMS];    /* elements */
+} pk_tensor;
+
+PK_API const char *pk_dtype_name(pk_dtype t); /* "f32", "f16", "bf16"; NULL if unknown */
+PK_API size_t pk_dtype_size(pk_dtype t);      /* 0 if unknown */
+
+/* A row-major (contiguous) tensor of ndim dims over buf at byte offset. */
+PK_API pk_tensor pk_tensor_make(pk_buffer *buf, size_t offset, pk_dtype dtype, int ndim,
+                                const int64_t *shape);
+
+/* Host conversions between f32 and the 16-bit storage formats, round to
+ * nearest even, NaN preserved. */
+PK_API uint16_t pk_f32_to_f16(float f);
+PK_API float pk_f16_to_f32(uint16_t h);
+PK_API uint16_t pk_f32_to_bf16(float f);
+PK_API float pk_bf16_to_f32(uint16_t h);
+
+/* ---------------------------------------------------------------- activations */
+
+typedef enum pk_activation {
+    PK_ACT_NONE = 0,
+    PK_ACT_RELU,
+    PK_ACT_GELU,      /* exact: x * 0.5 * (1 + erf(x / sqrt 2)) */
+    PK_ACT_GELU_TANH, /* tanh approximation */
+    PK_ACT_SILU,      /* x * sigmoid(x) */
+    PK_ACT_COUNT
+} pk_activation;
+
+/* ---------------------------------------------------------------- GEMM */
+
+/* D = epilogue(alpha * op(A) @ op(B) + beta * C)
+ * epilogue(x) = act(x + bias) + residual, each term optional.
+ *
+ * A is [M, K] ([K, M] if trans_a), B is [K, N] ([N, K] if trans_b, the
+ * linear-layer layout x @ W^T), C and D are [M, N]. Each may carry a leading
+ * batch dimension (3-D); a batch of 1 or a batch stride of 0 broadcasts.
+ * A and B share a dtype; C, D, bias and residual share D's dtype, which may
+ * differ (e.g. bf16 inputs, f32 output). bias is [N] (1-D). residual is
+ * shaped like D. C may be exactly D (same buffer, offset and strides); it is
+ * then read before it is written. C is required when beta != 0 and ignored
+ * when beta == 0 (so an uninitialised D with beta 0 never reads NaN). */
+typedef struct pk_gemm_desc {
+    int trans_a;
+    int trans_b;
+    float alpha;
+    float beta;
+    pk_activation act;
+    int allow_tf32;             /* f32 inputs may use TF32 matrix units (never by default) */
+    const pk_tensor *bias;      /* NULL: none */
+    const pk_tensor *residual;  /* NULL: none */
+} pk_gemm_desc;
+
+#define PK_GEMM_DESC_INIT {0, 0, 1.0f, 0.0f, PK_ACT_NONE, 0, NULL, NULL}
+
+PK_API pk_status pk_gemm(pk_context *ctx, const pk_gemm_desc *desc, const pk_tensor *a,
+                         const pk_tensor *b, const pk_tensor *c, const pk_tensor *d);
+
+/* ---------------------------------------------------------------- attention */
+
+/* O = softmax(scale * Q K^T + mask) V, per batch b and query head h, with
+ * key/value head h / (Hq / Hkv) (GQA; MQA when Hkv == 1).
+ *
+ * Q is [B, Sq, Hq, D], K and V are [B, Skv, Hkv, D], O is [B, Sq, Hq, D]
+ * (strides allow other layouts). All share one dtype. D is one of 64, 80,
+ * 96, 128, 256.
+ *
+ * Lengths: batch b uses Lq = seqlens_q[b] query rows and Lkv =
+ * seqlens_kv[b] keys (host arrays of B entries, copied during the call;
+ * NULL means Sq or Skv). 0 <= L <= S.
+ *
+ * Mask: query i sees key j (i < Lq, j < Lkv) when, with
+ * p = i + Lkv - Lq (masks are aligned bottom-right),
+ *   j <= p + window_right   (causal sets window_right = 0), and
+ *   j >= p - window_left,
+ * where a negative window means unbounded on that side.
+ *
+ * Output rows i >= Lq, and rows that see no key, are written as zeros; their
+ * LSE is -inf. lse (optional, f32, [B, Hq, Sq]) receives the natural
+ * log-sum-exp of the scaled, masked scores of each row. */
+typedef struct pk_attention_desc {
+    float scale;              /* 0: 1/sqrt(D) */
+    int causal;
+    int64_t window_left;      /* < 0: unbounded */
+    int64_t window_right;     /* < 0: unbounded (ignored when causal) */
+    const int32_t *seqlens_q; /* NULL: all Sq */
+    const int32_t *seqlens_kv;/* NULL: all Skv */
+    const pk_tensor *lse;     /* NULL: not written */
+} pk_attention_desc;
+
+#define PK_ATTENTION_DESC_INIT {0.0f, 0, -1, -1, NULL, NULL, NULL}
+
+PK_API pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_tensor *q,
+                              const pk_tensor *k, const pk_tensor *v, const pk_tensor *o);
+
+/* ---------------------------------------------------------------- fused elementwise
+ *
+ * Row ops (norms, softmax, bias+act, GLU) see a tensor of 1..4 dims as rows
+ * over its last dimension; the leading dims may have any strides. Every
+ * operand of one op shares one dtype. */
+
+typedef struct pk_norm_desc {
+    float eps;                   /* > 0 */
+    const pk_tensor *residual;   /* NULL: none. Else h = x + residual is normalised */
+    const pk_tensor *residual_out; /* NULL: none. Else receives h (the new residual stream) */
+} pk_norm_desc;
+
+#define PK_NORM_DESC_INIT {1e-6f, NULL, NULL}
+
+/* out = h / sqrt(mean(h^2) + eps) * weight, h = x (+ residual); weight is [H]. */
+PK_API pk_status pk_rmsnorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor *x,
+                            const pk_tensor *weight, const pk_tensor *out);
+/* out = (h - mean(h)) / sqrt(var(h) + eps) * weight + bias; weight and bias
+ * are [H] and each optional (NULL). */
+PK_API pk_status pk_layernorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor *x,
+                              const pk_tensor *weight, const pk_tensor *bias,
+                              const pk_tensor *out);
+
+/* out = act(gate) * up: SwiGLU with PK_ACT_SILU, GeGLU with PK_ACT_GELU or
+ * PK_ACT_GELU_TANH (any activation is accepted). gate, up and out share a
+ * shape; gate and up may be two views of one [.., 2H] tensor. */
+PK_API pk_status pk_glu(pk_context *ctx, pk_activation act, const pk_tensor *gate,
+                        const pk_tensor *up, const pk_tensor *out);
+
+/* out = act(x + bias), bias [H] optional (NULL). out may be exactly x. */
+PK_API pk_status pk_bias_act(pk_context *ctx, pk_activation act, const pk_tensor *x,
+                             const pk_tensor *bias, const pk_tensor *out);
+
+/* out = softmax(scale * x) over the last dim; scale 0 means 1. A row of all
+ * -inf gives zeros. */
+PK_API pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x,
+                            const pk_tensor *out);
+
+/* Rotary embedding, in place on q [B, S, Hq, D] and k [B, S, Hk, D] (k may
+ * be NULL). Pairs within the first rotary_dim (even, <= D) channels rotate
+ * by angle pos * theta^(-2i/rotary_dim): the NeoX/Llama layout pairs i with
+ * i + rotary_dim/2, the interleaved (GPT-J) layout pairs 2i with 2i+1.
+ * positions: host array of B*S positions (copied during the call); NULL
+ * means position s for every batch. Angles are computed in f32. */
+typedef struct pk_rope_desc {
+    float theta;            /* > 0, e.g. 10000 or 500000 */
+    int64_t rotary_dim;     /* 0: D */
+    int interleaved;        /* 0: NeoX/Llama rotate-half */
+    const int32_t *positions;
+} pk_rope_desc;
+
+#define PK_ROPE_DESC_INIT {10000.0f, 0, 0, NULL}
+
+PK_API pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
+                         const pk_tensor *k);
+
+/* ---------------------------------------------------------------- fused chain
+ *
+ * A small register program evaluated per output element in one pass. Values
+ * r[0..n_inputs-1] are the inputs at that element (broadcast: each input's
+ * dims align to the output's from the right, and a dim of size 1 or stride 0
+ * repeats). Step s computes r[n_inputs + s] from earlier values; the output
+ * is the last value. Inputs may have different dtypes; arithmetic is f32. */
+typedef enum pk_chain_op {
+    /* binary: r = a OP b */
+    PK_CHAIN_ADD = 0, PK_CHAIN_SUB, PK_CHAIN_MUL, PK_CHAIN_DIV, PK_CHAIN_MAX, PK_CHAIN_MIN,
+    /* r = a OP imm */
+    PK_CHAIN_ADD_IMM, PK_CHAIN_MUL_IMM, PK_CHAIN_POW_IMM,
+    /* unary: r = OP(a) */
+    PK_CHAIN_NEG, PK_CHAIN_ABS, PK_CHAIN_EXP, PK_CHAIN_LOG, PK_CHAIN_SQRT, PK_CHAIN_RSQRT,
+    PK_CHAIN_TANH, PK_CHAIN_SIGMOID, PK_CHAIN_RELU, PK_CHAIN_GELU, PK_CHAIN_GELU_TANH,
+    PK_CHAIN_SILU,
+    PK_CHAIN_OP_COUNT
+} pk_chain_op;
+
+#define PK_CHAIN_MAX_INPUTS 8
+#define PK_CHAIN_MAX_STEPS 32
+
+typedef struct pk_chain_step {
+    pk_chain_op op;
+    int a;      /* index of an earlier value */
+    int b;      /* index of an earlier value (binary ops only) */
+    float imm;  /* immediate (_IMM ops only) */
+} pk_chain_step;
+
+typedef struct pk_chain_desc {
+    int n_inputs;                 /* 1..PK_CHAIN_MAX_INPUTS */
+    const pk_tensor *inputs;      /* n_inputs tensors */
+    int n_steps;                  /* 1..PK_CHAIN_MAX_STEPS */
+    const pk_chain_step *steps;
+} pk_chain_desc;
+
+#define PK_CHAIN_DESC_INIT {0, NULL, 0, NULL}
+
+PK_API pk_status pk_chain(pk_context *ctx, const pk_chain_desc *desc, const pk_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PORTKERN_H */

@@ -1,0 +1,136 @@
+/* The interface every backend implements: a table of function pointers
+ * (like ggml's backend interface). The router (api/) checks every argument
+ * before it calls a backend, and hands it normalised problems: offsets in
+ * elements, operands already transposed by strides, masks and lengths
+ * resolved. A backend trusts these and only decides how to run them.
+ *
+ * Backends other than ref are shared modules that export
+ *     const pk_backend_iface *pk_backend_entry(void);
+ */
+#ifndef PK_BACKEND_H
+#define PK_BACKEND_H
+
+#include "portkern.h"
+
+#define PK_BACKEND_ABI 1
+#define PK_MSG_MAX 512
+
+/* Where a backend writes the message of a failed call. */
+typedef struct pk_msg {
+    char text[PK_MSG_MAX];
+} pk_msg;
+
+/* A backend's device memory: the backend's handle plus the byte base that
+ * problem offsets count from. */
+typedef void *pk_mem;
+
+/* A strided view of an operand, offset in elements. */
+typedef struct pk_view {
+    pk_mem mem;                 /* NULL: operand absent */
+    int64_t offset;             /* elements */
+    pk_dtype dtype;
+    int64_t stride[PK_MAX_DIMS];
+} pk_view;
+
+/* GEMM, transposes resolved: d[z][i][j] over z < batch, i < m, j < n.
+ *   a: stride {batch, m (row), k (col)}   (0 batch stride broadcasts)
+ *   b: stride {batch, k (row), n (col)}
+ *   c, d, residual: stride {batch, m, n}; bias: stride {n}
+ * d = act(alpha * sum_k a*b + beta * c + bias) + residual.
+ * c.mem is NULL when beta == 0. */
+typedef struct pk_gemm_problem {
+    int64_t batch, m, n, k;
+    pk_view a, b, c, d, bias, residual;
+    float alpha, beta;
+    pk_activation act;
+    int allow_tf32;
+} pk_gemm_problem;
+
+/* Attention, per batch b, query head h, query row i: strides {B, S, H, D}
+ * for q, k, v, o and {B, H, S} for lse (f32). lengths are resolved to
+ * per-batch arrays (never NULL); window_left/right < 0 mean unbounded and
+ * causal is already folded into window_right = 0. */
+typedef struct pk_attention_problem {
+    int64_t batch, sq, skv, hq, hkv, d;
+    pk_view q, k, v, o, lse;     /* lse.mem NULL: none */
+    float scale;
+    int64_t window_left, window_right;
+    const int32_t *len_q;        /* [batch], host memory valid during the call */
+    const int32_t *len_kv;       /* [batch] */
+    int uniform_lengths;         /* every len_q == sq and len_kv == skv */
+} pk_attention_problem;
+
+/* Row ops: rows are indexed by up to 3 leading dims (sizes lead[0..2],
+ * padded with 1 at the front), columns by the last dim of size cols. Each
+ * view's stride is {lead0, lead1, lead2, col}. Per-column operands (weight,
+ * bias) use only stride[3]. */
+typedef struct pk_rows_problem {
+    int64_t lead[3];
+    int64_t cols;
+    pk_view x, residual, residual_out, weight, bias, out, up; /* absent: mem NULL */
+    float eps;
+    float scale;
+    pk_activation act;
+} pk_rows_problem;
+
+/* RoPE in place: q and k strides {B, S, H, D}; k.mem NULL if absent. */
+typedef struct pk_rope_problem {
+    int64_t batch, seq, hq, hk, d, rotary_dim;
+    pk_view q, k;
+    float theta;
+    int interleaved;
+    const int32_t *positions;    /* [batch * seq], host memory, never NULL */
+} pk_rope_problem;
+
+/* Fused chain over a 4-D output (shape padded with 1 at the front); every
+ * input view is already broadcast to the output shape (stride 0). */
+typedef struct pk_chain_problem {
+    int64_t shape[PK_MAX_DIMS];
+    int n_inputs;
+    pk_view in[PK_CHAIN_MAX_INPUTS];
+    int n_steps;
+    pk_chain_step steps[PK_CHAIN_MAX_STEPS];
+    pk_view out;
+} pk_chain_problem;
+
+typedef struct pk_backend_iface {
+    int abi;                     /* PK_BACKEND_ABI */
+    pk_backend kind;
+    /* Loads the runtime; on failure says why (no library, no platform). */
+    pk_status (*init)(pk_msg *why);
+    int (*device_count)(void);
+    pk_status (*device_info)(int index, pk_device_info *info, pk_msg *msg);
+
+    pk_status (*open)(int index, void **dev, pk_msg *msg);
+    void (*close)(void *dev);
+    pk_status (*finish)(void *dev, pk_msg *msg);
+
+    pk_status (*alloc)(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg);
+    void (*free)(void *dev, pk_mem mem);
+    pk_status (*upload)(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg);
+    pk_status (*download)(void *dev, pk_mem src, size_t off, void *dst, size_t n, pk_msg *msg);
+    pk_status (*copy)(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n,
+                      pk_msg *msg);
+    pk_status (*fill)(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern,
+                      size_t pattern_size, pk_msg *msg);
+
+    /* Ops. Return PK_ERR_UNSUPPORTED (with a message) for what is not implemented. */
+    pk_status (*gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
+    pk_status (*attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
+    pk_status (*rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+    pk_status (*layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+    pk_status (*glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);      /* x = gate */
+    pk_status (*bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+    pk_status (*softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+    pk_status (*rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
+    pk_status (*chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
+} pk_backend_iface;
+
+typedef const pk_backend_iface *(*pk_backend_entry_fn)(void);
+
+/* Formats into msg (printf-style); returns status so callers can
+ * `return pk_msgf(msg, PK_ERR_..., "...")`. Defined in common/. */
+pk_status pk_msgf(pk_msg *msg, pk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* PK_BACKEND_H */

@@ -1,0 +1,288 @@
+/* The OpenCL backend: device discovery, contexts, memory. Ops live in
+ * opencl_<op>.c, device code in kernels_cl/. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+
+#define PK_CL_MAX_DEVICES 64
+/* Vendor queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query). */
+#define PK_CL_DEVICE_WARP_SIZE_NV 0x4003
+#define PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+
+typedef struct pk_cl_slot {
+    cl_platform_id platform;
+    cl_device_id device;
+} pk_cl_slot;
+
+static pk_cl_slot slots[PK_CL_MAX_DEVICES];
+static int n_slots;
+
+const char *pk_cl_error_name(cl_int err)
+{
+    switch (err) {
+#define E(x) case x: return #x
+    E(CL_SUCCESS); E(CL_DEVICE_NOT_FOUND); E(CL_DEVICE_NOT_AVAILABLE); E(CL_COMPILER_NOT_AVAILABLE);
+    E(CL_MEM_OBJECT_ALLOCATION_FAILURE); E(CL_OUT_OF_RESOURCES); E(CL_OUT_OF_HOST_MEMORY);
+    E(CL_BUILD_PROGRAM_FAILURE); E(CL_INVALID_VALUE); E(CL_INVALID_DEVICE); E(CL_INVALID_BINARY);
+    E(CL_INVALID_BUILD_OPTIONS); E(CL_INVALID_PROGRAM); E(CL_INVALID_PROGRAM_EXECUTABLE);
+    E(CL_INVALID_KERNEL_NAME); E(CL_INVALID_KERNEL); E(CL_INVALID_ARG_INDEX); E(CL_INVALID_ARG_VALUE);
+    E(CL_INVALID_ARG_SIZE); E(CL_INVALID_KERNEL_ARGS); E(CL_INVALID_WORK_DIMENSION);
+    E(CL_INVALID_WORK_GROUP_SIZE); E(CL_INVALID_WORK_ITEM_SIZE); E(CL_INVALID_GLOBAL_OFFSET);
+    E(CL_INVALID_MEM_OBJECT); E(CL_INVALID_BUFFER_SIZE); E(CL_INVALID_COMMAND_QUEUE);
+    E(CL_INVALID_CONTEXT); E(CL_INVALID_OPERATION); E(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST); E(CL_INVALID_PLATFORM);
+#undef E
+    default: return "CL_ERROR_UNKNOWN";
+    }
+}
+
+pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg)
+{
+    if (err == CL_SUCCESS) return PK_SUCCESS;
+    pk_status s = PK_ERR_DEVICE_FAILURE;
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
+        err == CL_INVALID_BUFFER_SIZE)
+        s = PK_ERR_OUT_OF_MEMORY;
+    return pk_msgf(msg, s, "%s: %s (%d)", what, pk_cl_error_name(err), (int)err);
+}
+
+static pk_status cl_init(pk_msg *why)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(16, plats, &np);
+    if (err != CL_SUCCESS || np == 0)
+        return pk_msgf(why, PK_ERR_BACKEND_UNAVAILABLE, "no OpenCL platform (clGetPlatformIDs: %s)",
+                       pk_cl_error_name(err));
+    n_slots = 0;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devs[PK_CL_MAX_DEVICES];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, PK_CL_MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
+        for (cl_uint i = 0; i < nd && n_slots < PK_CL_MAX_DEVICES; i++) {
+            slots[n_slots].platform = plats[p];
+            slots[n_slots].device = devs[i];
+            n_slots++;
+        }
+    }
+    if (n_slots == 0)
+        return pk_msgf(why, PK_ERR_BACKEND_UNAVAILABLE, "%u OpenCL platform(s) but no device", np);
+    return PK_SUCCESS;
+}
+
+static int cl_device_count(void) { return n_slots; }
+
+static int has_extension(cl_device_id dev, const char *ext)
+{
+    size_t n = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0) return 0;
+    char *s = malloc(n + 1);
+    if (!s) return 0;
+    int found = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, n, s, NULL) == CL_SUCCESS) {
+        s[n] = '\0';
+        size_t len = strlen(ext);
+        for (const char *p = strstr(s, ext); p && !found; p = strstr(p + 1, ext))
+            found = (p == s || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0');
+    }
+    free(s);
+    return found;
+}
+
+static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg)
+{
+    memset(info, 0, sizeof *info);
+    cl_device_id dev = slots[index].device;
+    cl_ulong gmem = 0, lmem = 0;
+    cl_uint cus = 0;
+    cl_device_type type = 0;
+    cl_int err = clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof info->name, info->name, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof info->vendor, info->vendor, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof info->driver, info->driver, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (err != CL_SUCCESS) return pk_cl_check(err, "clGetDeviceInfo", msg);
+    info->backend = PK_BACKEND_OPENCL;
+    info->index = index;
+    info->global_mem_bytes = gmem;
+    info->local_mem_bytes = lmem;
+    info->compute_units = (int)cus;
+    info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    info->native_fp16 = has_extension(dev, "cl_khr_fp16");
+    cl_uint width = 0;
+    if (has_extension(dev, "cl_nv_device_attribute_query"))
+        clGetDeviceInfo(dev, PK_CL_DEVICE_WARP_SIZE_NV, sizeof width, &width, NULL);
+    else if (has_extension(dev, "cl_amd_device_attribute_query"))
+        clGetDeviceInfo(dev, PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL);
+    info->simd_width = width ? (int)width : 1;
+    return PK_SUCCESS;
+}
+
+static pk_status cl_open(int index, void **out, pk_msg *msg)
+{
+    pk_cl_device *d = calloc(1, sizeof *d);
+    if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    pk_status s = cl_get_device_info(index, &d->info, msg);
+    if (s != PK_SUCCESS) {
+        free(d);
+        return s;
+    }
+    d->platform = slots[index].platform;
+    d->device = slots[index].device;
+    clGetPlatformInfo(d->platform, CL_PLATFORM_NAME, sizeof d->platform_name, d->platform_name, NULL);
+    clGetDeviceInfo(d->device, CL_DEVICE_VERSION, sizeof d->device_version, d->device_version, NULL);
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
+    d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
+    if (err == CL_SUCCESS) {
+        /* in order: every op, copy and scratch reuse relies on it */
+        d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+        if (err != CL_SUCCESS) clReleaseContext(d->context);
+    }
+    if (err != CL_SUCCESS) {
+        free(d);
+        return pk_cl_check(err, "clCreateContext/clCreateCommandQueue", msg);
+    }
+    *out = d;
+    return PK_SUCCESS;
+}
+
+static void cl_close(void *dev)
+{
+    pk_cl_device *d = dev;
+    clFinish(d->queue);
+    pk_cl_programs_release(d);
+    if (d->scratch) clReleaseMemObject(d->scratch);
+    clReleaseCommandQueue(d->queue);
+    clReleaseContext(d->context);
+    free(d);
+}
+
+static pk_status cl_finish(void *dev, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    return pk_cl_check(clFinish(d->queue), "clFinish", msg);
+}
+
+static pk_status cl_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    cl_ulong max_alloc = 0;
+    clGetDeviceInfo(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+    if (max_alloc && bytes > max_alloc)
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%zu bytes is more than the device's largest allocation (%llu)",
+                       bytes, (unsigned long long)max_alloc);
+    cl_int err;
+    cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer", msg);
+    /* Many drivers allocate lazily: touch the memory now so that an
+     * allocation the device cannot hold fails here, not in a later op. */
+    cl_uchar zero = 0;
+    err = clEnqueueFillBuffer(d->queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clFinish(d->queue);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        return pk_cl_check(err, "clCreateBuffer (first touch)", msg);
+    }
+    *mem = m;
+    return PK_SUCCESS;
+}
+
+static void cl_free(void *dev, pk_mem mem)
+{
+    (void)dev;
+    clReleaseMemObject((cl_mem)mem);
+}
+
+static pk_status cl_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    return pk_cl_check(clEnqueueWriteBuffer(d->queue, (cl_mem)dst, CL_TRUE, off, n, src, 0, NULL, NULL),
+                       "clEnqueueWriteBuffer", msg);
+}
+
+static pk_status cl_download(void *dev, pk_mem src, size_t off, void *dst, size_t n, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    return pk_cl_check(clEnqueueReadBuffer(d->queue, (cl_mem)src, CL_TRUE, off, n, dst, 0, NULL, NULL),
+                       "clEnqueueReadBuffer", msg);
+}
+
+static pk_status cl_copy(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    return pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)src, (cl_mem)dst, soff, doff, n, 0, NULL, NULL),
+                       "clEnqueueCopyBuffer", msg);
+}
+
+static pk_status cl_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern, size_t psize,
+                         pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    return pk_cl_check(clEnqueueFillBuffer(d->queue, (cl_mem)dst, pattern, psize, off, n, 0, NULL, NULL),
+                       "clEnqueueFillBuffer", msg);
+}
+
+pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
+{
+    if (bytes > d->scratch_size) {
+        if (d->scratch) clReleaseMemObject(d->scratch);
+        d->scratch = NULL;
+        d->scratch_size = 0;
+        cl_int err;
+        d->scratch = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer (scratch)", msg);
+        d->scratch_size = bytes;
+    }
+    *out = d->scratch;
+    return PK_SUCCESS;
+}
+
+pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
+                    const size_t *global, const size_t *local, pk_msg *msg)
+{
+    for (int i = 0; i < nargs; i++) {
+        cl_int err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, args[i].ptr);
+        if (err != CL_SUCCESS) return pk_msgf(msg, PK_ERR_INTERNAL, "clSetKernelArg %d: %s", i, pk_cl_error_name(err));
+    }
+    size_t g[3];
+    for (cl_uint i = 0; i < dims; i++)
+        g[i] = local ? (global[i] + local[i] - 1) / local[i] * local[i] : global[i];
+    return pk_cl_check(clEnqueueNDRangeKernel(d->queue, kernel, dims, NULL, g, local, 0, NULL, NULL),
+                       "clEnqueueNDRangeKernel", msg);
+}
+
+static const pk_backend_iface opencl_iface = {
+    .abi = PK_BACKEND_ABI,
+    .kind = PK_BACKEND_OPENCL,
+    .init = cl_init,
+    .device_count = cl_device_count,
+    .device_info = cl_get_device_info,
+    .open = cl_open,
+    .close = cl_close,
+    .finish = cl_finish,
+    .alloc = cl_alloc,
+    .free = cl_free,
+    .upload = cl_upload,
+    .download = cl_download,
+    .copy = cl_copy,
+    .fill = cl_fill,
+    .gemm = pk_cl_gemm,
+    .attention = pk_cl_attention,
+    .rmsnorm = pk_cl_rmsnorm,
+    .layernorm = pk_cl_layernorm,
+    .glu = pk_cl_glu,
+    .bias_act = pk_cl_bias_act,
+    .softmax = pk_cl_softmax,
+    .rope = pk_cl_rope,
+    .chain = pk_cl_chain,
+};
+
+__attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)
+{
+    return &opencl_iface;
+}

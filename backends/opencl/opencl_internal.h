@@ -1,0 +1,64 @@
+/* The OpenCL backend's internal interface, shared by its op files. */
+#ifndef PK_OPENCL_INTERNAL_H
+#define PK_OPENCL_INTERNAL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "backend.h"
+
+typedef struct pk_cl_program pk_cl_program; /* built programs, keyed by source + options */
+
+typedef struct pk_cl_device {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    pk_device_info info;
+    char platform_name[128];
+    char device_version[128];
+    pk_cl_program *programs;
+    cl_mem scratch;       /* grown on demand; in-order queue makes reuse safe */
+    size_t scratch_size;
+} pk_cl_device;
+
+/* Checks an OpenCL return code; on failure writes "what: CL_ERROR_NAME". */
+pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg);
+const char *pk_cl_error_name(cl_int err);
+
+/* The kernel `kernel` of the program built from the embedded sources
+ * common.cl + `source` with build `options`, for this device. Built once
+ * per (source, options) and kept; binaries are cached on disk. */
+pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options, const char *kernel,
+                       cl_kernel *out, pk_msg *msg);
+void pk_cl_programs_release(pk_cl_device *d);
+
+typedef struct pk_cl_arg {
+    size_t size;
+    const void *ptr; /* NULL with size > 0: local memory of that size */
+} pk_cl_arg;
+#define PK_CL_ARG(x) ((pk_cl_arg){sizeof(x), &(x)})
+
+/* Sets args and enqueues `kernel` over `global` (rounded up to a multiple
+ * of `local`, which may be NULL to let the runtime choose). */
+pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
+                    const size_t *global, const size_t *local, pk_msg *msg);
+
+/* A device scratch buffer of at least `bytes`, valid until the next call. */
+pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
+
+/* "-DNAME=dtype" fragments for build options. */
+int pk_cl_options(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ops */
+pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
+pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg);
+pk_status pk_cl_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_glu(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg);
+pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg);
+
+#endif

@@ -1,0 +1,29 @@
+/* The half of the reference backend that does not depend on the
+ * accumulator type: the one CPU "device" and its host memory. Both
+ * variants' interface tables point at these. */
+#ifndef PK_REF_DEVICE_H
+#define PK_REF_DEVICE_H
+
+#include "backend.h"
+
+pk_status pk_ref_init(pk_msg *why);
+int pk_ref_device_count(void);
+/* Fills info for the CPU under the given device name. */
+void pk_ref_describe(int index, const char *name, pk_device_info *info);
+
+pk_status pk_ref_open(int index, void **dev, pk_msg *msg);
+void pk_ref_close(void *dev);
+pk_status pk_ref_finish(void *dev, pk_msg *msg);
+
+pk_status pk_ref_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg);
+void pk_ref_free(void *dev, pk_mem mem);
+pk_status pk_ref_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n,
+                        pk_msg *msg);
+pk_status pk_ref_download(void *dev, pk_mem src, size_t off, void *dst, size_t n,
+                          pk_msg *msg);
+pk_status pk_ref_copy(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n,
+                      pk_msg *msg);
+pk_status pk_ref_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern,
+                      size_t pattern_size, pk_msg *msg);
+
+#endif /* PK_REF_DEVICE_H */

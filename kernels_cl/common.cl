@@ -1,0 +1,50 @@
+/* Shared by every portkern OpenCL program (prepended by the host).
+ *
+ * Storage dtypes are chosen per operand at build time with defines
+ * (-DDT_A=2 ...): 0 = f32, 1 = f16, 2 = bf16. f16 goes through
+ * vload_half/vstore_half, which are core OpenCL and need no cl_khr_fp16;
+ * bf16 is bit manipulation. All arithmetic is f32. */
+
+#define PK_CAT2(a, b) a##b
+#define PK_CAT(a, b) PK_CAT2(a, b)
+
+#define PK_TYPE_0 float
+#define PK_TYPE_1 half
+#define PK_TYPE_2 ushort
+/* The pointer element type of an operand of dtype dt. */
+#define PK_TYPE(dt) PK_CAT(PK_TYPE_, dt)
+#define PK_LOAD(dt, p, i) PK_CAT(pk_load_, dt)((p), (i))
+#define PK_STORE(dt, p, i, v) PK_CAT(pk_store_, dt)((p), (i), (v))
+
+inline float pk_load_0(__global const float *p, long i) { return p[i]; }
+inline float pk_load_1(__global const half *p, long i) { return vload_half(i, p); }
+inline float pk_load_2(__global const ushort *p, long i) { return as_float((uint)p[i] << 16); }
+
+inline void pk_store_0(__global float *p, long i, float v) { p[i] = v; }
+inline void pk_store_1(__global half *p, long i, float v) { vstore_half_rte(v, i, p); }
+inline void pk_store_2(__global ushort *p, long i, float v)
+{
+    uint u = as_uint(v);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        p[i] = (ushort)((u >> 16) | 0x40u); /* keep NaN a (quiet) NaN */
+        return;
+    }
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    p[i] = (ushort)(u >> 16);
+}
+
+/* Activations: 0 none, 1 relu, 2 gelu (erf), 3 gelu tanh, 4 silu
+ * (pk_activation's values). */
+inline float pk_act(int act, float x)
+{
+    switch (act) {
+    case 1: return x > 0.0f ? x : (isnan(x) ? x : 0.0f);
+    case 2: return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
+    case 3: {
+        float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+        return 0.5f * x * (1.0f + tanh(u));
+    }
+    case 4: return x / (1.0f + exp(-x));
+    default: return x;
+    }
+}
