@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pk_core.h"
 #include "ref_backend.h"
@@ -50,15 +51,15 @@ static void *open_module(const char *file, char *why, size_t why_len)
     for (int i = 0; i < nd; i++) {
         char path[1100];
         snprintf(path, sizeof path, "%.1024s/%.64s", dirs[i], file);
+        if (access(path, F_OK) != 0) continue;
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (h) return h;
+        /* the module exists but does not load: its vendor runtime is missing */
         const char *err = dlerror();
-        /* A module that exists but fails to load (missing vendor runtime)
-         * is the interesting reason; "not found" only if nothing better. */
-        if (err && (!why[0] || !strstr(err, "No such file")))
-            if (!why[0] || strstr(why, "No such file")) snprintf(why, why_len, "%s", err);
+        snprintf(why, why_len, "%s", err ? err : "dlopen failed");
+        return NULL;
     }
-    if (!why[0]) snprintf(why, why_len, "%s: no module directory known", file);
+    snprintf(why, why_len, "not built: no %s beside libportkern (or in $PORTKERN_MODULE_DIR)", file);
     return NULL;
 }
 
@@ -76,7 +77,7 @@ static void load(pk_backend kind, pk_registry_entry *e)
         char why[PK_MSG_MAX];
         void *h = open_module(files[kind], why, sizeof why);
         if (!h) {
-            snprintf(e->why, sizeof e->why, "module not loaded (%.480s)", why);
+            snprintf(e->why, sizeof e->why, "%s", why);
             return;
         }
         pk_backend_entry_fn entry = (pk_backend_entry_fn)dlsym(h, "pk_backend_entry");

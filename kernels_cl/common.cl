@@ -41,8 +41,10 @@ inline float pk_act(int act, float x)
     case 1: return x > 0.0f ? x : (isnan(x) ? x : 0.0f);
     case 2: return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
     case 3: {
+        /* 0.5 x (1 + tanh u) written as x * sigmoid(2u): no cancellation in
+         * 1 + tanh u, and right at the tails where some tanh never reach 1 */
         float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-        return 0.5f * x * (1.0f + tanh(u));
+        return x / (1.0f + exp(-2.0f * u));
     }
     case 4: return x / (1.0f + exp(-x));
     default: return x;

@@ -1,3 +1,137 @@
+/* OpenCL attention: one fused pass (attention_prefill.cl), or for decode
+ * shapes a split-KV pass whose per-chunk partials a merge kernel
+ * (attention_decode.cl) combines. The plan (opencl_attention_plan.c)
+ * chooses the path and the tiles.
+ *
+ * Scratch layout: per-batch lengths (int, 2 * batch, only when they are
+ * not uniform), then the split partials (f32): (m, l) per row and split,
+ * then the D accumulators per row and split. */
+#include <math.h>
+
+#include "opencl_attention_plan.h"
 #include "opencl_internal.h"
+
+typedef struct pk_cl_attn_args {
+    cl_mem q, k, v, lens;
+    cl_long8 off;
+    cl_long4 qs, ks, vs, os, ls;
+    cl_int sq, skv, hq, hkv;
+    cl_float qscale;
+    cl_long wl, wr;
+} pk_cl_attn_args;
+
+static cl_long4 strides(const pk_view *v)
+{
+    cl_long4 s;
+    for (int i = 0; i < 4; i++) s.s[i] = v->stride[i];
+    return s;
+}
+
+static pk_status get_kernel(pk_cl_device *d, const char *source, const char *name, const pk_attention_problem *p,
+                            const pk_cl_attn_tile *t, cl_kernel *out, pk_msg *msg)
+{
+    char opts[160];
+    int n = pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d", (int)p->q.dtype, (int)p->d);
+    if (t) pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
+    return pk_cl_kernel(d, source, opts, name, out, msg);
+}
+
+static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
+                             const pk_cl_attn_args *a, pk_msg *msg)
+{
+    cl_kernel kern;
+    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, &plan->tile, &kern, msg);
+    if (s != PK_SUCCESS) return s;
+    cl_mem o = p->o.mem, lse = p->lse.mem;
+    pk_cl_arg args[] = {
+        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(o), PK_CL_ARG(lse),
+        PK_CL_ARG(a->off), PK_CL_ARG(a->qs), PK_CL_ARG(a->ks), PK_CL_ARG(a->vs), PK_CL_ARG(a->os),
+        PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->skv), PK_CL_ARG(a->hq), PK_CL_ARG(a->hkv),
+        PK_CL_ARG(a->lens), PK_CL_ARG(a->qscale), PK_CL_ARG(a->wl), PK_CL_ARG(a->wr),
+    };
+    size_t wg = (size_t)(plan->tile.bm * plan->tile.tpr);
+    size_t row_tiles = (size_t)((p->sq + plan->tile.bm - 1) / plan->tile.bm);
+    size_t global[3] = {row_tiles * wg, (size_t)p->hq, (size_t)p->batch};
+    size_t local[3] = {wg, 1, 1};
+    return pk_cl_run(d, kern, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+}
+
+static pk_status run_split(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
+                           const pk_cl_attn_args *a, cl_mem part, cl_long ml_off, pk_msg *msg)
+{
+    cl_kernel split, merge;
+    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_split", p, &plan->tile, &split, msg);
+    if (s == PK_SUCCESS) s = get_kernel(d, "attention_decode.cl", "pk_attn_merge", p, NULL, &merge, msg);
+    if (s != PK_SUCCESS) return s;
+
+    cl_long n_rows = p->batch * p->hq * p->sq;
+    cl_long acc_off = ml_off + 2 * n_rows * plan->n_splits;
+    cl_int chunk = plan->chunk, n_splits = plan->n_splits;
+    pk_cl_arg split_args[] = {
+        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(ml_off),
+        PK_CL_ARG(acc_off), PK_CL_ARG(a->off), PK_CL_ARG(a->qs), PK_CL_ARG(a->ks), PK_CL_ARG(a->vs),
+        PK_CL_ARG(a->sq), PK_CL_ARG(a->skv), PK_CL_ARG(a->hq), PK_CL_ARG(a->hkv), PK_CL_ARG(a->lens),
+        PK_CL_ARG(a->qscale), PK_CL_ARG(a->wl), PK_CL_ARG(a->wr), PK_CL_ARG(chunk),
+    };
+    size_t wg = (size_t)(plan->tile.bm * plan->tile.tpr);
+    size_t global[3] = {(size_t)plan->n_splits * wg, (size_t)(p->batch * p->hkv), (size_t)plan->row_tiles};
+    size_t local[3] = {wg, 1, 1};
+    s = pk_cl_run(d, split, split_args, (int)(sizeof split_args / sizeof split_args[0]), 3, global, local, msg);
+    if (s != PK_SUCCESS) return s;
+
+    cl_mem o = p->o.mem, lse = p->lse.mem;
+    cl_long o_off = p->o.offset, lse_off = p->lse.offset;
+    pk_cl_arg merge_args[] = {
+        PK_CL_ARG(part), PK_CL_ARG(ml_off), PK_CL_ARG(acc_off), PK_CL_ARG(n_splits), PK_CL_ARG(n_rows),
+        PK_CL_ARG(o), PK_CL_ARG(lse), PK_CL_ARG(o_off), PK_CL_ARG(lse_off), PK_CL_ARG(a->os),
+        PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->hq),
+    };
+    size_t merge_local = 64, merge_global = (size_t)n_rows * (size_t)p->d;
+    return pk_cl_run(d, merge, merge_args, (int)(sizeof merge_args / sizeof merge_args[0]), 1, &merge_global,
+                     &merge_local, msg);
+}
+
 pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
-{ (void)dev; (void)p; return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL attention: not implemented yet"); }
+{
+    pk_cl_device *d = dev;
+    if (p->batch == 0 || p->sq == 0 || p->hq == 0) return PK_SUCCESS;
+
+    pk_cl_attn_plan plan;
+    pk_cl_attn_plan_make(p->batch, p->sq, p->skv, p->hq, p->hkv, p->d, d->info.local_mem_bytes,
+                         d->info.compute_units, &plan);
+
+    /* lengths first; partials start on a 256-byte boundary after them */
+    size_t lens_bytes = p->uniform_lengths ? 0 : (size_t)p->batch * 2 * sizeof(cl_int);
+    size_t part_start = (lens_bytes + 255) / 256 * 256;
+    size_t part_floats = plan.split ? (size_t)(p->batch * p->hq * p->sq) * (size_t)plan.n_splits * (size_t)(p->d + 2) : 0;
+    size_t bytes = part_start + part_floats * sizeof(float);
+    cl_mem scratch = NULL;
+    if (bytes) {
+        pk_status s = pk_cl_scratch(d, bytes, &scratch, msg);
+        if (s != PK_SUCCESS) return s;
+    }
+
+    pk_cl_attn_args a = {
+        .q = p->q.mem, .k = p->k.mem, .v = p->v.mem,
+        .qs = strides(&p->q), .ks = strides(&p->k), .vs = strides(&p->v), .os = strides(&p->o),
+        .ls = strides(&p->lse),
+        .sq = (cl_int)p->sq, .skv = (cl_int)p->skv, .hq = (cl_int)p->hq, .hkv = (cl_int)p->hkv,
+        .qscale = (cl_float)(p->scale * M_LOG2E),
+        .wl = p->window_left < 0 ? -1 : p->window_left,
+        .wr = p->window_right < 0 ? -1 : p->window_right,
+    };
+    const pk_view *views[5] = {&p->q, &p->k, &p->v, &p->o, &p->lse};
+    for (int i = 0; i < 5; i++) a.off.s[i] = views[i]->offset;
+
+    if (lens_bytes) {
+        /* blocking: the host arrays are gone after this call */
+        size_t half = lens_bytes / 2;
+        cl_int err = clEnqueueWriteBuffer(d->queue, scratch, CL_TRUE, 0, half, p->len_q, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(d->queue, scratch, CL_TRUE, half, half, p->len_kv, 0, NULL, NULL);
+        if (err != CL_SUCCESS) return pk_cl_check(err, "clEnqueueWriteBuffer (attention lengths)", msg);
+        a.lens = scratch;
+    }
+    if (!plan.split) return run_prefill(d, p, &plan, &a, msg);
+    return run_split(d, p, &plan, &a, scratch, (cl_long)(part_start / sizeof(float)), msg);
+}

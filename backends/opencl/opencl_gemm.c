@@ -1,3 +1,88 @@
+/* OpenCL GEMM host side: plan, build options, arguments, launch of
+ * kernels_cl/gemm_tiled.cl. */
+#include <stdint.h>
+
+#include "opencl_gemm_plan.h"
 #include "opencl_internal.h"
+
+/* Some drivers map work-group ids of dims 1 and 2 onto 16-bit grid sizes;
+ * the kernel strides over m-tiles and batches beyond this many groups. */
+#define PK_CL_GEMM_MAX_GROUPS_YZ 65535
+/* Work-groups in dim 0 (n-tiles): CUDA's grid.x limit, which NVIDIA's
+ * OpenCL inherits. */
+#define PK_CL_GEMM_MAX_GROUPS_X INT32_MAX
+
+/* Which direction of an operand adjacent work-items load (kfast: along k,
+ * else along m of a or n of b) and whether that stride is 1: the smaller
+ * stride, so that their loads coalesce. */
+typedef struct gemm_layout {
+    int kfast, unit;
+} gemm_layout;
+
+static gemm_layout layout_of(int64_t k_stride, int64_t other_stride)
+{
+    if (k_stride == 1) return (gemm_layout){1, 1};
+    if (other_stride == 1) return (gemm_layout){0, 1};
+    return (gemm_layout){k_stride <= other_stride, 0};
+}
+
+static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
-{ (void)dev; (void)p; return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: not implemented yet"); }
+{
+    pk_cl_device *d = dev;
+    size_t max_wg = 0;
+    cl_int err = clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    if (err != CL_SUCCESS) return pk_cl_check(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", msg);
+    pk_cl_gemm_plan plan;
+    if (pk_cl_gemm_plan_pick(&d->info, max_wg, p->batch, p->m, p->n, &plan) != 0)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "OpenCL gemm: no tile fits the device (%llu bytes of local memory, work-groups of %zu)",
+                       (unsigned long long)d->info.local_mem_bytes, max_wg);
+    const pk_cl_gemm_tile *t = &plan.tile;
+
+    int64_t n_tiles = (p->n + t->tn - 1) / t->tn;
+    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
+                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    int64_t m_groups = min64((p->m + t->tm - 1) / t->tm, PK_CL_GEMM_MAX_GROUPS_YZ);
+    int64_t z_groups = min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ);
+
+    gemm_layout la = layout_of(p->a.stride[2], p->a.stride[1]);
+    gemm_layout lb = layout_of(p->b.stride[1], p->b.stride[2]);
+    char options[512];
+    pk_cl_options(options, sizeof options,
+                  "-DTM=%d -DTN=%d -DTK=%d -DWM=%d -DWN=%d -DPAD=%d -DDT_A=%d -DDT_D=%d -DACT=%d "
+                  "-DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d -DA_KFAST=%d -DA_UNIT=%d -DB_KFAST=%d -DB_UNIT=%d",
+                  t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
+                  (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
+                  la.unit, lb.kfast, lb.unit);
+    cl_kernel kernel;
+    pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
+    if (s != PK_SUCCESS) return s;
+
+    cl_long batch = p->batch, m = p->m, n = p->n, k = p->k;
+    cl_mem a = p->a.mem, b = p->b.mem, c = p->c.mem, dd = p->d.mem, bias = p->bias.mem,
+           res = p->residual.mem;
+    cl_long a_off = p->a.offset, a_sb = p->a.stride[0], a_sm = p->a.stride[1], a_sk = p->a.stride[2];
+    cl_long b_off = p->b.offset, b_sb = p->b.stride[0], b_sk = p->b.stride[1], b_sn = p->b.stride[2];
+    cl_long c_off = p->c.offset, c_sb = p->c.stride[0], c_sm = p->c.stride[1], c_sn = p->c.stride[2];
+    cl_long d_off = p->d.offset, d_sb = p->d.stride[0], d_sm = p->d.stride[1], d_sn = p->d.stride[2];
+    cl_long bias_off = p->bias.offset, bias_sn = p->bias.stride[0];
+    cl_long r_off = p->residual.offset, r_sb = p->residual.stride[0], r_sm = p->residual.stride[1],
+            r_sn = p->residual.stride[2];
+    cl_float alpha = p->alpha, beta = p->beta;
+    const pk_cl_arg args[] = {
+        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),
+        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),    PK_CL_ARG(a_sk),
+        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sk),    PK_CL_ARG(b_sn),
+        PK_CL_ARG(c),     PK_CL_ARG(c_off), PK_CL_ARG(c_sb), PK_CL_ARG(c_sm),    PK_CL_ARG(c_sn),
+        PK_CL_ARG(dd),    PK_CL_ARG(d_off), PK_CL_ARG(d_sb), PK_CL_ARG(d_sm),    PK_CL_ARG(d_sn),
+        PK_CL_ARG(bias),  PK_CL_ARG(bias_off), PK_CL_ARG(bias_sn),
+        PK_CL_ARG(res),   PK_CL_ARG(r_off), PK_CL_ARG(r_sb), PK_CL_ARG(r_sm),    PK_CL_ARG(r_sn),
+        PK_CL_ARG(alpha), PK_CL_ARG(beta),
+    };
+    size_t global[3] = {(size_t)n_tiles * plan.local[0], (size_t)m_groups * plan.local[1], (size_t)z_groups};
+    size_t local[3] = {plan.local[0], plan.local[1], 1};
+    return pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+}

@@ -173,11 +173,17 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
     if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateProgramWithSource", msg);
     err = clBuildProgram(prog, 1, &d->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
-        char log[PK_MSG_MAX / 2] = "";
-        clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        /* the log can be long: fetch it whole, report its start (the first error) */
+        size_t n = 0;
+        char *log = NULL;
+        if (clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n &&
+            (log = calloc(1, n + 1)))
+            clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
         clReleaseProgram(prog);
-        return pk_msgf(msg, PK_ERR_BUILD_FAILED, "building %s [%s]: %s: %s", source, options,
-                       pk_cl_error_name(err), log);
+        pk_msgf(msg, PK_ERR_BUILD_FAILED, "building %s [%.200s]: %s: %.240s", source, options,
+                pk_cl_error_name(err), log ? log : "");
+        free(log);
+        return PK_ERR_BUILD_FAILED;
     }
     if (cached) save_binary(d, prog, path);
     *out = prog;

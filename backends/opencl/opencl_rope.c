@@ -1,3 +1,62 @@
+/* RoPE: one launch over q and k. Positions and inverse frequencies go to
+ * the device through the scratch buffer with a blocking write (the host
+ * positions die when the call returns). */
+#include <math.h>
+#include <stdlib.h>
+
 #include "opencl_internal.h"
+
+/* Work-items the launch aims for; with fewer (token, pair) items than this
+ * the heads of a token are shared out among several work-items. */
+#define ROPE_TARGET_ITEMS 65536
+#define ROPE_WG 128
+#define ROPE_MAX_GROUPS 65535
+
 pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
-{ (void)dev; (void)p; return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL rope: not implemented yet"); }
+{
+    pk_cl_device *d = dev;
+    cl_long tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + p->hk;
+    size_t pos_bytes = (size_t)tokens * sizeof(cl_int), freq_bytes = (size_t)half * sizeof(cl_float);
+
+    /* The f32 reference's inverse frequencies, bit for bit: powf on the host
+     * rather than the device's pow, which OpenCL allows 16 ulp. */
+    float *inv_freq = malloc(freq_bytes);
+    if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    for (cl_long i = 0; i < half; i++)
+        inv_freq[i] = powf(p->theta, -(float)(2 * i) / (float)p->rotary_dim);
+    cl_mem tab;
+    pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
+    if (s == PK_SUCCESS)
+        s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, 0, pos_bytes, p->positions, 0, NULL, NULL),
+                        "clEnqueueWriteBuffer (positions)", msg);
+    if (s == PK_SUCCESS)
+        s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, pos_bytes, freq_bytes, inv_freq, 0, NULL, NULL),
+                        "clEnqueueWriteBuffer (frequencies)", msg);
+    free(inv_freq);
+    if (s != PK_SUCCESS) return s;
+
+    char opts[64];
+    pk_cl_options(opts, sizeof opts, "-DDT=%d", (int)p->q.dtype);
+    cl_kernel k;
+    if ((s = pk_cl_kernel(d, "rope.cl", opts, "pk_rope", &k, msg))) return s;
+
+    cl_long pairs = tokens * half;
+    cl_long share = (ROPE_TARGET_ITEMS + pairs - 1) / pairs;
+    if (share > heads) share = heads;
+    cl_int interleaved = p->interleaved;
+    cl_mem q = (cl_mem)p->q.mem, kmem = (cl_mem)p->k.mem;
+    cl_long4 q_st, k_st;
+    for (int i = 0; i < 4; i++) {
+        q_st.s[i] = p->q.stride[i];
+        k_st.s[i] = p->k.stride[i];
+    }
+    cl_long seq = p->seq, hq = p->hq, hk = p->hk;
+    const pk_cl_arg args[] = {
+        PK_CL_ARG(tokens), PK_CL_ARG(seq), PK_CL_ARG(hq), PK_CL_ARG(hk), PK_CL_ARG(half), PK_CL_ARG(share),
+        PK_CL_ARG(interleaved), PK_CL_ARG(q), PK_CL_ARG(p->q.offset), PK_CL_ARG(q_st), PK_CL_ARG(kmem),
+        PK_CL_ARG(p->k.offset), PK_CL_ARG(k_st), PK_CL_ARG(tab),
+    };
+    size_t items = (size_t)(pairs * share), local = ROPE_WG;
+    size_t global = items < (size_t)ROPE_MAX_GROUPS * ROPE_WG ? items : (size_t)ROPE_MAX_GROUPS * ROPE_WG;
+    return pk_cl_run(d, k, args, (int)(sizeof args / sizeof args[0]), 1, &global, &local, msg);
+}

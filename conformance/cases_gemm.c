@@ -1,0 +1,329 @@
+/* GEMM cases: D = act(alpha op(A) op(B) + beta C + bias) + residual.
+ * Args: 0 a, 1 b, 2 c, 3 d, 4 desc->bias, 5 desc->residual. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conform.h"
+
+enum { A_ = 0, B_, C_, D_, BIAS_, RES_ };
+enum { C_NONE = 0, C_SEPARATE, C_ALIAS };
+enum { LAY_CONTIG = 0, LAY_PAD, LAY_COLMAJOR, LAY_OFFSET, LAY_ALL };
+enum { BC_NONE = 0, BC_A1, BC_B0, BC_A2D };
+enum { SP_NONE = 0, SP_NAN_INF };
+
+static pk_status run_gemm(const cf_case *c, pk_context *ctx, const pk_tensor *t)
+{
+    pk_gemm_desc d = PK_GEMM_DESC_INIT;
+    d.trans_a = c->p.gemm.trans_a;
+    d.trans_b = c->p.gemm.trans_b;
+    d.alpha = c->p.gemm.alpha;
+    d.beta = c->p.gemm.beta;
+    d.act = c->p.gemm.act;
+    d.bias = cf_t(t, BIAS_);
+    d.residual = cf_t(t, RES_);
+    return pk_gemm(ctx, &d, cf_t(t, A_), cf_t(t, B_), cf_t(t, C_), cf_t(t, D_));
+}
+
+typedef struct gcfg {
+    pk_dtype in, out;
+    int64_t batch; /* 0: 2-D operands */
+    int64_t m, n, k;
+    int ta, tb;
+    float alpha, beta;
+    int c_mode;
+    int bias, res;
+    pk_activation act;
+    int layout;
+    int bcast;
+    int special;
+} gcfg;
+
+static gcfg G(pk_dtype dt, int64_t m, int64_t n, int64_t k, int ta, int tb)
+{
+    gcfg g;
+    memset(&g, 0, sizeof g);
+    g.in = g.out = dt;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.ta = ta;
+    g.tb = tb;
+    g.alpha = 1.0f;
+    return g;
+}
+
+static const char *act_tag(pk_activation a)
+{
+    switch (a) {
+    case PK_ACT_RELU: return "relu";
+    case PK_ACT_GELU: return "gelu";
+    case PK_ACT_GELU_TANH: return "gelu_tanh";
+    case PK_ACT_SILU: return "silu";
+    default: return "none";
+    }
+}
+
+/* A 2-D or batched 3-D spec of rows x cols, laid out as the case says. */
+static cf_spec mat(const gcfg *g, pk_dtype dt, int64_t batch, int64_t rows, int64_t cols, int colmajor_ok)
+{
+    cf_spec s = batch ? cf_shape(dt, 3, batch, rows, cols) : cf_shape(dt, 2, rows, cols);
+    if (g->layout == LAY_PAD || g->layout == LAY_ALL) cf_spec_pad(&s, 5);
+    if ((g->layout == LAY_COLMAJOR || g->layout == LAY_ALL) && colmajor_ok) {
+        static const int o2[2] = {1, 0}, o3[3] = {0, 2, 1};
+        cf_spec_order(&s, batch ? o3 : o2);
+    }
+    if (g->layout == LAY_OFFSET || g->layout == LAY_ALL) {
+        s.offset = 7;
+        s.tail = 5;
+    }
+    return s;
+}
+
+static void add(cf_case_list *l, const gcfg *g)
+{
+    char dts[16], shape[64], tr[16], ab[48] = "", epi[64] = "", lay[24] = "", bc[16] = "", sp[16] = "";
+    if (g->in == g->out) snprintf(dts, sizeof dts, "%s", cf_dtype_tag(g->in));
+    else snprintf(dts, sizeof dts, "%s-%s", cf_dtype_tag(g->in), cf_dtype_tag(g->out));
+    if (g->batch)
+        snprintf(shape, sizeof shape, "b%lldm%lldn%lldk%lld", (long long)g->batch, (long long)g->m,
+                 (long long)g->n, (long long)g->k);
+    else
+        snprintf(shape, sizeof shape, "m%lldn%lldk%lld", (long long)g->m, (long long)g->n, (long long)g->k);
+    snprintf(tr, sizeof tr, "tA%dtB%d", g->ta, g->tb);
+    if (g->alpha != 1.0f || g->beta != 0.0f || g->c_mode != C_NONE)
+        snprintf(ab, sizeof ab, "/alpha%gbeta%g%s", g->alpha, g->beta,
+                 g->c_mode == C_ALIAS ? "-c=d" : g->c_mode == C_SEPARATE ? "-c" : "");
+    if (g->bias || g->res || g->act) {
+        size_t k = 0;
+        k += (size_t)snprintf(epi + k, sizeof epi - k, "/");
+        if (g->bias) k += (size_t)snprintf(epi + k, sizeof epi - k, "bias");
+        if (g->act) k += (size_t)snprintf(epi + k, sizeof epi - k, "%s%s", g->bias ? "+" : "", act_tag(g->act));
+        if (g->res) snprintf(epi + k, sizeof epi - k, "%sresidual", (g->bias || g->act) ? "+" : "");
+    }
+    static const char *const lays[] = {"", "/padded", "/colmajor", "/offset", "/padded+colmajor+offset"};
+    snprintf(lay, sizeof lay, "%s", lays[g->layout]);
+    static const char *const bcs[] = {"", "/bcastA1", "/bcastB0", "/a2d"};
+    snprintf(bc, sizeof bc, "%s", bcs[g->bcast]);
+    if (g->special) snprintf(sp, sizeof sp, "/nan+inf");
+
+    cf_case *c = cf_case_add(l, CF_OP_GEMM, g->out, run_gemm, "gemm/%s/%s/%s%s%s%s%s%s", dts, shape, tr, ab,
+                             epi, bc, lay, sp);
+    c->p.gemm.trans_a = g->ta;
+    c->p.gemm.trans_b = g->tb;
+    c->p.gemm.alpha = g->alpha;
+    c->p.gemm.beta = g->beta;
+    c->p.gemm.act = g->act;
+
+    int64_t ab_batch = g->batch, a_batch = g->batch;
+    if (g->bcast == BC_A1) a_batch = 1;
+    if (g->bcast == BC_A2D) a_batch = 0;
+    cf_spec sa = g->ta ? mat(g, g->in, a_batch, g->k, g->m, 1) : mat(g, g->in, a_batch, g->m, g->k, 1);
+    cf_spec sb = g->tb ? mat(g, g->in, ab_batch, g->n, g->k, 1) : mat(g, g->in, ab_batch, g->k, g->n, 1);
+    if (g->bcast == BC_B0) sb.stride[0] = 0;
+    cf_spec sd = mat(g, g->out, g->batch, g->m, g->n, 0);
+
+    /* outputs O(1): A ~ U(-1,1), B ~ U(-s,s) with K s^2 / 9 ~ 1/3 */
+    float s = g->k > 0 ? (float)sqrt(3.0 / (double)g->k) : 1.0f;
+    cf_arg *a = cf_case_arg(c, A_, "a", CF_IN, sa);
+    cf_arg *b = cf_case_arg(c, B_, "b", CF_IN, sb);
+    cf_arg_gen(b, CF_GEN_UNIFORM, -s, s);
+    if (g->special) {
+        /* a NaN in row 1 and an inf in row m-1 of A (logical flat index) */
+        int64_t rows = g->ta ? g->k : g->m, cols = g->ta ? g->m : g->k;
+        (void)rows;
+        if (g->ta) {
+            cf_arg_special(a, 2 * cols + 1, 1, NAN);         /* A^T[2][1]: A[1][2] */
+            cf_arg_special(a, 0 * cols + (g->m - 1), 1, INFINITY);
+        } else {
+            cf_arg_special(a, 1 * cols + 2, 1, NAN);
+            cf_arg_special(a, (g->m - 1) * cols + 0, 1, -INFINITY);
+        }
+    }
+    if (g->c_mode == C_ALIAS) {
+        cf_case_arg(c, D_, "d", CF_INOUT, sd);
+        cf_arg *cc = cf_case_arg(c, C_, "c", CF_IN, sd);
+        cc->view_of = D_;
+    } else {
+        if (g->c_mode == C_SEPARATE) cf_case_arg(c, C_, "c", CF_IN, mat(g, g->out, g->batch, g->m, g->n, 1));
+        cf_case_arg(c, D_, "d", CF_OUT, sd);
+    }
+    if (g->bias) cf_case_arg(c, BIAS_, "desc->bias", CF_IN, cf_shape(g->out, 1, g->n));
+    if (g->res) cf_case_arg(c, RES_, "desc->residual", CF_IN, mat(g, g->out, g->batch, g->m, g->n, 1));
+}
+
+void cf_cases_gemm(cf_case_list *l)
+{
+    static const pk_dtype dts[3] = {PK_F32, PK_F16, PK_BF16};
+    gcfg g;
+
+    for (int t = 0; t < 3; t++) {
+        pk_dtype dt = dts[t];
+
+        /* Shapes that are multiples of no tile, size-1 dims; linear and plain layouts. */
+        static const int64_t shp[][3] = {
+            {1, 1, 1},   {3, 17, 33},  {17, 33, 65},   {65, 33, 129}, {127, 129, 31},
+            {129, 65, 257}, {1, 257, 127}, {33, 1, 17}, {64, 64, 64}, {257, 127, 65},
+        };
+        for (int i = 0; i < (int)(sizeof shp / sizeof shp[0]); i++) {
+            g = G(dt, shp[i][0], shp[i][1], shp[i][2], 0, i & 1);
+            add(l, &g);
+        }
+
+        /* All four transposes. */
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                g = G(dt, 65, 31, 129, ta, tb);
+                add(l, &g);
+                g = G(dt, 7, 19, 40, ta, tb);
+                g.bias = 1;
+                g.act = PK_ACT_SILU;
+                add(l, &g);
+            }
+
+        /* Decode: M = 1..16, linear layout x @ W^T. */
+        static const int64_t dm[] = {1, 2, 3, 4, 7, 8, 12, 16};
+        for (int i = 0; i < 8; i++) {
+            g = G(dt, dm[i], 200, 256, 0, 1);
+            if (i == 5) g.bias = 1;
+            add(l, &g);
+        }
+
+        /* Long K with small M, N. */
+        g = G(dt, 4, 5, 4096, 0, 1);
+        add(l, &g);
+        g = G(dt, 1, 33, 4097, 0, 1);
+        add(l, &g);
+        g = G(dt, 3, 2, 8193, 0, 0);
+        add(l, &g);
+        g = G(dt, 2, 3, 5000, 1, 0);
+        add(l, &g);
+
+        /* alpha / beta. */
+        g = G(dt, 33, 17, 65, 0, 1);
+        g.alpha = 0.5f;
+        add(l, &g);
+        g.alpha = 1.0f;
+        g.beta = 1.0f;
+        g.c_mode = C_SEPARATE;
+        add(l, &g);
+        g.c_mode = C_ALIAS;
+        add(l, &g);
+        g.alpha = 2.0f;
+        g.beta = -0.5f;
+        add(l, &g);
+        g = G(dt, 33, 17, 65, 1, 0);
+        g.beta = 0.5f;
+        g.c_mode = C_SEPARATE;
+        g.layout = LAY_PAD;
+        add(l, &g);
+
+        /* Every epilogue and combinations. */
+        static const struct { int bias, res; pk_activation act; } ep[] = {
+            {1, 0, PK_ACT_NONE},      {0, 0, PK_ACT_RELU},      {0, 0, PK_ACT_GELU},
+            {0, 0, PK_ACT_GELU_TANH}, {0, 0, PK_ACT_SILU},      {0, 1, PK_ACT_NONE},
+            {1, 0, PK_ACT_RELU},      {1, 0, PK_ACT_GELU},      {1, 1, PK_ACT_SILU},
+            {1, 1, PK_ACT_GELU_TANH}, {1, 1, PK_ACT_NONE},
+        };
+        for (int i = 0; i < (int)(sizeof ep / sizeof ep[0]); i++) {
+            g = G(dt, 33, 65, 47, i % 3 == 2, i % 2 == 0);
+            g.bias = ep[i].bias;
+            g.res = ep[i].res;
+            g.act = ep[i].act;
+            add(l, &g);
+        }
+        g = G(dt, 17, 40, 33, 0, 1);
+        g.beta = 1.0f;
+        g.c_mode = C_ALIAS;
+        g.bias = 1;
+        g.res = 1;
+        g.act = PK_ACT_SILU;
+        add(l, &g);
+
+        /* Batched and broadcast batch. */
+        g = G(dt, 17, 9, 33, 0, 0);
+        g.batch = 3;
+        add(l, &g);
+        g.tb = 1;
+        g.bcast = BC_B0;
+        add(l, &g);
+        g.tb = 0;
+        g.ta = 1;
+        g.bcast = BC_A1;
+        add(l, &g);
+        g = G(dt, 9, 31, 20, 0, 1);
+        g.batch = 2;
+        g.bias = 1;
+        g.res = 1;
+        g.act = PK_ACT_GELU;
+        g.beta = 1.0f;
+        g.c_mode = C_SEPARATE;
+        add(l, &g);
+
+        /* Strides and byte offsets. */
+        for (int lay = LAY_PAD; lay <= LAY_ALL; lay++) {
+            g = G(dt, 31, 18, 43, lay & 1, 1);
+            if (lay == LAY_ALL) {
+                g.batch = 2;
+                g.bias = 1;
+                g.res = 1;
+                g.act = PK_ACT_RELU;
+            }
+            g.layout = lay;
+            add(l, &g);
+        }
+
+        /* K = 0: D = epilogue(beta C). */
+        g = G(dt, 5, 7, 0, 0, 1);
+        g.bias = 1;
+        g.act = PK_ACT_SILU;
+        add(l, &g);
+        g = G(dt, 5, 7, 0, 0, 0);
+        g.beta = 1.0f;
+        g.c_mode = C_SEPARATE;
+        add(l, &g);
+
+        /* NaN and inf in A: rows 1 and m-1 of D are NaN / inf. */
+        g = G(dt, 9, 13, 21, t == 1, 1);
+        g.special = SP_NAN_INF;
+        add(l, &g);
+    }
+
+    /* Mixed: 16-bit inputs, f32 output (C, bias, residual in f32). */
+    g = G(PK_BF16, 65, 33, 129, 0, 1);
+    g.out = PK_F32;
+    add(l, &g);
+    g.bias = 1;
+    g.res = 1;
+    g.act = PK_ACT_GELU;
+    add(l, &g);
+    g = G(PK_BF16, 4, 100, 1024, 0, 1);
+    g.out = PK_F32;
+    g.beta = 1.0f;
+    g.c_mode = C_ALIAS;
+    add(l, &g);
+    g = G(PK_BF16, 17, 9, 33, 1, 0);
+    g.out = PK_F32;
+    g.batch = 3;
+    g.bcast = BC_B0;
+    g.layout = LAY_OFFSET;
+    add(l, &g);
+    g = G(PK_F16, 33, 65, 47, 0, 1);
+    g.out = PK_F32;
+    g.bias = 1;
+    g.act = PK_ACT_SILU;
+    add(l, &g);
+    g = G(PK_BF16, 1, 1, 1, 0, 0);
+    g.out = PK_F16;
+    add(l, &g);
+
+    /* A 2-D A with a batched B (batch 1 broadcast), and empty outputs. */
+    g = G(PK_F32, 9, 17, 12, 0, 0);
+    g.batch = 3;
+    g.bcast = BC_A2D;
+    add(l, &g);
+    g = G(PK_F32, 0, 5, 7, 0, 1);
+    add(l, &g);
+    g = G(PK_F16, 4, 0, 7, 0, 1);
+    add(l, &g);
+}
