@@ -53,17 +53,6 @@ static gcfg G(pk_dtype dt, int64_t m, int64_t n, int64_t k, int ta, int tb)
     return g;
 }
 
-static const char *act_tag(pk_activation a)
-{
-    switch (a) {
-    case PK_ACT_RELU: return "relu";
-    case PK_ACT_GELU: return "gelu";
-    case PK_ACT_GELU_TANH: return "gelu_tanh";
-    case PK_ACT_SILU: return "silu";
-    default: return "none";
-    }
-}
-
 /* A 2-D or batched 3-D spec of rows x cols, laid out as the case says. */
 static cf_spec mat(const gcfg *g, pk_dtype dt, int64_t batch, int64_t rows, int64_t cols, int colmajor_ok)
 {
@@ -98,7 +87,7 @@ static void add(cf_case_list *l, const gcfg *g)
         size_t k = 0;
         k += (size_t)snprintf(epi + k, sizeof epi - k, "/");
         if (g->bias) k += (size_t)snprintf(epi + k, sizeof epi - k, "bias");
-        if (g->act) k += (size_t)snprintf(epi + k, sizeof epi - k, "%s%s", g->bias ? "+" : "", act_tag(g->act));
+        if (g->act) k += (size_t)snprintf(epi + k, sizeof epi - k, "%s%s", g->bias ? "+" : "", cf_act_tag(g->act));
         if (g->res) snprintf(epi + k, sizeof epi - k, "%sresidual", (g->bias || g->act) ? "+" : "");
     }
     static const char *const lays[] = {"", "/padded", "/colmajor", "/offset", "/padded+colmajor+offset"};

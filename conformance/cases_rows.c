@@ -11,17 +11,6 @@
 enum { X_ = 0, W_, BI_, OUT_, RES_, RESO_, UP_, GU_ };
 enum { RL_CONTIG = 0, RL_PADDED, RL_PERMUTED };
 
-static const char *act_tag(pk_activation a)
-{
-    switch (a) {
-    case PK_ACT_RELU: return "relu";
-    case PK_ACT_GELU: return "gelu";
-    case PK_ACT_GELU_TANH: return "gelu_tanh";
-    case PK_ACT_SILU: return "silu";
-    default: return "none";
-    }
-}
-
 /* ---------------------------------------------------------------- run functions */
 
 static pk_status run_rmsnorm(const cf_case *c, pk_context *ctx, const pk_tensor *t)
@@ -127,7 +116,7 @@ static void add_rows(cf_case_list *l, const rcfg *r)
     for (int i = 1; i < r->ndim; i++) k += (size_t)snprintf(shape + k, sizeof shape - k, "x%lld", (long long)r->shape[i]);
     k = 0;
     if (r->op == CF_OP_GLU || r->op == CF_OP_BIAS_ACT)
-        k += (size_t)snprintf(extra + k, sizeof extra - k, "/%s", act_tag(r->act));
+        k += (size_t)snprintf(extra + k, sizeof extra - k, "/%s", cf_act_tag(r->act));
     if (r->op == CF_OP_LAYERNORM)
         k += (size_t)snprintf(extra + k, sizeof extra - k, "/%s", r->weight && r->bias ? "w+b" : r->weight ? "w" : r->bias ? "b" : "nowb");
     if (r->op == CF_OP_BIAS_ACT)

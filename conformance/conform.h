@@ -203,6 +203,7 @@ void cf_cases_rows(cf_case_list *l);
 void cf_cases_chain(cf_case_list *l);
 
 const char *cf_dtype_tag(pk_dtype dt); /* "f32", "f16", "bf16" */
+const char *cf_act_tag(pk_activation a); /* "relu", ..., "none" */
 /* Tensor pointer for arg i, NULL if unused. */
 static inline const pk_tensor *cf_t(const pk_tensor *t, int i) { return t[i].buf ? &t[i] : NULL; }
 

@@ -171,6 +171,17 @@ const char *cf_dtype_tag(pk_dtype dt)
     return dt == PK_F32 ? "f32" : dt == PK_F16 ? "f16" : dt == PK_BF16 ? "bf16" : "?";
 }
 
+const char *cf_act_tag(pk_activation a)
+{
+    switch (a) {
+    case PK_ACT_RELU: return "relu";
+    case PK_ACT_GELU: return "gelu";
+    case PK_ACT_GELU_TANH: return "gelu_tanh";
+    case PK_ACT_SILU: return "silu";
+    default: return "none";
+    }
+}
+
 /* ---------------------------------------------------------------- case list */
 
 cf_case *cf_case_add(cf_case_list *l, int op, pk_dtype dt, cf_run_fn run, const char *fmt, ...)
