@@ -56,7 +56,8 @@ static void *open_module(const char *file, char *why, size_t why_len)
         if (h) return h;
         /* the module exists but does not load: its vendor runtime is missing */
         const char *err = dlerror();
-        snprintf(why, why_len, "%s", err ? err : "dlopen failed");
+        snprintf(why, why_len, "%.64s does not load (is its runtime installed?): %.360s", file,
+                 err ? err : "dlopen failed");
         return NULL;
     }
     snprintf(why, why_len, "not built: no %s beside libportkern (or in $PORTKERN_MODULE_DIR)", file);

@@ -1,0 +1,64 @@
+/* The CUDA backend's internal interface, shared by its op files. Host code
+ * is C over the CUDA driver API; device code lives in kernels_cuda/ and is
+ * built by nvcc into one fatbin embedded in the module. */
+#ifndef PK_CUDA_INTERNAL_H
+#define PK_CUDA_INTERNAL_H
+
+#include <cuda.h>
+
+#include "backend.h"
+
+typedef struct pk_cu_function_entry pk_cu_function_entry;
+
+typedef struct pk_cu_device {
+    CUdevice device;
+    CUcontext context;         /* the device's primary context */
+    CUstream stream;           /* every op of the pk_context is queued here, in order */
+    CUmodule module;           /* the embedded fatbin, loaded once at open */
+    pk_device_info info;
+    int sm;                    /* compute capability major*10 + minor, e.g. 90 */
+    int sm_count;
+    size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
+    pk_cu_function_entry *functions;
+    CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
+    size_t scratch_size;
+} pk_cu_device;
+
+/* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".
+ * Sticky errors (illegal address, launch failure) give PK_ERR_DEVICE_FAILURE,
+ * allocation failures PK_ERR_OUT_OF_MEMORY. */
+pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg);
+
+/* The kernel `name` (an extern "C" __global__ of kernels_cuda/), looked up
+ * once per device and kept. */
+pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg);
+
+/* Launches f on the device's stream; smem is dynamic shared memory in bytes
+ * (the attribute for more than 48 KiB is set here). args as cuLaunchKernel. */
+pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned smem, void **args, pk_msg *msg);
+
+/* Device scratch of at least `bytes`, valid until the next op. Growing it
+ * frees the old one: an op asks once for all it needs, then carves it. */
+pk_status pk_cu_scratch(pk_cu_device *d, size_t bytes, CUdeviceptr *out, pk_msg *msg);
+
+/* Copies a small host array (lengths, positions) into scratch at `offset`,
+ * ordered on the stream before the kernels that read it; the host memory
+ * may be freed when this returns. */
+pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, size_t bytes,
+                               CUdeviceptr *out, pk_msg *msg);
+
+static inline CUdeviceptr pk_cu_ptr(pk_mem m) { return (CUdeviceptr)(uintptr_t)m; }
+
+/* ops */
+pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
+pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg);
+pk_status pk_cu_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cu_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cu_glu(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cu_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cu_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cu_rope(void *dev, const pk_rope_problem *p, pk_msg *msg);
+pk_status pk_cu_chain(void *dev, const pk_chain_problem *p, pk_msg *msg);
+
+#endif

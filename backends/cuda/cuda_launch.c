@@ -1,0 +1,95 @@
+/* Kernel lookup, launch and scratch memory for the CUDA op files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+struct pk_cu_function_entry {
+    pk_cu_function_entry *next; /* first: cu_close walks the list through it */
+    char name[96];
+    CUfunction function;
+    unsigned smem_set; /* dynamic shared memory the attribute allows so far */
+};
+
+static pk_cu_function_entry *find(pk_cu_device *d, CUfunction f)
+{
+    for (pk_cu_function_entry *e = d->functions; e; e = e->next)
+        if (e->function == f) return e;
+    return NULL;
+}
+
+pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg)
+{
+    for (pk_cu_function_entry *e = d->functions; e; e = e->next)
+        if (!strcmp(e->name, name)) {
+            *out = e->function;
+            return PK_SUCCESS;
+        }
+    pk_cu_function_entry *e = calloc(1, sizeof *e);
+    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    CUresult r = cuModuleGetFunction(&e->function, d->module, name);
+    if (r != CUDA_SUCCESS) {
+        free(e);
+        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded fatbin", name);
+    }
+    strncpy(e->name, name, sizeof e->name - 1);
+    e->smem_set = 48 * 1024;
+    e->next = d->functions;
+    d->functions = e;
+    *out = e->function;
+    return PK_SUCCESS;
+}
+
+pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned smem, void **args, pk_msg *msg)
+{
+    pk_status s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
+    if (s != PK_SUCCESS) return s;
+    pk_cu_function_entry *e = find(d, f);
+    if (e && smem > e->smem_set) {
+        if (smem > d->smem_optin)
+            return pk_msgf(msg, PK_ERR_INTERNAL, "%s wants %u bytes of shared memory, the device has %zu", e->name,
+                           smem, d->smem_optin);
+        s = pk_cu_check(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
+                        "cuFuncSetAttribute", msg);
+        if (s != PK_SUCCESS) return s;
+        e->smem_set = smem;
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return PK_SUCCESS;
+    return pk_cu_check(cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, d->stream,
+                                      args, NULL),
+                       "cuLaunchKernel", msg);
+}
+
+pk_status pk_cu_scratch(pk_cu_device *d, size_t bytes, CUdeviceptr *out, pk_msg *msg)
+{
+    if (bytes > d->scratch_size) {
+        cuCtxSetCurrent(d->context);
+        if (d->scratch) {
+            /* the old scratch may still be read by queued kernels */
+            cuStreamSynchronize(d->stream);
+            cuMemFree(d->scratch);
+        }
+        d->scratch = 0;
+        d->scratch_size = 0;
+        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+        pk_status s = pk_cu_check(cuMemAlloc(&d->scratch, want), "cuMemAlloc (scratch)", msg);
+        if (s != PK_SUCCESS) return s;
+        d->scratch_size = want;
+    }
+    *out = d->scratch;
+    return PK_SUCCESS;
+}
+
+pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, size_t bytes, CUdeviceptr *out,
+                               pk_msg *msg)
+{
+    CUdeviceptr base;
+    pk_status s = pk_cu_scratch(d, offset + bytes, &base, msg);
+    if (s != PK_SUCCESS) return s;
+    /* From pageable memory the driver copies src into its staging buffer
+     * before returning, so the caller may free src at once. */
+    s = pk_cu_check(cuMemcpyHtoDAsync(base + offset, src, bytes, d->stream), "cuMemcpyHtoDAsync", msg);
+    *out = base + offset;
+    return s;
+}

@@ -1,0 +1,43 @@
+/* Shared by every portkern CUDA kernel: storage dtypes and activations.
+ * Device code only; dtype codes match pk_dtype (0 f32, 1 f16, 2 bf16).
+ * Arithmetic and accumulation are f32. */
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+template <int DT> struct pk_storage;
+template <> struct pk_storage<0> { typedef float type; };
+template <> struct pk_storage<1> { typedef __half type; };
+template <> struct pk_storage<2> { typedef __nv_bfloat16 type; };
+#define PK_T(DT) typename pk_storage<DT>::type
+
+__device__ __forceinline__ float pk_to_f32(float x) { return x; }
+__device__ __forceinline__ float pk_to_f32(__half x) { return __half2float(x); }
+__device__ __forceinline__ float pk_to_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+/* round to nearest even, as the host conversions (pk_half.h) do */
+template <typename T> __device__ __forceinline__ T pk_from_f32(float x);
+template <> __device__ __forceinline__ float pk_from_f32<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half pk_from_f32<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 pk_from_f32<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16_rn(x);
+}
+
+/* pk_activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu tanh, 4 silu */
+__device__ __forceinline__ float pk_act(int act, float x)
+{
+    switch (act) {
+    case 1: return x > 0.0f ? x : (x != x ? x : 0.0f); /* relu keeps NaN */
+    case 2: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case 3: {
+        /* x * sigmoid(2u) == 0.5 x (1 + tanh u), without the cancellation */
+        float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+        return x / (1.0f + expf(-2.0f * u));
+    }
+    case 4: return x / (1.0f + expf(-x));
+    default: return x;
+    }
+}
