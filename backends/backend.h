@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 1
+#define PK_BACKEND_ABI 2
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -113,6 +113,15 @@ typedef struct pk_backend_iface {
                       pk_msg *msg);
     pk_status (*fill)(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern,
                       size_t pattern_size, pk_msg *msg);
+
+    /* Timing for the bench: a point recorded on the queue after all work
+     * queued before it; elapsed waits for `end` and gives milliseconds. */
+    pk_status (*event_record)(void *dev, void **event, pk_msg *msg);
+    pk_status (*event_elapsed)(void *dev, void *start, void *end, float *ms, pk_msg *msg);
+    void (*event_free)(void *dev, void *event);
+    /* The native queue (CUstream, cl_command_queue), or NULL: lets the bench
+     * queue a vendor library's work in the same order as portkern's. */
+    void *(*native_queue)(void *dev);
 
     /* Ops. Return PK_ERR_UNSUPPORTED (with a message) for what is not implemented. */
     pk_status (*gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);

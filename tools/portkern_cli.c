@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench.h"
 #include "conform.h"
 #include "portkern.h"
 
@@ -55,6 +56,7 @@ static void usage(FILE *f)
             "usage: portkern COMMAND [options]\n"
             "  devices            list every backend and device, or why it is missing\n"
             "  conform [options]  run the conformance suite (portkern conform --help)\n"
+            "  bench [options]    time LLM-shaped cases beside the vendor library (portkern bench --help)\n"
             "  version            print the library version\n"
             "Environment: PORTKERN_BACKEND picks the automatic backend (ref, opencl[:N], cuda, hip);\n"
             "PORTKERN_CACHE_DIR holds OpenCL program binaries (\"off\" disables the cache).\n");
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return cmd_devices();
     if (!strcmp(cmd, "conform")) return pk_conform_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return pk_bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version")) {
         printf("portkern %s\n", pk_version_string());
         return 0;

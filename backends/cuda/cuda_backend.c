@@ -193,6 +193,40 @@ static pk_status cu_fill(void *dev, pk_mem dst, size_t off, size_t n, const void
     return pk_cu_check(r, "cuMemsetAsync", msg);
 }
 
+static pk_status cu_event_record(void *dev, void **event, pk_msg *msg)
+{
+    pk_cu_device *d = dev;
+    cuCtxSetCurrent(d->context);
+    CUevent ev;
+    pk_status s = pk_cu_check(cuEventCreate(&ev, CU_EVENT_DEFAULT), "cuEventCreate", msg);
+    if (s != PK_SUCCESS) return s;
+    s = pk_cu_check(cuEventRecord(ev, d->stream), "cuEventRecord", msg);
+    if (s != PK_SUCCESS) {
+        cuEventDestroy(ev);
+        return s;
+    }
+    *event = ev;
+    return PK_SUCCESS;
+}
+
+static pk_status cu_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
+{
+    pk_cu_device *d = dev;
+    cuCtxSetCurrent(d->context);
+    pk_status s = pk_cu_check(cuEventSynchronize((CUevent)end), "cuEventSynchronize", msg);
+    if (s == PK_SUCCESS) s = pk_cu_check(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end), "cuEventElapsedTime", msg);
+    return s;
+}
+
+static void cu_event_free(void *dev, void *event)
+{
+    pk_cu_device *d = dev;
+    cuCtxSetCurrent(d->context);
+    cuEventDestroy((CUevent)event);
+}
+
+static void *cu_native_queue(void *dev) { return ((pk_cu_device *)dev)->stream; }
+
 static const pk_backend_iface cuda_iface = {
     .abi = PK_BACKEND_ABI,
     .kind = PK_BACKEND_CUDA,
@@ -208,6 +242,10 @@ static const pk_backend_iface cuda_iface = {
     .download = cu_download,
     .copy = cu_copy,
     .fill = cu_fill,
+    .event_record = cu_event_record,
+    .event_elapsed = cu_event_elapsed,
+    .event_free = cu_event_free,
+    .native_queue = cu_native_queue,
     .gemm = pk_cu_gemm,
     .attention = pk_cu_attention,
     .rmsnorm = pk_cu_rmsnorm,

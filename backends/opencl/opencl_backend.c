@@ -140,7 +140,7 @@ static pk_status cl_open(int index, void **out, pk_msg *msg)
     d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
     if (err == CL_SUCCESS) {
         /* in order: every op, copy and scratch reuse relies on it */
-        d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+        d->queue = clCreateCommandQueue(d->context, d->device, CL_QUEUE_PROFILING_ENABLE, &err);
         if (err != CL_SUCCESS) clReleaseContext(d->context);
     }
     if (err != CL_SUCCESS) {
@@ -256,6 +256,39 @@ pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, in
                        "clEnqueueNDRangeKernel", msg);
 }
 
+static pk_status cl_event_record(void *dev, void **event, pk_msg *msg)
+{
+    pk_cl_device *d = dev;
+    cl_event ev;
+    pk_status s = pk_cl_check(clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &ev), "clEnqueueMarkerWithWaitList", msg);
+    if (s == PK_SUCCESS) *event = ev;
+    return s;
+}
+
+static pk_status cl_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
+{
+    (void)dev;
+    cl_event a = start, b = end;
+    cl_ulong ta = 0, tb = 0;
+    pk_status s = pk_cl_check(clWaitForEvents(1, &b), "clWaitForEvents", msg);
+    if (s == PK_SUCCESS)
+        s = pk_cl_check(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof ta, &ta, NULL),
+                        "clGetEventProfilingInfo", msg);
+    if (s == PK_SUCCESS)
+        s = pk_cl_check(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof tb, &tb, NULL),
+                        "clGetEventProfilingInfo", msg);
+    if (s == PK_SUCCESS) *ms = (float)((double)(tb - ta) * 1e-6);
+    return s;
+}
+
+static void cl_event_free(void *dev, void *event)
+{
+    (void)dev;
+    clReleaseEvent((cl_event)event);
+}
+
+static void *cl_native_queue(void *dev) { return ((pk_cl_device *)dev)->queue; }
+
 static const pk_backend_iface opencl_iface = {
     .abi = PK_BACKEND_ABI,
     .kind = PK_BACKEND_OPENCL,
@@ -271,6 +304,10 @@ static const pk_backend_iface opencl_iface = {
     .download = cl_download,
     .copy = cl_copy,
     .fill = cl_fill,
+    .event_record = cl_event_record,
+    .event_elapsed = cl_event_elapsed,
+    .event_free = cl_event_free,
+    .native_queue = cl_native_queue,
     .gemm = pk_cl_gemm,
     .attention = pk_cl_attention,
     .rmsnorm = pk_cl_rmsnorm,

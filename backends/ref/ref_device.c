@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* open hands out this address as the device handle: ref keeps no state per
@@ -118,4 +119,29 @@ pk_status pk_ref_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *p
     for (size_t i = 0; i + pattern_size <= n; i += pattern_size)
         memcpy(p + i, pattern, pattern_size);
     return PK_SUCCESS;
+}
+
+pk_status pk_ref_event_record(void *dev, void **event, pk_msg *msg)
+{
+    (void)dev;
+    struct timespec *t = malloc(sizeof *t);
+    if (!t) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    clock_gettime(CLOCK_MONOTONIC, t);
+    *event = t;
+    return PK_SUCCESS;
+}
+
+pk_status pk_ref_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
+{
+    (void)dev;
+    (void)msg;
+    const struct timespec *a = start, *b = end;
+    *ms = (float)((double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) * 1e-6);
+    return PK_SUCCESS;
+}
+
+void pk_ref_event_free(void *dev, void *event)
+{
+    (void)dev;
+    free(event);
 }

@@ -26,4 +26,9 @@ pk_status pk_ref_copy(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t sof
 pk_status pk_ref_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern,
                       size_t pattern_size, pk_msg *msg);
 
+/* ops run synchronously, so an event is the host clock when it is recorded */
+pk_status pk_ref_event_record(void *dev, void **event, pk_msg *msg);
+pk_status pk_ref_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg);
+void pk_ref_event_free(void *dev, void *event);
+
 #endif /* PK_REF_DEVICE_H */

@@ -1,0 +1,142 @@
+/* `portkern bench`: options, the case loop, the table, and the record in
+ * bench/RESULTS.md (date, device, commit, medians, the vendor baseline of
+ * the same run). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "pk_commit.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: portkern bench [options]\n"
+          "Times issue 3's cases on one device with device events (warm-up, median of\n"
+          "--reps runs, inputs rotated past the L2) beside the vendor library.\n"
+          "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip\n"
+          "  --case SUBSTR         only cases whose name contains SUBSTR\n"
+          "  --reps N              timed runs per case (default 20)\n"
+          "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
+          "  --list                print the case names\n",
+          f);
+}
+
+/* The case's own metric, in its unit (TFLOP/s or TB/s). */
+static double metric(const pk_bench_case *c, const pk_bench_result *r, double ms)
+{
+    if (ms <= 0) return 0;
+    if (c->metric == 'F') return r->flops / (ms * 1e-3) / 1e12;
+    return r->metric_bytes / (ms * 1e-3) / 1e12;
+}
+
+static const char *unit(const pk_bench_case *c)
+{
+    switch (c->metric) {
+    case 'F': return "TFLOP/s";
+    case 'W': return "TB/s weights";
+    case 'K': return "TB/s of KV";
+    default: return "TB/s";
+    }
+}
+
+static int open_context(const char *spec, pk_context **ctx)
+{
+    char name[32] = "auto";
+    int idx = 0;
+    if (spec) {
+        const char *colon = strchr(spec, ':');
+        size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+        if (n >= sizeof name) n = sizeof name - 1;
+        memcpy(name, spec, n);
+        name[n] = 0;
+        if (colon) idx = atoi(colon + 1);
+    }
+    pk_backend b;
+    if (pk_backend_from_name(name, &b) != PK_SUCCESS || pk_open(b, idx, ctx) != PK_SUCCESS) {
+        fprintf(stderr, "bench: cannot open %s: %s\n", spec ? spec : "auto", pk_last_error(NULL));
+        return 0;
+    }
+    return 1;
+}
+
+int pk_bench_main(int argc, char **argv)
+{
+    const char *backend = NULL, *filter = NULL, *record = NULL;
+    int reps = 20, list = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--backend") && has_value) backend = argv[++i];
+        else if (!strcmp(a, "--case") && has_value) filter = argv[++i];
+        else if (!strcmp(a, "--record") && has_value) record = argv[++i];
+        else if (!strcmp(a, "--reps") && has_value) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--list")) list = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "bench: bad option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (reps < 5) reps = 5;
+    const pk_bench_case *cases;
+    int n = pk_bench_cases(&cases);
+    if (list) {
+        for (int i = 0; i < n; i++) printf("%s\n", cases[i].name);
+        return 0;
+    }
+    pk_context *ctx;
+    if (!open_context(backend, &ctx)) return 1;
+    pk_device_info info;
+    pk_context_info(ctx, &info);
+
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    char header[768];
+    snprintf(header, sizeof header, "%s, %s %d: %s (%s), commit %s, median of %d runs", date,
+             pk_backend_name(info.backend), info.index, info.name, info.driver, PK_COMMIT, reps);
+    printf("%s\n", header);
+    printf("%-38s %9s %6s %10s %-13s %6s %9s %10s %6s\n", "case", "ms", "spread", "result", "unit", "floor",
+           "vendor ms", "vendor", "ratio");
+
+    char *table = NULL;
+    size_t table_len = 0;
+    FILE *t = open_memstream(&table, &table_len);
+    fprintf(t, "\n### %s\n\n| case | ms | spread | result | unit | floor | vendor | vendor result | ours/vendor |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+            header);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        const pk_bench_case *c = &cases[i];
+        if (filter && !strstr(c->name, filter)) continue;
+        if (isatty(2)) fprintf(stderr, "[%d/%d] %s ...\r", i + 1, n, c->name);
+        pk_bench_result r;
+        pk_status s = pk_bench_run(ctx, c, reps, &r);
+        if (s != PK_SUCCESS) {
+            printf("%-38s %s: %s\n", c->name, pk_status_string(s), pk_last_error(ctx));
+            fprintf(t, "| %s | - | - | %s | | %g | | | |\n", c->name, pk_status_string(s), c->floor);
+            failed += s != PK_ERR_UNSUPPORTED;
+            continue;
+        }
+        double ours = metric(c, &r, r.ms), theirs = metric(c, &r, r.vendor_ms);
+        printf("%-38s %9.4f %5.1f%% %10.3f %-13s %6g %9.4f %10.3f %6.2f%s%s%s\n", c->name, r.ms, 100 * r.spread, ours,
+               unit(c), c->floor, r.vendor_ms, theirs, theirs > 0 ? ours / theirs : 0,
+               r.spread > 0.10 ? "  (spread > 10%)" : "", r.note[0] ? "  " : "", r.note);
+        fprintf(t, "| %s | %.4f | %.1f%% | %.3f | %s | %g | %s | %.3f | %.2f |\n", c->name, r.ms, 100 * r.spread,
+                ours, unit(c), c->floor, r.vendor_ms > 0 ? r.vendor : "-", theirs, theirs > 0 ? ours / theirs : 0);
+    }
+    fclose(t);
+    if (record) {
+        FILE *f = fopen(record, "a");
+        if (!f || fputs(table, f) < 0) fprintf(stderr, "bench: cannot append to %s\n", record);
+        if (f) fclose(f);
+    }
+    free(table);
+    pk_close(ctx);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: build portkern there, run the conformance
+# suite on CUDA and on NVIDIA's OpenCL (registered by hand: the driver ships
+# it unregistered), then the bench on CUDA beside cuBLAS. Logs go to $OUT
+# (or ./gpu-out); the short table comes last. Arguments: which parts to run
+# (default: conform bench).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+parts=${*:-conform bench}
+mkdir -p "$out" /tmp/icd
+for lib in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib/libnvidia-opencl.so.1; do
+  [ -f "$lib" ] && echo "$lib" >/tmp/icd/nvidia.icd && break
+done
+export OCL_ICD_VENDORS=/tmp/icd
+export PORTKERN_CACHE_DIR=/tmp/pk-cache
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+
+start=$(date +%s)
+{ meson setup build-gpu && ninja -C build-gpu -j16; } >"$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
+echo "build: $(($(date +%s) - start)) s"
+build-gpu/portkern devices 2>&1 | tee "$out/devices.txt"
+# the loader may list PoCL too: pick the NVIDIA OpenCL device by name
+cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$out/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
+
+summary=()
+if [[ $parts == *conform* ]]; then
+  for target in cuda:0 ${cl:+opencl:$cl}; do
+    t0=$(date +%s)
+    build-gpu/portkern conform --backend "$target" --json "$out/conform-${target%%:*}.json" \
+      >"$out/conform-${target%%:*}.txt" 2>&1
+    summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$out/conform-${target%%:*}.txt")")
+    grep -E '^(FAIL|SKIP)' "$out/conform-${target%%:*}.txt" | cut -c1-220 | head -25
+  done
+fi
+if [[ $parts == *bench* ]]; then
+  build-gpu/portkern bench --backend cuda --record "$out/bench-cuda.md" 2>&1 | tee "$out/bench-cuda.txt"
+fi
+echo "--- $(tail -1 "$out/gpu.txt")"
+printf '%s\n' "${summary[@]}"
