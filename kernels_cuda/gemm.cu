@@ -1,1 +1,63 @@
-/* gemm kernels: placeholder */
+/* GEMM entry points: d = act(alpha * a @ b + beta * c + bias) + res.
+ * backends/cuda/cuda_gemm_plan.c picks one by name:
+ *   pk_gemm_mma_<dt>_<BMxBN>_a<k|m>_b<k|n>  f16/bf16 on tensor cores; a/b
+ *       letter: the operand's contiguous direction (gemm_mma.cuh)
+ *   pk_gemm_simt_<dt>_<BM>                  anything, exact f32 (gemm_simt.cuh)
+ *   pk_gemm_skinny_<dt>_m<MR>               decode, M <= MR (gemm_skinny.cuh)
+ * All take PK_GEMM_PARAMS (gemm_common.cuh). */
+#include "common.cuh"
+#include "gemm_common.cuh"
+#include "gemm_mma.cuh"
+#include "gemm_simt.cuh"
+#include "gemm_skinny.cuh"
+
+/* tile: BM, BN, warps along m and n, pipeline stages */
+#define PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, al, ak, bl, bk)                               \
+    extern "C" __global__ void __launch_bounds__((wm) * (wn) * 32, 1)                                     \
+        pk_gemm_mma_##dtn##_##tile##_a##al##_b##bl(PK_GEMM_PARAMS)                                       \
+    {                                                                                                     \
+        pk_gemm_mma<dt, bm, bn, wm, wn, st, ak, bk>(PK_GEMM_ARGS);                                       \
+    }
+
+#define PK_GEMM_MMA_LAYOUTS(dt, dtn, tile, bm, bn, wm, wn, st)                                           \
+    PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, k, true, k, true)                               \
+    PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, k, true, n, false)                              \
+    PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, m, false, k, true)                              \
+    PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, m, false, n, false)
+
+#define PK_GEMM_MMA_TILES(dt, dtn)                                                                        \
+    PK_GEMM_MMA_LAYOUTS(dt, dtn, 128x256, 128, 256, 2, 4, 4)                                              \
+    PK_GEMM_MMA_LAYOUTS(dt, dtn, 128x128, 128, 128, 2, 4, 4)                                              \
+    PK_GEMM_MMA_LAYOUTS(dt, dtn, 64x64, 64, 64, 2, 2, 4)
+
+PK_GEMM_MMA_TILES(1, f16)
+PK_GEMM_MMA_TILES(2, bf16)
+
+#define PK_GEMM_SIMT_ENTRY(dt, dtn, g, bm)                                                                \
+    extern "C" __global__ void __launch_bounds__(256) pk_gemm_simt_##dtn##_##bm(PK_GEMM_PARAMS)          \
+    {                                                                                                     \
+        pk_gemm_simt<dt, g>(PK_GEMM_ARGS);                                                                \
+    }
+
+PK_GEMM_SIMT_ENTRY(0, f32, 2, 128)
+PK_GEMM_SIMT_ENTRY(0, f32, 1, 64)
+PK_GEMM_SIMT_ENTRY(1, f16, 2, 128)
+PK_GEMM_SIMT_ENTRY(1, f16, 1, 64)
+PK_GEMM_SIMT_ENTRY(2, bf16, 2, 128)
+PK_GEMM_SIMT_ENTRY(2, bf16, 1, 64)
+
+#define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
+    extern "C" __global__ void __launch_bounds__(256, 1) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
+    {                                                                                                     \
+        pk_gemm_skinny<dt, mr>(PK_GEMM_ARGS);                                                             \
+    }
+
+#define PK_GEMM_SKINNY_ROWS(dt, dtn)                                                                      \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 1)                                                                      \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 2)                                                                      \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 4)                                                                      \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 8)                                                                      \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 16)
+
+PK_GEMM_SKINNY_ROWS(1, f16)
+PK_GEMM_SKINNY_ROWS(2, bf16)

@@ -17,7 +17,8 @@ export PORTKERN_CACHE_DIR=/tmp/pk-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
 
 start=$(date +%s)
-{ meson setup build-gpu && ninja -C build-gpu -j16; } >"$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
+# only the H200's own code: a third of the nvcc time of the default targets
+{ meson setup build-gpu -Dnvcc_archs=sm_90a && ninja -C build-gpu -j16; } >"$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
 echo "build: $(($(date +%s) - start)) s"
 build-gpu/portkern devices 2>&1 | tee "$out/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name

@@ -10,11 +10,14 @@
 
 typedef struct pk_cu_function_entry pk_cu_function_entry;
 
+#define PK_CU_MAX_MODULES 8
+
 typedef struct pk_cu_device {
     CUdevice device;
     CUcontext context;         /* the device's primary context */
     CUstream stream;           /* every op of the pk_context is queued here, in order */
-    CUmodule module;           /* the embedded fatbin, loaded once at open */
+    CUmodule modules[PK_CU_MAX_MODULES]; /* the embedded fatbins, loaded once at open */
+    int n_modules;
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;

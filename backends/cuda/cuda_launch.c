@@ -27,10 +27,11 @@ pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_
         }
     pk_cu_function_entry *e = calloc(1, sizeof *e);
     if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    CUresult r = cuModuleGetFunction(&e->function, d->module, name);
+    CUresult r = CUDA_ERROR_NOT_FOUND;
+    for (int m = 0; m < d->n_modules && r != CUDA_SUCCESS; m++) r = cuModuleGetFunction(&e->function, d->modules[m], name);
     if (r != CUDA_SUCCESS) {
         free(e);
-        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded fatbin", name);
+        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded fatbins", name);
     }
     strncpy(e->name, name, sizeof e->name - 1);
     e->smem_set = 48 * 1024;

@@ -11,48 +11,10 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "pk_chain_dims.h"
 
 #define CHAIN_WG 256
 #define CHAIN_MAX_GROUPS 65535 /* NVIDIA bounds a grid's second dimension */
-#define CHAIN_VIEWS (1 + PK_CHAIN_MAX_INPUTS)
-
-/* The problem's dims after dropping size-1 dims and merging neighbours that
- * every view walks as one (a contiguous or broadcast pair), so that a
- * contiguous chain runs as one long row. dims[3] is the innermost. */
-typedef struct chain_dims {
-    int64_t shape[PK_MAX_DIMS];
-    cl_long4 stride[CHAIN_VIEWS]; /* out, then the inputs */
-} chain_dims;
-
-static chain_dims collapse(const pk_chain_problem *p)
-{
-    const pk_view *views[CHAIN_VIEWS] = {&p->out};
-    for (int i = 0; i < p->n_inputs; i++) views[1 + i] = &p->in[i];
-    int nv = 1 + p->n_inputs;
-    /* built innermost first */
-    int64_t shape[PK_MAX_DIMS], stride[CHAIN_VIEWS][PK_MAX_DIMS];
-    int k = 0;
-    for (int d = PK_MAX_DIMS - 1; d >= 0; d--) {
-        if (p->shape[d] == 1) continue;
-        int merge = k > 0;
-        for (int v = 0; merge && v < nv; v++) merge = views[v]->stride[d] == stride[v][k - 1] * shape[k - 1];
-        if (merge) {
-            shape[k - 1] *= p->shape[d];
-            continue;
-        }
-        shape[k] = p->shape[d];
-        for (int v = 0; v < nv; v++) stride[v][k] = views[v]->stride[d];
-        k++;
-    }
-    chain_dims c;
-    memset(&c, 0, sizeof c);
-    for (int j = 0; j < PK_MAX_DIMS; j++) {
-        int src = PK_MAX_DIMS - 1 - j; /* dims[j] takes the collapsed dim `src` from the inside */
-        c.shape[j] = src < k ? shape[src] : 1;
-        for (int v = 0; v < nv; v++) c.stride[v].s[j] = src < k ? stride[v][src] : 0;
-    }
-    return c;
-}
 
 static pk_status chain_kernel(pk_cl_device *d, const pk_chain_problem *p, cl_kernel *k, pk_msg *msg)
 {
@@ -80,20 +42,23 @@ pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
     pk_status s = chain_kernel(d, p, &k, msg);
     if (s != PK_SUCCESS) return s;
 
-    chain_dims c = collapse(p);
+    pk_chain_dims c = pk_chain_collapse(p);
     cl_long n1 = c.shape[1], n2 = c.shape[2], n3 = c.shape[3], outer = c.shape[0] * c.shape[1] * c.shape[2];
-    cl_mem mems[CHAIN_VIEWS] = {(cl_mem)p->out.mem};
-    cl_long offs[CHAIN_VIEWS] = {p->out.offset};
+    cl_mem mems[PK_CHAIN_VIEWS] = {(cl_mem)p->out.mem};
+    cl_long offs[PK_CHAIN_VIEWS] = {p->out.offset};
     for (int i = 0; i < p->n_inputs; i++) {
         mems[1 + i] = (cl_mem)p->in[i].mem;
         offs[1 + i] = p->in[i].offset;
     }
-    pk_cl_arg args[4 + 3 * CHAIN_VIEWS] = {PK_CL_ARG(n1), PK_CL_ARG(n2), PK_CL_ARG(n3), PK_CL_ARG(outer)};
+    cl_long4 strides[PK_CHAIN_VIEWS];
+    for (int v = 0; v < PK_CHAIN_VIEWS; v++)
+        for (int j = 0; j < PK_MAX_DIMS; j++) strides[v].s[j] = c.stride[v][j];
+    pk_cl_arg args[4 + 3 * PK_CHAIN_VIEWS] = {PK_CL_ARG(n1), PK_CL_ARG(n2), PK_CL_ARG(n3), PK_CL_ARG(outer)};
     /* unused input slots stay NULL: the kernel never reads them */
-    for (int v = 0; v < CHAIN_VIEWS; v++) {
+    for (int v = 0; v < PK_CHAIN_VIEWS; v++) {
         args[4 + 3 * v] = PK_CL_ARG(mems[v]);
         args[5 + 3 * v] = PK_CL_ARG(offs[v]);
-        args[6 + 3 * v] = PK_CL_ARG(c.stride[v]);
+        args[6 + 3 * v] = PK_CL_ARG(strides[v]);
     }
     size_t local[2], global[2];
     local[0] = CHAIN_WG;
@@ -101,5 +66,5 @@ pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
     local[1] = CHAIN_WG / local[0];
     global[0] = (size_t)n3;
     global[1] = (size_t)outer < CHAIN_MAX_GROUPS * local[1] ? (size_t)outer : CHAIN_MAX_GROUPS * local[1];
-    return pk_cl_run(d, k, args, 4 + 3 * CHAIN_VIEWS, 2, global, local, msg);
+    return pk_cl_run(d, k, args, 4 + 3 * PK_CHAIN_VIEWS, 2, global, local, msg);
 }

@@ -1,10 +1,10 @@
 /* RoPE: one launch over q and k. Positions and inverse frequencies go to
  * the device through the scratch buffer with a blocking write (the host
  * positions die when the call returns). */
-#include <math.h>
 #include <stdlib.h>
 
 #include "opencl_internal.h"
+#include "pk_rope_freq.h"
 
 /* Work-items the launch aims for; with fewer (token, pair) items than this
  * the heads of a token are shared out among several work-items. */
@@ -18,12 +18,9 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     cl_long tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + p->hk;
     size_t pos_bytes = (size_t)tokens * sizeof(cl_int), freq_bytes = (size_t)half * sizeof(cl_float);
 
-    /* The f32 reference's inverse frequencies, bit for bit: powf on the host
-     * rather than the device's pow, which OpenCL allows 16 ulp. */
     float *inv_freq = malloc(freq_bytes);
     if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    for (cl_long i = 0; i < half; i++)
-        inv_freq[i] = powf(p->theta, -(float)(2 * i) / (float)p->rotary_dim);
+    pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
     cl_mem tab;
     pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
     if (s == PK_SUCCESS)

@@ -1,0 +1,48 @@
+/* Kernel and tile choice for CUDA attention: plain C, no CUDA, so that it
+ * can be unit-tested on the CPU. The kernels are in kernels_cuda/attention*. */
+#ifndef PK_CUDA_ATTENTION_PLAN_H
+#define PK_CUDA_ATTENTION_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* The kernels' argument block; mirrors pk_attn_params in
+ * kernels_cuda/attention_common.cuh field for field. */
+typedef struct pk_cu_attn_params {
+    unsigned long long q, k, v, o, lse, part, lens; /* device pointers; 0: absent */
+    int64_t off[5];
+    int64_t qs[4], ks[4], vs[4], os[4], ls[4];
+    int64_t wl, wr;
+    int32_t batch, sq, skv, hq, hkv;
+    int32_t chunk, n_splits;
+    float qscale;
+} pk_cu_attn_params;
+
+typedef enum pk_cu_attn_kernel {
+    PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill */
+    PK_CU_ATTN_MMA_KEYS, /* tensor cores, 16 packed rows, warps split the keys: decode */
+    PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
+} pk_cu_attn_kernel;
+
+typedef struct pk_cu_attn_plan {
+    pk_cu_attn_kernel kernel;
+    int bm;          /* packed rows per block */
+    int threads;
+    unsigned smem;   /* dynamic shared memory in bytes */
+    int row_tiles;   /* over the hq / hkv * sq packed rows of a kv head */
+    int n_splits;    /* 1: one pass; else split-KV partials and a merge */
+    int chunk;       /* keys per split */
+} pk_cu_attn_plan;
+
+/* Whether the tensor-core kernels can read q, k and v: f16/bf16, the head
+ * dim contiguous, offsets and strides whole 16-byte units. */
+int pk_cu_attn_mma_layout(const pk_attention_problem *p);
+
+/* sm: compute capability (e.g. 90); sm_count and smem_optin size the split
+ * and check the tiles fit. */
+void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
+                          pk_cu_attn_plan *plan);
+
+#endif

@@ -1,0 +1,126 @@
+/* The CUDA GEMM plan. In order of preference:
+ *  - skinny: M <= 16 in the linear layout (x[M,K] @ W[N,K]^T, k contiguous
+ *    in both), f16/bf16, 16-byte aligned rows. Decode is bound by reading
+ *    W once; a tile kernel would pad M to its tile.
+ *  - mma: f16/bf16 where each operand has a contiguous direction (A: k or
+ *    m, B: k or n) and 16-byte aligned offsets and strides, which cp.async
+ *    needs. The largest tile that still gives the device two waves of
+ *    blocks (1 block of 128 x 256 per SM), else the next smaller one.
+ *  - simt: the rest, and every f32 problem (exact f32; TF32 is not used
+ *    even when allowed).
+ * A stride of a dimension of size 1 is never used, so it does not count
+ * against contiguity or alignment. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_gemm_plan.h"
+
+typedef struct mma_tile {
+    const char *name;
+    int bm, bn, threads, stages;
+} mma_tile;
+
+/* must match PK_GEMM_MMA_TILES in kernels_cuda/gemm.cu; BK is 32 */
+static const mma_tile mma_tiles[] = {
+    {"128x256", 128, 256, 256, 4},
+    {"128x128", 128, 128, 256, 4},
+    {"64x64", 64, 64, 128, 4},
+};
+#define MMA_BK 32
+
+static const char *dtype_name(pk_dtype t) { return t == PK_F16 ? "f16" : t == PK_BF16 ? "bf16" : "f32"; }
+
+/* the stride is 1, or its dimension has one index */
+static int contiguous(int64_t stride, int64_t size) { return stride == 1 || size <= 1; }
+
+/* 16 bytes of 16-bit elements, or a dimension with one index */
+static int aligned8(int64_t stride, int64_t size) { return size <= 1 || stride % 8 == 0; }
+
+static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+static unsigned clamp_grid(int64_t x, unsigned limit) { return x > (int64_t)limit ? limit : (unsigned)x; }
+
+static int skinny_fits(const pk_gemm_problem *p)
+{
+    const pk_view *a = &p->a, *b = &p->b;
+    if (p->m > 16 || a->dtype == PK_F32) return 0;
+    if (a->stride[2] != 1 || b->stride[1] != 1) return 0;
+    return a->offset % 8 == 0 && b->offset % 8 == 0 && aligned8(a->stride[1], p->m) &&
+           aligned8(b->stride[2], p->n) && aligned8(a->stride[0], p->batch) && aligned8(b->stride[0], p->batch);
+}
+
+/* Which direction of A (k: 'k', m: 'm') and B (k: 'k', n: 'n') the mma
+ * kernel can copy in 16-byte chunks; 0 when none. */
+static char mma_layout_a(const pk_gemm_problem *p)
+{
+    const pk_view *a = &p->a;
+    if (a->offset % 8 || !aligned8(a->stride[0], p->batch)) return 0;
+    if (contiguous(a->stride[2], p->k) && aligned8(a->stride[1], p->m)) return 'k';
+    if (contiguous(a->stride[1], p->m) && aligned8(a->stride[2], p->k)) return 'm';
+    return 0;
+}
+
+static char mma_layout_b(const pk_gemm_problem *p)
+{
+    const pk_view *b = &p->b;
+    if (b->offset % 8 || !aligned8(b->stride[0], p->batch)) return 0;
+    if (contiguous(b->stride[1], p->k) && aligned8(b->stride[2], p->n)) return 'k';
+    if (contiguous(b->stride[2], p->n) && aligned8(b->stride[1], p->k)) return 'n';
+    return 0;
+}
+
+static int64_t tiles_of(const pk_gemm_problem *p, int bm, int bn)
+{
+    return p->batch * cdiv(p->m, bm) * cdiv(p->n, bn);
+}
+
+static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsigned threads)
+{
+    out->grid[0] = clamp_grid(blocks_x < 1 ? 1 : blocks_x, PK_CU_GEMM_MAX_GRID_X);
+    out->grid[1] = clamp_grid(batch, PK_CU_GEMM_MAX_GRID_YZ);
+    out->grid[2] = 1;
+    out->block[0] = threads;
+    out->block[1] = out->block[2] = 1;
+}
+
+void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *dt = dtype_name(p->a.dtype);
+    if (sm_count < 1) sm_count = 1;
+
+    if (skinny_fits(p)) {
+        int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
+        int nc = mr <= 2 ? 1 : mr <= 4 ? 2 : 4; /* columns per warp, as gemm_skinny.cuh */
+        out->kind = PK_CU_GEMM_SKINNY;
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
+        set_grid(out, cdiv(cdiv(p->n, nc), 8), p->batch, 256);
+        return;
+    }
+
+    char la = p->a.dtype == PK_F32 ? 0 : mma_layout_a(p);
+    char lb = p->a.dtype == PK_F32 ? 0 : mma_layout_b(p);
+    if (la && lb) {
+        const int count = (int)(sizeof mma_tiles / sizeof mma_tiles[0]);
+        const mma_tile *t = NULL;
+        for (int i = 0; i < count; i++) {
+            const mma_tile *c = &mma_tiles[i];
+            size_t smem = (size_t)c->stages * (size_t)(c->bm + c->bn) * MMA_BK * 2;
+            if (smem > smem_optin) continue;
+            t = c;
+            if (tiles_of(p, c->bm, c->bn) >= 2 * (int64_t)sm_count) break;
+        }
+        if (t) {
+            out->kind = PK_CU_GEMM_MMA;
+            snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mma_%s_%s_a%c_b%c", dt, t->name, la, lb);
+            out->smem = (unsigned)(t->stages * (t->bm + t->bn) * MMA_BK * 2);
+            set_grid(out, cdiv(p->m, t->bm) * cdiv(p->n, t->bn), p->batch, (unsigned)t->threads);
+            return;
+        }
+    }
+
+    int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
+    out->kind = PK_CU_GEMM_SIMT;
+    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d", dt, bm);
+    set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
+}

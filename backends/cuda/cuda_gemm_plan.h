@@ -1,0 +1,33 @@
+/* The CUDA GEMM plan: which kernel of kernels_cuda/gemm.cu runs a problem,
+ * with what grid and shared memory. Plain C without CUDA headers, so that
+ * it is unit-tested on any machine. */
+#ifndef PK_CUDA_GEMM_PLAN_H
+#define PK_CUDA_GEMM_PLAN_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+/* grid.y and grid.z limit; the kernels loop over batches beyond it */
+#define PK_CU_GEMM_MAX_GRID_YZ 65535u
+#define PK_CU_GEMM_MAX_GRID_X 2147483647u
+
+typedef enum pk_cu_gemm_kind {
+    PK_CU_GEMM_SKINNY, /* M <= 16, linear layout, f16/bf16, aligned: streams W */
+    PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
+    PK_CU_GEMM_SIMT    /* everything else, f32 included: exact f32 on the CUDA cores */
+} pk_cu_gemm_kind;
+
+typedef struct pk_cu_gemm_plan {
+    pk_cu_gemm_kind kind;
+    char kernel[64];   /* entry point in the fatbin */
+    unsigned grid[3], block[3];
+    unsigned smem;     /* dynamic shared memory, bytes */
+} pk_cu_gemm_plan;
+
+/* Picks the kernel for p on a device with sm_count multiprocessors and
+ * smem_optin bytes of dynamic shared memory per block. Always succeeds:
+ * the SIMT kernel takes anything. */
+void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out);
+
+#endif

@@ -1,0 +1,138 @@
+/* Helpers shared by the elementwise kernels: vector and strided access to
+ * one group of values, row addressing, activations over a group, and the
+ * fixed-order row reductions. */
+#pragma once
+
+#include <string.h>
+
+#include "ew_abi.h"
+
+namespace pk_ew {
+
+template <int BYTES> struct raw;
+template <> struct raw<16> { typedef uint4 type; };
+template <> struct raw<8> { typedef uint2 type; };
+template <> struct raw<4> { typedef unsigned type; };
+template <> struct raw<2> { typedef unsigned short type; };
+
+/* N values of T at p, as whole loads of up to 16 bytes; the caller has
+ * checked p (and N * sizeof(T)) for that alignment on the host. */
+template <typename T, int N> __device__ __forceinline__ void load_vec(const T *p, float (&v)[N])
+{
+    constexpr int bytes = N * (int)sizeof(T) < 16 ? N * (int)sizeof(T) : 16, per = bytes / (int)sizeof(T);
+    typedef typename raw<bytes>::type R;
+#pragma unroll
+    for (int q = 0; q < N / per; q++) {
+        const R u = reinterpret_cast<const R *>(p)[q];
+        T e[per];
+        memcpy(e, &u, sizeof u);
+#pragma unroll
+        for (int i = 0; i < per; i++) v[q * per + i] = pk_to_f32(e[i]);
+    }
+}
+
+template <typename T, int N> __device__ __forceinline__ void store_vec(T *p, const float (&v)[N])
+{
+    constexpr int bytes = N * (int)sizeof(T) < 16 ? N * (int)sizeof(T) : 16, per = bytes / (int)sizeof(T);
+    typedef typename raw<bytes>::type R;
+#pragma unroll
+    for (int q = 0; q < N / per; q++) {
+        T e[per];
+#pragma unroll
+        for (int i = 0; i < per; i++) e[i] = pk_from_f32<T>(v[q * per + i]);
+        R u;
+        memcpy(&u, e, sizeof u);
+        reinterpret_cast<R *>(p)[q] = u;
+    }
+}
+
+/* Chunk j of a row: V == 1 is one element at stride st (any layout),
+ * V > 1 is V contiguous, aligned elements (the vector path, st == 1). */
+template <int DT, int V>
+__device__ __forceinline__ void load_chunk(const pk_ew_view &v, int64_t off, int64_t j, float (&out)[V])
+{
+    typedef PK_T(DT) T;
+    const T *p = reinterpret_cast<const T *>(v.ptr) + off;
+    if constexpr (V == 1) out[0] = pk_to_f32(p[j * v.stride[3]]);
+    else load_vec<T, V>(p + j * V, out);
+}
+
+template <int DT, int V>
+__device__ __forceinline__ void store_chunk(const pk_ew_view &v, int64_t off, int64_t j, const float (&val)[V])
+{
+    typedef PK_T(DT) T;
+    T *p = reinterpret_cast<T *>(v.ptr) + off;
+    if constexpr (V == 1) p[j * v.stride[3]] = pk_from_f32<T>(val[0]);
+    else store_vec<T, V>(p + j * V, val);
+}
+
+/* Leading indices of flat row r over lead0 x lead1 x lead2; 32-bit
+ * division when every index fits, which is every real shape. */
+struct row_idx {
+    int64_t i0, i1, i2;
+};
+
+__device__ __forceinline__ row_idx split_row(int64_t r, int64_t rows, int64_t lead1, int64_t lead2)
+{
+    if (rows <= 0xffffffffll) {
+        const uint32_t r32 = (uint32_t)r, l1 = (uint32_t)lead1, l2 = (uint32_t)lead2, t = r32 / l2;
+        return {t / l1, t % l1, r32 % l2};
+    }
+    const int64_t t = r / lead2;
+    return {t / lead1, t % lead1, r % lead2};
+}
+
+__device__ __forceinline__ int64_t row_off(const pk_ew_view &v, row_idx i)
+{
+    return i.i0 * v.stride[0] + i.i1 * v.stride[1] + i.i2 * v.stride[2];
+}
+
+/* The activation dispatched once for a whole group, not per value. */
+template <int ACT, int N> __device__ __forceinline__ void act_with(float (&v)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) v[i] = pk_act(ACT, v[i]);
+}
+
+template <int N> __device__ __forceinline__ void act_all(int act, float (&v)[N])
+{
+    switch (act) {
+    case 1: act_with<1>(v); break;
+    case 2: act_with<2>(v); break;
+    case 3: act_with<3>(v); break;
+    case 4: act_with<4>(v); break;
+    default: break;
+    }
+}
+
+/* max/min that keep NaN, as the reference does (fmaxf would drop it). */
+__device__ __forceinline__ float max_nan(float a, float b) { return a != a ? a : b != b ? b : (a > b ? a : b); }
+__device__ __forceinline__ float min_nan(float a, float b) { return a != a ? a : b != b ? b : (a < b ? a : b); }
+
+struct op_sum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct op_max {
+    __device__ float operator()(float a, float b) const { return max_nan(a, b); }
+};
+
+/* Reduces v over the blockDim.x threads of this row (threadIdx.y picks the
+ * row within the block); every thread of the row gets the same bits. The
+ * order is fixed by the launch shape alone: a butterfly inside the warp
+ * (commutative steps, so all lanes agree), then the row's warps in order
+ * from shared memory. Every thread of the block must call it. */
+template <class Op> __device__ __forceinline__ float row_reduce(float v, float *red)
+{
+    const int tpr = blockDim.x, lanes = tpr < 32 ? tpr : 32;
+    for (int o = 1; o < lanes; o <<= 1) v = Op()(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (tpr <= 32) return v;
+    const int warp = (int)(threadIdx.y * tpr + threadIdx.x) >> 5, first = warp - ((int)threadIdx.x >> 5);
+    if ((threadIdx.x & 31) == 0) red[warp] = v;
+    __syncthreads();
+    float r = red[first];
+    for (int w = 1; w < tpr / 32; w++) r = Op()(r, red[first + w]);
+    __syncthreads(); /* red is reused by the next reduction */
+    return r;
+}
+
+} // namespace pk_ew

@@ -1,0 +1,120 @@
+/* Unit test of the CUDA GEMM plan: representative problems get the kernel
+ * variant, layout, tile and grid the plan promises, and anything the fast
+ * kernels cannot take falls back to the SIMT kernel. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_gemm_plan.h"
+
+static int failures;
+
+#define H200_SMS 132
+#define H200_SMEM (227u * 1024u)
+
+/* batch x m x n x k, A [M,K] row-major (or [K,M] if trans_a), B [K,N] row-major (or [N,K] if
+ * trans_b), packed */
+static pk_gemm_problem problem(pk_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, int trans_a,
+                               int trans_b)
+{
+    pk_gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = batch, p.m = m, p.n = n, p.k = k;
+    p.a.mem = p.b.mem = p.d.mem = (pk_mem)(uintptr_t)4096;
+    p.a.dtype = p.b.dtype = p.d.dtype = dt;
+    p.a.stride[0] = m * k;
+    p.a.stride[1] = trans_a ? 1 : k;
+    p.a.stride[2] = trans_a ? m : 1;
+    p.b.stride[0] = k * n;
+    p.b.stride[1] = trans_b ? 1 : n;
+    p.b.stride[2] = trans_b ? k : 1;
+    p.d.stride[0] = m * n, p.d.stride[1] = n, p.d.stride[2] = 1;
+    p.alpha = 1.0f;
+    return p;
+}
+
+static void expect(const pk_gemm_problem *p, int sms, size_t smem, const char *kernel, unsigned gx, unsigned gy,
+                   unsigned smem_bytes, int line)
+{
+    pk_cu_gemm_plan plan;
+    pk_cu_gemm_plan_pick(p, sms, smem, &plan);
+    if (strcmp(plan.kernel, kernel) || (gx && plan.grid[0] != gx) || (gy && plan.grid[1] != gy) ||
+        plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1) {
+        failures++;
+        printf("FAIL line %d: got %s grid %u,%u smem %u; want %s grid %u,%u smem %u\n", line, plan.kernel,
+               plan.grid[0], plan.grid[1], plan.smem, kernel, gx, gy, smem_bytes);
+    }
+}
+
+#define EXPECT(p, kernel, gx, gy, smem) expect(&(p), H200_SMS, H200_SMEM, kernel, gx, gy, smem, __LINE__)
+
+int main(void)
+{
+    /* the linear layout x @ W^T on tensor cores, the largest tile when it fills the device */
+    pk_gemm_problem p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_128x256_ak_bk", 32 * 16, 1, 98304);
+    p = problem(PK_F16, 1, 2048, 14336, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_mma_f16_128x256_ak_bk", 16 * 56, 1, 98304);
+    /* B row-major: n contiguous; A transposed: m contiguous */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 0);
+    EXPECT(p, "pk_gemm_mma_bf16_128x256_ak_bn", 0, 1, 98304);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 1, 0);
+    EXPECT(p, "pk_gemm_mma_bf16_128x256_am_bn", 0, 1, 98304);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 1, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_128x256_am_bk", 0, 1, 98304);
+    /* fewer tiles than two waves: smaller tiles */
+    p = problem(PK_BF16, 1, 2048, 4096, 512, 0, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_128x128_ak_bk", 16 * 32, 1, 65536);
+    p = problem(PK_BF16, 1, 1024, 2048, 512, 0, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bk", 16 * 32, 1, 32768);
+    p = problem(PK_BF16, 1, 100, 70, 40, 0, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bk", 2 * 2, 1, 32768);
+    /* a device with less shared memory skips the tiles that do not fit */
+    expect(&p, 8, 48 * 1024, "pk_gemm_mma_bf16_64x64_ak_bk", 4, 1, 32768, __LINE__);
+    pk_gemm_problem big = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    expect(&big, 108, 70 * 1024, "pk_gemm_mma_bf16_128x128_ak_bk", 32 * 32, 1, 65536, __LINE__);
+
+    /* decode: the skinny kernel, rows rounded up to 1, 2, 4, 8, 16 */
+    p = problem(PK_BF16, 1, 1, 14336, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1", 14336 / 8, 1, 0);
+    p = problem(PK_F16, 1, 3, 4096, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_f16_m4", 4096 / 2 / 8, 1, 0);
+    p = problem(PK_BF16, 1, 16, 14336, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m16", 14336 / 4 / 8, 1, 0);
+    p = problem(PK_BF16, 1, 17, 14336, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bk", 224, 1, 32768);
+    /* decode with B row-major is not the linear layout: tensor cores */
+    p = problem(PK_BF16, 1, 1, 4096, 4096, 0, 0);
+    EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bn", 64, 1, 32768);
+
+    /* f32 is exact f32 on the CUDA cores, TF32 allowed or not */
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    p.allow_tf32 = 1;
+    EXPECT(p, "pk_gemm_simt_f32_128", 32 * 32, 1, 0);
+    p = problem(PK_F32, 1, 1, 10, 10, 0, 0);
+    EXPECT(p, "pk_gemm_simt_f32_64", 1, 1, 0);
+
+    /* what cp.async cannot copy in 16-byte chunks goes to the SIMT kernel */
+    p = problem(PK_BF16, 1, 512, 512, 4100, 0, 1); /* rows of 4100 elements: not 16-byte aligned */
+    EXPECT(p, "pk_gemm_simt_bf16_64", 0, 1, 0);
+    p = problem(PK_BF16, 1, 512, 512, 512, 0, 1);
+    p.a.offset = 4; /* 8 bytes */
+    EXPECT(p, "pk_gemm_simt_bf16_64", 0, 1, 0);
+    p = problem(PK_F16, 1, 512, 512, 512, 0, 1);
+    p.b.stride[1] = 2, p.b.stride[2] = 1024; /* no contiguous direction */
+    EXPECT(p, "pk_gemm_simt_f16_64", 0, 1, 0);
+    p = problem(PK_BF16, 1, 1, 4096, 4096, 0, 1);
+    p.b.offset = 3;
+    EXPECT(p, "pk_gemm_simt_bf16_64", 0, 1, 0);
+    /* a size-1 dimension's stride does not matter */
+    p = problem(PK_BF16, 1, 1, 512, 512, 0, 1);
+    p.a.stride[1] = 3;
+    EXPECT(p, "pk_gemm_skinny_bf16_m1", 0, 1, 0);
+
+    /* batches beyond grid.y's limit are looped over inside the kernel; a batch stride 0 broadcasts */
+    p = problem(PK_BF16, 100000, 64, 64, 64, 0, 1);
+    p.b.stride[0] = 0;
+    EXPECT(p, "pk_gemm_mma_bf16_128x256_ak_bk", 1, 65535, 98304);
+
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures != 0;
+}
