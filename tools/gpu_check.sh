@@ -28,14 +28,15 @@ summary=()
 if [[ $parts == *conform* ]]; then
   for target in cuda:0 ${cl:+opencl:$cl}; do
     t0=$(date +%s)
-    build-gpu/portkern conform --backend "$target" --json "$out/conform-${target%%:*}.json" \
+    timeout "${PK_STEP_TIMEOUT:-240}" build-gpu/portkern conform --backend "$target" --json "$out/conform-${target%%:*}.json" \
       >"$out/conform-${target%%:*}.txt" 2>&1
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$out/conform-${target%%:*}.txt")")
     grep -E '^(FAIL|SKIP)' "$out/conform-${target%%:*}.txt" | cut -c1-220 | head -25
   done
 fi
 if [[ $parts == *bench* ]]; then
-  build-gpu/portkern bench --backend cuda --record "$out/bench-cuda.md" 2>&1 | tee "$out/bench-cuda.txt"
+  timeout "${PK_STEP_TIMEOUT:-240}" build-gpu/portkern bench --backend cuda --record "$out/bench-cuda.md" 2>&1 |
+    tee "$out/bench-cuda.txt"
 fi
 echo "--- $(tail -1 "$out/gpu.txt")"
 printf '%s\n' "${summary[@]}"
