@@ -103,7 +103,7 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);
     for (const pk_embedded_blob *b = pk_cuda_fatbins; s == PK_SUCCESS && b->name && d->n_modules < PK_CU_MAX_MODULES; b++) {
         s = pk_cu_check(cuModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
-        if (s == PK_SUCCESS) d->n_modules++;
+        if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
         else s = PK_ERR_BUILD_FAILED; /* no code for this GPU in the fatbin, or a bad image */
     }
     if (s != PK_SUCCESS) {
