@@ -97,9 +97,12 @@ int pk_bench_main(int argc, char **argv)
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    /* a tree copied without .git (the GPU machine) builds as "unknown":
+     * the caller may say which commit it is */
+    const char *commit = strcmp(PK_COMMIT, "unknown") || !getenv("PORTKERN_COMMIT") ? PK_COMMIT : getenv("PORTKERN_COMMIT");
     char header[768];
     snprintf(header, sizeof header, "%s, %s %d: %s (%s), commit %s, median of %d runs", date,
-             pk_backend_name(info.backend), info.index, info.name, info.driver, PK_COMMIT, reps);
+             pk_backend_name(info.backend), info.index, info.name, info.driver, commit, reps);
     printf("%s\n", header);
     printf("%-38s %9s %6s %10s %-13s %6s %9s %10s %6s\n", "case", "ms", "spread", "result", "unit", "floor",
            "vendor ms", "vendor", "ratio");

@@ -3,7 +3,8 @@
 # suite on CUDA and on NVIDIA's OpenCL (registered by hand: the driver ships
 # it unregistered), then the bench on CUDA beside cuBLAS. Logs go to $OUT
 # (or ./gpu-out); the short table comes last. Arguments: which parts to run
-# (default: conform bench).
+# (default: conform bench). The tree there has no .git: pass the commit as
+# PORTKERN_COMMIT=$(git rev-parse --short HEAD) in the command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
