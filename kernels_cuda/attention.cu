@@ -1,5 +1,6 @@
 /* Attention kernels (backends/cuda/cuda_attention.c launches them):
- *   pk_attn_mma_<dt>_d<D>_rows   tensor cores, warps split the rows (prefill)
+ *   pk_attn_mma_<dt>_d<D>_rows   tensor cores, warps split the rows (prefill), 64-row blocks
+ *   pk_attn_mma_<dt>_d<D>_rows128  the same with 128-row blocks, 32 rows a warp (D <= 128)
  *   pk_attn_mma_<dt>_d<D>_keys   tensor cores, 16 GQA-packed rows, warps split the keys (decode)
  *   pk_attn_simt_<dt>_d<D>       CUDA cores, any dtype and strides
  *   pk_attn_merge_<dt>           combines split-KV partials
@@ -47,11 +48,17 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
             big == -CUDART_INF_F ? -CUDART_INF_F : (big + log2f(sum)) * CUDART_LN2_F;
 }
 
-/* Prefill: 4 warps of 16 rows; D = 256 takes 32-key tiles so that two
- * buffers of K and V fit the A100's shared memory. */
-template <int D> using rows_cfg = mma_cfg<D, 4, 1, 1, D == 256 ? 32 : 64>;
-/* Decode: one 16-row tile, 4 warps of 16 keys each per 64-key tile. */
-template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64>;
+/* Prefill, few rows: 4 warps of 16 rows; D = 256 takes 32-key tiles so
+ * that two stages of K and V fit the A100's shared memory. */
+template <int D> using rows_cfg = mma_cfg<D, 4, 1, 1, D == 256 ? 32 : 64, 2>;
+/* Prefill, D <= 128: 4 warps of 32 rows (two m16 tiles), so that every K
+ * and V fragment a warp reads from shared memory feeds two mma; 128-row
+ * blocks also halve the K/V traffic from L2. */
+template <int D> using rows128_cfg = mma_cfg<D, 4, 1, 2, D == 128 ? 32 : 64, 2>;
+/* Decode: one 16-row tile, 4 warps of 16 keys each per 64-key tile, three
+ * stages of K and V (two tiles in flight while one computes); D = 256
+ * keeps two so that it fits the A100. */
+template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
 
 } // namespace pk_attn
 
@@ -65,6 +72,14 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64>;
         pk_attn_mma_##dt##_d##D##_keys(const pk_attn_params p) \
     { \
         pk_attn::mma_attention<DT, pk_attn::keys_cfg<D>>(p); \
+    }
+
+#define PK_ATTN_MMA128(dt, DT, D) \
+    PK_ATTN_MMA(dt, DT, D) \
+    extern "C" __global__ void __launch_bounds__(pk_attn::rows128_cfg<D>::NT, 1) \
+        pk_attn_mma_##dt##_d##D##_rows128(const pk_attn_params p) \
+    { \
+        pk_attn::mma_attention<DT, pk_attn::rows128_cfg<D>>(p); \
     }
 
 #define PK_ATTN_SIMT(dt, DT, D) \
@@ -82,7 +97,7 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64>;
 PK_ATTN_DTYPE(f32, 0)
 PK_ATTN_DTYPE(f16, 1)
 PK_ATTN_DTYPE(bf16, 2)
-PK_ATTN_MMA(f16, 1, 64) PK_ATTN_MMA(f16, 1, 80) PK_ATTN_MMA(f16, 1, 96) PK_ATTN_MMA(f16, 1, 128)
+PK_ATTN_MMA128(f16, 1, 64) PK_ATTN_MMA128(f16, 1, 80) PK_ATTN_MMA128(f16, 1, 96) PK_ATTN_MMA128(f16, 1, 128)
 PK_ATTN_MMA(f16, 1, 256)
-PK_ATTN_MMA(bf16, 2, 64) PK_ATTN_MMA(bf16, 2, 80) PK_ATTN_MMA(bf16, 2, 96) PK_ATTN_MMA(bf16, 2, 128)
+PK_ATTN_MMA128(bf16, 2, 64) PK_ATTN_MMA128(bf16, 2, 80) PK_ATTN_MMA128(bf16, 2, 96) PK_ATTN_MMA128(bf16, 2, 128)
 PK_ATTN_MMA(bf16, 2, 256)

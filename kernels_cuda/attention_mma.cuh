@@ -12,9 +12,11 @@
  * accumulators), operands by ldmatrix (V with .trans); P stays in
  * registers, rounded to the input dtype, as the A operand of the second
  * product (the S accumulator layout is the A fragment layout). K and V
- * tiles are double-buffered: cp.async 16-byte copies, keys past len_kv
- * zero-filled; K of the next tile loads during this tile's P V, V of the
- * next during the next tile's S. Rows of every tile are padded by 16 bytes
+ * tiles go through ST stages (cp.async 16-byte copies, keys past len_kv
+ * zero-filled): K and V of tile it + ST - 1 load while tile it computes,
+ * one barrier per tile. With MT = 2 every K and V fragment a warp reads
+ * from shared memory feeds two mma (half the shared-memory bytes per
+ * FLOP of MT = 1). Rows of every tile are padded by 16 bytes
  * (an odd number of 16-byte units), so the 8 rows one ldmatrix reads fall
  * in distinct banks for every head dim, 80 and 96 included.
  *
@@ -98,11 +100,12 @@ __device__ __forceinline__ float ex2(float x)
 
 /* The tile shapes of one instantiation, and the shared memory layout the
  * host's mma_smem() (cuda_attention_plan.c) counts the same way:
- *   q [BM][QS], k [2][BN][QS], v [2][BN][QS] (dtype), lo/hi [BM] (int),
- *   m/l [NWN][BM] (f32); the f32 output staging [NWN][BM][OS] reuses k/v
- *   after the key loop. */
-template <int D_, int NWM_, int NWN_, int MT_, int BN_> struct mma_cfg {
-    static constexpr int D = D_, NWM = NWM_, NWN = NWN_, MT = MT_, BN = BN_;
+ *   q [BM][QS], k [ST][BN][QS], v [ST][BN][QS] (dtype), lo/hi [BM] (int),
+ *   m/l [NWN][BM] (f32); the f32 output staging [NWN][BM][OS] reuses q, k
+ *   and v after the key loop. ST stages of K and V: tile it + ST - 1 loads while
+ *   tile it computes. */
+template <int D_, int NWM_, int NWN_, int MT_, int BN_, int ST_> struct mma_cfg {
+    static constexpr int D = D_, NWM = NWM_, NWN = NWN_, MT = MT_, BN = BN_, ST = ST_;
     static constexpr int NT = 32 * NWM * NWN;
     static constexpr int BM = 16 * MT * NWM;
     static constexpr int KW = BN / NWN;
@@ -110,20 +113,39 @@ template <int D_, int NWM_, int NWN_, int MT_, int BN_> struct mma_cfg {
     static constexpr int OS = D + 4;
     static constexpr int DCH = D / 8; /* 16-byte chunks per row */
     static constexpr int Q_BYTES = BM * QS * 2;
-    static constexpr int KV_BYTES = 2 * BN * QS * 2;
+    static constexpr int TILE = BN * QS;               /* elements of one K or V stage */
+    static constexpr int KV_BYTES = ST * TILE * 2;     /* all stages of K (or of V) */
     static constexpr int SMEM = Q_BYTES + 2 * KV_BYTES + BM * 8 + NWN * BM * 8;
     static_assert(D % 16 == 0 && KW % 16 == 0, "tiles must be whole mma steps");
-    static_assert(NWN * BM * OS * 4 <= 2 * KV_BYTES, "output staging must fit in the K/V buffers");
+    static_assert(ST >= 2, "at least double buffering");
+    static_assert(NWN * BM * OS * 4 <= Q_BYTES + 2 * KV_BYTES, "output staging must fit in the Q/K/V buffers");
 };
 
-/* rows x D tile of keys n0.. of one kv head into shared memory. */
+/* rows x D tile of keys n0.. of one kv head into shared memory. When the
+ * threads cover whole rows, each thread keeps one column of chunks and one
+ * pointer that steps by RS rows (few registers: the tile loop would keep
+ * one 64-bit address per chunk otherwise). */
 template <class C, typename T>
 __device__ __forceinline__ void load_kv(T *dst, const T *src, int64_t row_stride, int n0, int lkv)
 {
-    for (int x = threadIdx.x; x < C::BN * C::DCH; x += C::NT) {
-        int r = x / C::DCH, ch = x % C::DCH;
-        bool in = n0 + r < lkv;
-        cp16(dst + r * C::QS + ch * 8, in ? src + (int64_t)(n0 + r) * row_stride + ch * 8 : src, in ? 16 : 0);
+    if constexpr (C::NT % C::DCH == 0) {
+        constexpr int RS = C::NT / C::DCH; /* rows one pass covers */
+        static_assert(C::BN % RS == 0, "whole passes");
+        const int r0 = threadIdx.x / C::DCH, ch = threadIdx.x % C::DCH;
+        const T *g = src + (int64_t)(n0 + r0) * row_stride + ch * 8;
+        T *d = dst + r0 * C::QS + ch * 8;
+#pragma unroll
+        for (int r = 0; r < C::BN; r += RS) {
+            bool in = n0 + r0 + r < lkv;
+            cp16(d + r * C::QS, in ? g : src, in ? 16 : 0);
+            g += RS * row_stride;
+        }
+    } else {
+        for (int x = threadIdx.x; x < C::BN * C::DCH; x += C::NT) {
+            int r = x / C::DCH, ch = x % C::DCH;
+            bool in = n0 + r < lkv;
+            cp16(dst + r * C::QS + ch * 8, in ? src + (int64_t)(n0 + r) * row_stride + ch * 8 : src, in ? 16 : 0);
+        }
     }
 }
 
@@ -155,7 +177,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
     int *s_hi = s_lo + BM;
     float *s_m = reinterpret_cast<float *>(s_hi + BM);
     float *s_l = s_m + NWN * BM;
-    float *stage = reinterpret_cast<float *>(sk);
+    float *stage = reinterpret_cast<float *>(smem); /* q, k, v: dead after the key loop */
 
     {
         /* the host sized this; a mismatch would corrupt memory silently */
@@ -190,52 +212,74 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
         lo_max = max(lo_max, a);
         hi_min = min(hi_min, z);
     }
-    int my_lo[MT][2], my_hi[MT][2];
-    for (int mt = 0; mt < MT; mt++)
-        for (int hf = 0; hf < 2; hf++) {
-            int r = (wm * MT + mt) * 16 + g + 8 * hf;
-            my_lo[mt][hf] = s_lo[r];
-            my_hi[mt][hf] = s_hi[r];
-        }
+    /* This lane's rows of m16 tile mt: my_row(mt, 0) and my_row(mt, 1) = +8.
+     * Their windows stay in shared memory (s_lo, s_hi), read on edge tiles
+     * only, which keeps registers for the accumulators. */
+    auto my_row = [&](int mt, int hf) { return (wm * MT + mt) * 16 + g + 8 * hf; };
 
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
     const int n_begin = hi_max < 0 ? 0 : lo_min / BN * BN;
     const int n_tiles = hi_max < 0 ? 0 : (hi_max - n_begin) / BN + 1;
 
-    /* cp.async groups in order: [Q, K0] [V0] [K1] [V1] ..., empty groups
-     * past the last tile keep the count uniform for cp_wait<1>. */
-    if (n_tiles > 0) load_kv<C>(sk, kb, p.ks[1], n_begin, s.lkv);
-    cp_commit();
-    if (n_tiles > 0) load_kv<C>(sv, vb, p.vs[1], n_begin, s.lkv);
-    cp_commit();
+    /* cp.async groups in order: [Q, K0, V0] [K1, V1] ... [K(ST-2), V(ST-2)],
+     * then one group per iteration (the tile ST - 1 ahead, or empty past the
+     * last tile, so that cp_wait<ST - 2> always means "this tile landed"). */
+#pragma unroll
+    for (int st = 0; st < C::ST - 1; st++) {
+        if (st < n_tiles) {
+            load_kv<C>(sk + st * C::TILE, kb, p.ks[1], n_begin + st * BN, s.lkv);
+            load_kv<C>(sv + st * C::TILE, vb, p.vs[1], n_begin + st * BN, s.lkv);
+        }
+        cp_commit();
+    }
 
     float acc[MT][NDT][4];
     float m_run[MT][2], l_run[MT][2];
+#pragma unroll
     for (int mt = 0; mt < MT; mt++) {
+#pragma unroll
         for (int j = 0; j < NDT; j++)
+#pragma unroll
             for (int e = 0; e < 4; e++) acc[mt][j][e] = 0.0f;
+#pragma unroll
         for (int hf = 0; hf < 2; hf++) {
             m_run[mt][hf] = -CUDART_INF_F;
             l_run[mt][hf] = 0.0f;
         }
     }
 
+#pragma unroll 1
     for (int it = 0; it < n_tiles; it++) {
-        const int n0 = n_begin + it * BN, buf = it & 1;
-        const T *kt = sk + buf * BN * QS, *vt = sv + buf * BN * QS;
-        cp_wait<1>(); /* K of this tile (and Q) */
-        __syncthreads();
-        if (it + 1 < n_tiles) load_kv<C>(sk + (buf ^ 1) * BN * QS, kb, p.ks[1], n0 + BN, s.lkv);
-        cp_commit();
+        const int n0 = n_begin + it * BN, buf = it % C::ST;
+        const T *kt = sk + buf * C::TILE, *vt = sv + buf * C::TILE;
+        const bool edge = !(n0 >= lo_max && n0 + BN - 1 <= hi_min);
+        cp_wait<C::ST - 2>(); /* K and V of this tile (and Q) */
+        /* The barrier publishes this tile and frees the stage tile it - 1
+         * used, which the next load overwrites. */
+        bool slow = false;
+        if (edge) slow = __syncthreads_or(nonfinite<C, DT>(vt));
+        else __syncthreads();
+        {
+            const int ahead = it + C::ST - 1, nb = ahead % C::ST;
+            if (ahead < n_tiles) {
+                load_kv<C>(sk + nb * C::TILE, kb, p.ks[1], n_begin + ahead * BN, s.lkv);
+                load_kv<C>(sv + nb * C::TILE, vb, p.vs[1], n_begin + ahead * BN, s.lkv);
+            }
+            cp_commit();
+        }
 
         float sc[MT][NKT][4];
+#pragma unroll
         for (int mt = 0; mt < MT; mt++)
+#pragma unroll
             for (int j = 0; j < NKT; j++)
+#pragma unroll
                 for (int e = 0; e < 4; e++) sc[mt][j][e] = 0.0f;
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             uint32_t a[MT][4];
+#pragma unroll
             for (int mt = 0; mt < MT; mt++)
                 ldsm_x4(a[mt], sq + ((wm * MT + mt) * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * QS + kk * 16 +
                                    8 * (lane >> 4));
@@ -244,6 +288,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                 uint32_t bk[4];
                 ldsm_x4(bk, kt + (wn * KW + np * 16 + (lane & 7) + 8 * (lane >> 4)) * QS + kk * 16 +
                                 8 * ((lane >> 3) & 1));
+#pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     M::mma(sc[mt][2 * np], a[mt], bk[0], bk[1]);
                     M::mma(sc[mt][2 * np + 1], a[mt], bk[2], bk[3]);
@@ -251,17 +296,21 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
         }
 
-        const bool edge = !(n0 >= lo_max && n0 + BN - 1 <= hi_min);
+#pragma unroll
         for (int mt = 0; mt < MT; mt++) {
+#pragma unroll
             for (int j = 0; j < NKT; j++)
+#pragma unroll
                 for (int e = 0; e < 4; e++) {
                     int key = n0 + wn * KW + j * 8 + 2 * t4 + (e & 1);
                     float x = sc[mt][j][e] * p.qscale;
-                    if (edge && (key < my_lo[mt][e >> 1] || key > my_hi[mt][e >> 1])) x = -CUDART_INF_F;
+                    if (edge && (key < s_lo[my_row(mt, e >> 1)] || key > s_hi[my_row(mt, e >> 1)])) x = -CUDART_INF_F;
                     sc[mt][j][e] = x;
                 }
+#pragma unroll
             for (int hf = 0; hf < 2; hf++) {
                 float mx = -CUDART_INF_F;
+#pragma unroll
                 for (int j = 0; j < NKT; j++) mx = nanmax(mx, nanmax(sc[mt][j][2 * hf], sc[mt][j][2 * hf + 1]));
                 /* the 4 lanes of a quad hold one row */
                 mx = nanmax(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
@@ -272,12 +321,15 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                 float alpha = ex2(m_run[mt][hf] - base);
                 m_run[mt][hf] = mn;
                 float sum = 0.0f;
+#pragma unroll
                 for (int j = 0; j < NKT; j++)
+#pragma unroll
                     for (int e = 2 * hf; e < 2 * hf + 2; e++) {
                         sc[mt][j][e] = ex2(sc[mt][j][e] - base);
                         sum += sc[mt][j][e];
                     }
                 l_run[mt][hf] = l_run[mt][hf] * alpha + sum; /* this lane's part of the row sum */
+#pragma unroll
                 for (int j = 0; j < NDT; j++) {
                     acc[mt][j][2 * hf] *= alpha;
                     acc[mt][j][2 * hf + 1] *= alpha;
@@ -285,17 +337,11 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
         }
 
-        cp_wait<1>(); /* V of this tile */
-        bool slow = false;
-        if (edge) slow = __syncthreads_or(nonfinite<C, DT>(vt));
-        else __syncthreads();
-        if (it + 1 < n_tiles) load_kv<C>(sv + (buf ^ 1) * BN * QS, vb, p.vs[1], n0 + BN, s.lkv);
-        cp_commit();
-
         if (!slow) {
 #pragma unroll
             for (int kk = 0; kk < KW / 16; kk++) {
                 uint32_t a[MT][4];
+#pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     a[mt][0] = M::pack(sc[mt][2 * kk][0], sc[mt][2 * kk][1]);
                     a[mt][1] = M::pack(sc[mt][2 * kk][2], sc[mt][2 * kk][3]);
@@ -307,6 +353,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                     uint32_t bv[4];
                     ldsm_x4_trans(bv, vt + (wn * KW + kk * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * QS +
                                           dp * 16 + 8 * (lane >> 4));
+#pragma unroll
                     for (int mt = 0; mt < MT; mt++) {
                         M::mma(acc[mt][2 * dp], a[mt], bv[0], bv[1]);
                         M::mma(acc[mt][2 * dp + 1], a[mt], bv[2], bv[3]);
@@ -316,6 +363,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
         } else {
             /* Non-finite V in a masked tile: each lane fetches its rows'
              * weights from the quad and adds only the keys its rows see. */
+#pragma unroll
             for (int mt = 0; mt < MT; mt++)
 #pragma unroll
                 for (int j = 0; j < NKT; j++)
@@ -327,10 +375,12 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                             int src = (lane & ~3) | qd;
                             float p0 = __shfl_sync(0xffffffffu, sc[mt][j][e], src);
                             float p1 = __shfl_sync(0xffffffffu, sc[mt][j][2 + e], src);
-                            bool s0 = key >= my_lo[mt][0] && key <= my_hi[mt][0];
-                            bool s1 = key >= my_lo[mt][1] && key <= my_hi[mt][1];
+                            bool s0 = key >= s_lo[my_row(mt, 0)] && key <= s_hi[my_row(mt, 0)];
+                            bool s1 = key >= s_lo[my_row(mt, 1)] && key <= s_hi[my_row(mt, 1)];
                             const T *vr = vt + kr * QS + 2 * t4;
+#pragma unroll
                             for (int dn = 0; dn < NDT; dn++)
+#pragma unroll
                                 for (int c = 0; c < 2; c++) {
                                     float x = pk_to_f32(vr[dn * 8 + c]);
                                     if (s0) acc[mt][dn][c] += p0 * x;
@@ -344,7 +394,9 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
      * memory, so that the stores of a row are contiguous. */
     cp_wait<0>();
     __syncthreads();
+#pragma unroll
     for (int mt = 0; mt < MT; mt++)
+#pragma unroll
         for (int hf = 0; hf < 2; hf++) {
             float l = l_run[mt][hf];
             l += __shfl_xor_sync(0xffffffffu, l, 1);
@@ -356,16 +408,20 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
         }
     __syncthreads();
+#pragma unroll
     for (int mt = 0; mt < MT; mt++)
+#pragma unroll
         for (int hf = 0; hf < 2; hf++) {
             int r = (wm * MT + mt) * 16 + g + 8 * hf;
             float big = -CUDART_INF_F;
+#pragma unroll
             for (int w = 0; w < NWN; w++) big = nanmax(big, s_m[w * BM + r]);
             float m = m_run[mt][hf];
             /* a warp that saw no key of this row adds nothing, NaN V or not */
             bool none = m == -CUDART_INF_F;
             float f = none ? 0.0f : ex2(m - big);
             float *o = stage + (wn * BM + r) * C::OS + 2 * t4;
+#pragma unroll
             for (int j = 0; j < NDT; j++) {
                 float2 v2;
                 v2.x = none ? 0.0f : f * acc[mt][j][2 * hf];
@@ -378,7 +434,9 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
         int r = x / D, c = x % D, pr = row0 + r;
         if (pr >= s.rows) break;
         float big = -CUDART_INF_F, l = 0.0f, o = 0.0f;
+#pragma unroll
         for (int w = 0; w < NWN; w++) big = nanmax(big, s_m[w * BM + r]);
+#pragma unroll
         for (int w = 0; w < NWN; w++) {
             float m = s_m[w * BM + r];
             if (m != -CUDART_INF_F) l += ex2(m - big) * s_l[w * BM + r];

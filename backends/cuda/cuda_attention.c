@@ -41,6 +41,7 @@ static void kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *pl
     const char *dt = dtype_tag(p->q.dtype);
     switch (plan->kernel) {
     case PK_CU_ATTN_MMA_ROWS: snprintf(name, n, "pk_attn_mma_%s_d%d_rows", dt, (int)p->d); break;
+    case PK_CU_ATTN_MMA_ROWS128: snprintf(name, n, "pk_attn_mma_%s_d%d_rows128", dt, (int)p->d); break;
     case PK_CU_ATTN_MMA_KEYS: snprintf(name, n, "pk_attn_mma_%s_d%d_keys", dt, (int)p->d); break;
     default: snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d); break;
     }

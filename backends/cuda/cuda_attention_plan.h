@@ -21,7 +21,8 @@ typedef struct pk_cu_attn_params {
 } pk_cu_attn_params;
 
 typedef enum pk_cu_attn_kernel {
-    PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill */
+    PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill, 64-row blocks */
+    PK_CU_ATTN_MMA_ROWS128, /* the same, 128-row blocks of 32 rows a warp (D <= 128, many rows) */
     PK_CU_ATTN_MMA_KEYS, /* tensor cores, 16 packed rows, warps split the keys: decode */
     PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
 } pk_cu_attn_kernel;
