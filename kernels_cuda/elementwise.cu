@@ -29,6 +29,24 @@
     PK_EW_ROW(op, OP, dt, DT, str, 1, 2)                                      \
     PK_EW_ROW(op, OP, dt, DT, str, 1, 4)
 
+/* rmsnorm's vector path with the row in registers: the pipelined kernel,
+ * on a grid of about one wave (backends/cuda/cuda_rows.c) */
+#define PK_EW_RMS_VEC(dt, DT, V, C)                                                                  \
+    extern "C" __global__ void __launch_bounds__(512) pk_ew_rmsnorm_##dt##_vec_c##C(pk_ew_rows_args a) \
+    {                                                                                                 \
+        pk_ew::rmsnorm_vec_kernel<DT, V, C>(a);                                                        \
+    }
+
+#define PK_EW_RMS_PATHS(dt, DT, VEC)                                          \
+    PK_EW_ROW(rmsnorm, OP_RMSNORM, dt, DT, vec, VEC, 0)                       \
+    PK_EW_RMS_VEC(dt, DT, VEC, 1)                                             \
+    PK_EW_RMS_VEC(dt, DT, VEC, 2)                                             \
+    PK_EW_RMS_VEC(dt, DT, VEC, 4)                                             \
+    PK_EW_ROW(rmsnorm, OP_RMSNORM, dt, DT, str, 1, 0)                         \
+    PK_EW_ROW(rmsnorm, OP_RMSNORM, dt, DT, str, 1, 1)                         \
+    PK_EW_ROW(rmsnorm, OP_RMSNORM, dt, DT, str, 1, 2)                         \
+    PK_EW_ROW(rmsnorm, OP_RMSNORM, dt, DT, str, 1, 4)
+
 #define PK_EW_EW(op, OP, dt, DT, VEC)                                                                   \
     extern "C" __global__ void __launch_bounds__(256) pk_ew_##op##_##dt##_vec(pk_ew_rows_args a)         \
     {                                                                                                  \
@@ -40,7 +58,7 @@
     }
 
 #define PK_EW_DTYPE(dt, DT, VEC)                                                    \
-    PK_EW_ROW_PATHS(rmsnorm, OP_RMSNORM, dt, DT, VEC)                               \
+    PK_EW_RMS_PATHS(dt, DT, VEC)                                                    \
     PK_EW_ROW_PATHS(layernorm, OP_LAYERNORM, dt, DT, VEC)                           \
     PK_EW_ROW_PATHS(softmax, OP_SOFTMAX, dt, DT, VEC)                               \
     PK_EW_EW(glu, OP_GLU, dt, DT, VEC)                                              \

@@ -46,6 +46,34 @@ template <typename T, int N> __device__ __forceinline__ void store_vec(T *p, con
     }
 }
 
+/* One 16-byte chunk as raw bits, and its values: the pipelined kernels
+ * keep loads in flight as raw registers and convert when they use them.
+ * The streaming forms (ld/st.global.cs, evict first) are for data read or
+ * written once; they are ordinary coherent accesses, so in-place use
+ * (out == x) stays correct. */
+__device__ __forceinline__ uint4 ld_stream(const void *p) { return __ldcs(reinterpret_cast<const uint4 *>(p)); }
+__device__ __forceinline__ void st_stream(void *p, uint4 v) { __stcs(reinterpret_cast<uint4 *>(p), v); }
+
+template <typename T, int N> __device__ __forceinline__ void unpack16(uint4 u, float (&v)[N])
+{
+    static_assert(N * sizeof(T) == 16, "one 16-byte chunk");
+    T e[N];
+    memcpy(e, &u, sizeof u);
+#pragma unroll
+    for (int i = 0; i < N; i++) v[i] = pk_to_f32(e[i]);
+}
+
+template <typename T, int N> __device__ __forceinline__ uint4 pack16(const float (&v)[N])
+{
+    static_assert(N * sizeof(T) == 16, "one 16-byte chunk");
+    T e[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) e[i] = pk_from_f32<T>(v[i]);
+    uint4 u;
+    memcpy(&u, e, sizeof u);
+    return u;
+}
+
 /* Chunk j of a row: V == 1 is one element at stride st (any layout),
  * V > 1 is V contiguous, aligned elements (the vector path, st == 1). */
 template <int DT, int V>
@@ -66,14 +94,16 @@ __device__ __forceinline__ void store_chunk(const pk_ew_view &v, int64_t off, in
     else store_vec<T, V>(p + j * V, val);
 }
 
-/* Leading indices of flat row r over lead0 x lead1 x lead2; 32-bit
- * division when every index fits, which is every real shape. */
+/* Leading indices of flat row r (0 <= r < rows) over lead0 x lead1 x
+ * lead2; 32-bit division when every index fits, which is every real
+ * shape, and none when lead2 is all of them. */
 struct row_idx {
     int64_t i0, i1, i2;
 };
 
 __device__ __forceinline__ row_idx split_row(int64_t r, int64_t rows, int64_t lead1, int64_t lead2)
 {
+    if (lead2 == rows) return {0, 0, r}; /* one leading dim longer than 1: no division */
     if (rows <= 0xffffffffll) {
         const uint32_t r32 = (uint32_t)r, l1 = (uint32_t)lead1, l2 = (uint32_t)lead2, t = r32 / l2;
         return {t / l1, t % l1, r32 % l2};

@@ -8,7 +8,8 @@
  * read it, so out and residual_out may be exactly x or residual.
  *
  * glu and bias_act: one chunk per thread over a columns x rows grid, the
- * rows in a grid-stride loop (grid.y is bounded to 65535). */
+ * rows in a grid-stride loop of EW_U rows a step (grid.y is bounded to
+ * 65535). */
 #pragma once
 
 #include "ew_common.cuh"
@@ -145,34 +146,186 @@ template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kern
     }
 }
 
+/* rmsnorm on the vector path with the row in registers (V values of 16
+ * bytes per chunk, C > 0 chunks per thread), as row_kernel computes it
+ * (same sums in the same order, same outputs) but pipelined for a grid of
+ * about one wave of blocks that each walk many rows: the loads of x and
+ * residual for the block's next rows are issued, as raw 16-byte
+ * registers, before this row's reduction and stores, so every block
+ * always has a row's worth of loads in flight. weight is read into
+ * registers once per block. x and residual are read with ld.global.cs and
+ * the outputs written with st.global.cs (each byte is touched once); a
+ * thread reads a row's chunks before it writes the same chunks, and the
+ * next rows it prefetches are other rows, so out == x and residual_out ==
+ * residual stay correct. */
+template <int DT, int V, int C> __device__ __forceinline__ void rmsnorm_vec_kernel(const pk_ew_rows_args &a)
+{
+    typedef PK_T(DT) T;
+    static_assert(V * sizeof(T) == 16 && C > 0, "vector path, row in registers");
+    __shared__ float red[32];
+    /* the row fits in tpr * C <= 512 * C chunks: 32-bit indices */
+    const int nchunk = (int)(a.cols / V), tpr = blockDim.x, tid = threadIdx.x;
+    const float n = (float)a.cols;
+    const bool has_res = a.res.ptr != 0, has_w = a.weight.ptr != 0;
+
+    uint4 w[C];
+#pragma unroll
+    for (int k = 0; k < C; k++) {
+        const int j = tid + k * tpr;
+        w[k] = has_w && j < nchunk ? __ldg(reinterpret_cast<const uint4 *>(a.weight.ptr) + j) : make_uint4(0, 0, 0, 0);
+    }
+
+    uint4 xr[C], rr[C];
+    /* issues the loads of this thread's chunks of group g's row */
+    auto fetch = [&](int64_t g) {
+        const int64_t r = g * blockDim.y + threadIdx.y;
+        if (r >= a.rows) return;
+        const row_idx ri = split_row(r, a.rows, a.lead1, a.lead2);
+        const T *px = reinterpret_cast<const T *>(a.x.ptr) + row_off(a.x, ri);
+        const T *pr = reinterpret_cast<const T *>(a.res.ptr) + row_off(a.res, ri);
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            const int j = tid + k * tpr;
+            if (j < nchunk) {
+                xr[k] = ld_stream(px + j * V);
+                if (has_res) rr[k] = ld_stream(pr + j * V);
+            }
+        }
+    };
+
+    int64_t g = blockIdx.x;
+    fetch(g);
+    /* rows past the end still take part in the block's reductions */
+    for (; g * blockDim.y < a.rows; g += gridDim.x) {
+        const int64_t r = g * blockDim.y + threadIdx.y;
+        const bool live = r < a.rows;
+        float h[C][V];
+        float sum_sq = 0.0f;
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            const int j = tid + k * tpr;
+            if (live && j < nchunk) {
+                unpack16<T, V>(xr[k], h[k]);
+                if (has_res) {
+                    float t[V];
+                    unpack16<T, V>(rr[k], t);
+#pragma unroll
+                    for (int i = 0; i < V; i++) h[k][i] += t[i];
+                }
+#pragma unroll
+                for (int i = 0; i < V; i++) sum_sq += h[k][i] * h[k][i];
+            }
+        }
+        fetch(g + gridDim.x);
+        const float inv = 1.0f / sqrtf(row_reduce<op_sum>(sum_sq, red) / n + a.eps);
+        if (!live) continue;
+        const row_idx ri = split_row(r, a.rows, a.lead1, a.lead2);
+        T *po = reinterpret_cast<T *>(a.out.ptr) + row_off(a.out, ri);
+        T *pro = reinterpret_cast<T *>(a.res_out.ptr) + row_off(a.res_out, ri);
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            const int j = tid + k * tpr;
+            if (j < nchunk) {
+                if (a.res_out.ptr) st_stream(pro + j * V, pack16<T, V>(h[k]));
+                float y[V], wv[V], b[V];
+                unpack16<T, V>(w[k], wv);
+                if (a.bias.ptr) load_chunk<DT, V>(a.bias, 0, j, b);
+#pragma unroll
+                for (int i = 0; i < V; i++) {
+                    y[i] = (h[k][i] - 0.0f) * inv;
+                    if (has_w) y[i] *= wv[i];
+                    if (a.bias.ptr) y[i] += b[i];
+                }
+                st_stream(po + j * V, pack16<T, V>(y));
+            }
+        }
+    }
+}
+
 enum { OP_GLU, OP_BIAS_ACT };
 
-/* x is read before out is written: out may be exactly x (bias_act). */
+/* silu for 16-bit outputs: __expf and a one-ulp reciprocal (rcp.approx,
+ * not ftz, so a sum near FLT_MAX still gives a tiny, not zero, result)
+ * are within ~1e-6 relative of the exact form, far below a 16-bit ulp.
+ * f32 outputs, and every other activation, keep pk_act's exact form. */
+__device__ __forceinline__ float silu_fast(float x)
+{
+    float r;
+    asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(1.0f + __expf(-x)));
+    return x * r;
+}
+
+template <int DT, int N> __device__ __forceinline__ void act_out(int act, float (&v)[N])
+{
+    if (DT != 0 && act == 4) {
+#pragma unroll
+        for (int i = 0; i < N; i++) v[i] = silu_fast(v[i]);
+    } else {
+        act_all(act, v);
+    }
+}
+
+/* Each thread owns chunk j of EW_U rows per step: rows r, r + S, ..,
+ * r + (EW_U - 1) S with S = gridDim.y * blockDim.y, then r += EW_U * S;
+ * all their loads are issued before the first store, so a thread has
+ * EW_U (glu: 2 EW_U) 16-byte loads in flight. The vector path reads with
+ * ld.global.cs and writes with st.global.cs (each byte once). Each value
+ * is read before the same thread writes it: out may be exactly x
+ * (bias_act) or gate/up (glu). */
+#define EW_U 4
 template <int OP, int DT, int V> __device__ __forceinline__ void ew_kernel(const pk_ew_rows_args &a)
 {
+    typedef PK_T(DT) T;
+    constexpr bool VEC = V > 1; /* then V values are 16 bytes */
     const int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (j >= a.cols / V) return;
     float b[V];
     if (OP == OP_BIAS_ACT && a.bias.ptr) load_chunk<DT, V>(a.bias, 0, j, b);
-    for (int64_t r = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; r < a.rows;
-         r += (int64_t)gridDim.y * blockDim.y) {
-        const row_idx ri = split_row(r, a.rows, a.lead1, a.lead2);
-        float x[V];
-        load_chunk<DT, V>(a.x, row_off(a.x, ri), j, x);
-        if constexpr (OP == OP_GLU) {
-            float up[V];
-            load_chunk<DT, V>(a.up, row_off(a.up, ri), j, up);
-            act_all(a.act, x);
+    const int64_t step = (int64_t)gridDim.y * blockDim.y;
+    for (int64_t r0 = blockIdx.y * (int64_t)blockDim.y + threadIdx.y; r0 < a.rows; r0 += EW_U * step) {
+        /* raw 16-byte registers on the vector path, values on the other */
+        float x[EW_U][VEC ? 1 : V], up[EW_U][VEC ? 1 : V];
+        uint4 xr[EW_U], ur[EW_U];
+        int64_t oo[EW_U];
 #pragma unroll
-            for (int i = 0; i < V; i++) x[i] *= up[i];
-        } else {
-            if (a.bias.ptr) {
-#pragma unroll
-                for (int i = 0; i < V; i++) x[i] += b[i];
+        for (int u = 0; u < EW_U; u++) {
+            const int64_t r = r0 + u * step;
+            if (r >= a.rows) break;
+            const row_idx ri = split_row(r, a.rows, a.lead1, a.lead2);
+            oo[u] = row_off(a.out, ri);
+            if constexpr (VEC) {
+                xr[u] = ld_stream(reinterpret_cast<const T *>(a.x.ptr) + row_off(a.x, ri) + j * V);
+                if (OP == OP_GLU) ur[u] = ld_stream(reinterpret_cast<const T *>(a.up.ptr) + row_off(a.up, ri) + j * V);
+            } else {
+                load_chunk<DT, V>(a.x, row_off(a.x, ri), j, x[u]);
+                if (OP == OP_GLU) load_chunk<DT, V>(a.up, row_off(a.up, ri), j, up[u]);
             }
-            act_all(a.act, x);
         }
-        store_chunk<DT, V>(a.out, row_off(a.out, ri), j, x);
+#pragma unroll
+        for (int u = 0; u < EW_U; u++) {
+            if (r0 + u * step >= a.rows) break;
+            float xv[V], uv[V];
+            if constexpr (VEC) {
+                unpack16<T, V>(xr[u], xv);
+                if (OP == OP_GLU) unpack16<T, V>(ur[u], uv);
+            } else {
+                xv[0] = x[u][0];
+                uv[0] = up[u][0];
+            }
+            if constexpr (OP == OP_GLU) {
+                act_out<DT>(a.act, xv);
+#pragma unroll
+                for (int i = 0; i < V; i++) xv[i] *= uv[i];
+            } else {
+                if (a.bias.ptr) {
+#pragma unroll
+                    for (int i = 0; i < V; i++) xv[i] += b[i];
+                }
+                act_all(a.act, xv);
+            }
+            if constexpr (VEC) st_stream(reinterpret_cast<T *>(a.out.ptr) + oo[u] + j * V, pack16<T, V>(xv));
+            else store_chunk<DT, V>(a.out, oo[u], j, xv);
+        }
     }
 }
 

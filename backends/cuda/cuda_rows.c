@@ -4,6 +4,7 @@
  * vector kernels (16-byte accesses) run when every operand allows them;
  * the strided ones take anything. Kernels: kernels_cuda/ew_rows.cuh. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cuda_ew.h"
 
@@ -11,6 +12,7 @@
 #define ROWS_MIN_BLOCK 128  /* short rows share a block, several rows to one */
 #define ROWS_STR_CHUNKS 4   /* register chunks the strided kernels have */
 #define EW_BLOCK 256
+#define EW_ROWS_PER_THREAD 4 /* EW_U in kernels_cuda/ew_rows.cuh: rows a thread loads at once */
 #define GRID_X_MAX 2147483647u
 #define GRID_Y_MAX 65535u
 
@@ -48,6 +50,7 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
     int64_t nchunk = p->cols / v;
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     char name[64];
+    int pipelined = 0;
     if (per_row) {
         /* as many chunks per thread as registers allow (more loads in
          * flight), then the fewest threads that cover the row */
@@ -60,18 +63,31 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
         block[1] = rpb;
         grid[0] = min_u64((uint64_t)(rows + rpb - 1) / rpb, GRID_X_MAX);
         snprintf(name, sizeof name, "pk_ew_%s_%s_%s_c%d", op, dt_name(p->x.dtype), v > 1 ? "vec" : "str", (int)c);
+        /* c8 (f32 only) stays on the general row kernel */
+        pipelined = v > 1 && c > 0 && c <= 4 && strcmp(op, "rmsnorm") == 0;
     } else {
         block[0] = pk_cu_ew_block_x(nchunk, EW_BLOCK);
         block[1] = EW_BLOCK / block[0];
         uint64_t gx = ((uint64_t)nchunk + block[0] - 1) / block[0];
         if (gx > GRID_X_MAX) return pk_msgf(msg, PK_ERR_UNSUPPORTED, "CUDA %s: rows of %lld columns", op, (long long)p->cols);
         grid[0] = (unsigned)gx;
-        grid[1] = min_u64(((uint64_t)rows + block[1] - 1) / block[1], GRID_Y_MAX);
+        uint64_t rows_per_block = (uint64_t)block[1] * EW_ROWS_PER_THREAD;
+        grid[1] = min_u64(((uint64_t)rows + rows_per_block - 1) / rows_per_block, GRID_Y_MAX);
         snprintf(name, sizeof name, "pk_ew_%s_%s_%s", op, dt_name(p->x.dtype), v > 1 ? "vec" : "str");
     }
     CUfunction f;
     pk_status s = pk_cu_function(d, name, &f, msg);
     if (s != PK_SUCCESS) return s;
+    /* rmsnorm's vector kernels with the row in registers are pipelined
+     * over the rows a block walks (ew_rows.cuh, rmsnorm_vec_kernel): one
+     * wave of blocks, as many as fit on the device at once */
+    if (pipelined) {
+        int per_sm = 0;
+        unsigned threads = block[0] * block[1];
+        if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)threads, 0) == CUDA_SUCCESS && per_sm > 0 &&
+            d->sm_count > 0)
+            grid[0] = min_u64(grid[0], (uint64_t)per_sm * (uint64_t)d->sm_count);
+    }
     void *args[] = {&a};
     return pk_cu_launch(d, f, grid, block, 0, args, msg);
 }
