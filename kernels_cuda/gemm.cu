@@ -4,9 +4,12 @@
  *       letter: the operand's contiguous direction (gemm_mma.cuh)
  *   pk_gemm_simt_<dt>_<BM>                  anything, exact f32 (gemm_simt.cuh)
  *   pk_gemm_skinny_<dt>_m<MR>               decode, M <= MR (gemm_skinny.cuh)
+ *   pk_gemm_decode_<dt>                     decode on tensor cores, M <= 16
+ *                                           (gemm_decode.cuh)
  * All take PK_GEMM_PARAMS (gemm_common.cuh). */
 #include "common.cuh"
 #include "gemm_common.cuh"
+#include "gemm_decode.cuh"
 #include "gemm_mma.cuh"
 #include "gemm_simt.cuh"
 #include "gemm_skinny.cuh"
@@ -61,3 +64,22 @@ PK_GEMM_SIMT_ENTRY(2, bf16, 1, 64)
 
 PK_GEMM_SKINNY_ROWS(1, f16)
 PK_GEMM_SKINNY_ROWS(2, bf16)
+
+/* 16 columns per block, 4 chunks of 32 k per warp and step: 8 loads of
+ * 16 bytes in flight per lane (2 chunks before sm_90, where 4 would spill
+ * 8 bytes). 64 registers (512 x 2), so that the 4 to 16 warps of a block
+ * (the host picks) fit 32 warps per SM. Must match DECODE_* in
+ * backends/cuda/cuda_gemm_plan.c. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define PK_GEMM_DECODE_U 2
+#else
+#define PK_GEMM_DECODE_U 4
+#endif
+#define PK_GEMM_DECODE_ENTRY(dt, dtn)                                                                     \
+    extern "C" __global__ void __launch_bounds__(512, 2) pk_gemm_decode_##dtn(PK_GEMM_PARAMS)             \
+    {                                                                                                     \
+        pk_gemm_decode<dt, 2, PK_GEMM_DECODE_U>(PK_GEMM_ARGS);                                                           \
+    }
+
+PK_GEMM_DECODE_ENTRY(1, f16)
+PK_GEMM_DECODE_ENTRY(2, bf16)

@@ -32,16 +32,38 @@ static pk_gemm_problem problem(pk_dtype dt, int64_t batch, int64_t m, int64_t n,
     return p;
 }
 
-static void expect(const pk_gemm_problem *p, int sms, size_t smem, const char *kernel, unsigned gx, unsigned gy,
-                   unsigned smem_bytes, int line)
+/* PORTKERN_CUDA_GEMM as knob (NULL: unset; the test does not read the
+ * environment, so a value set there cannot change what it checks) */
+static pk_cu_gemm_plan expect_knob(const pk_gemm_problem *p, int sms, size_t smem, const char *knob,
+                                   const char *kernel, unsigned gx, unsigned gy, unsigned smem_bytes, int line)
 {
     pk_cu_gemm_plan plan;
-    pk_cu_gemm_plan_pick(p, sms, smem, &plan);
+    pk_cu_gemm_plan_pick_knob(p, sms, smem, knob, &plan);
     if (strcmp(plan.kernel, kernel) || (gx && plan.grid[0] != gx) || (gy && plan.grid[1] != gy) ||
         plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1) {
         failures++;
         printf("FAIL line %d: got %s grid %u,%u smem %u; want %s grid %u,%u smem %u\n", line, plan.kernel,
                plan.grid[0], plan.grid[1], plan.smem, kernel, gx, gy, smem_bytes);
+    }
+    return plan;
+}
+
+static void expect(const pk_gemm_problem *p, int sms, size_t smem, const char *kernel, unsigned gx, unsigned gy,
+                   unsigned smem_bytes, int line)
+{
+    expect_knob(p, sms, smem, NULL, kernel, gx, gy, smem_bytes, line);
+}
+
+/* the decode kernel: a block of `warps` warps per 16 columns, 1 KiB of shared memory per warp */
+static void expect_decode(const pk_gemm_problem *p, const char *knob, const char *kernel, unsigned gx,
+                          unsigned warps, int line)
+{
+    pk_cu_gemm_plan plan =
+        expect_knob(p, H200_SMS, H200_SMEM, knob, kernel, gx, (unsigned)p->batch, warps * 1024, line);
+    if (plan.block[0] != 32 * warps || plan.kind != PK_CU_GEMM_DECODE) {
+        failures++;
+        printf("FAIL line %d: block %u kind %d; want %u threads of the decode kernel\n", line, plan.block[0],
+               (int)plan.kind, 32 * warps);
     }
 }
 
@@ -73,13 +95,42 @@ int main(void)
     pk_gemm_problem big = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
     expect(&big, 108, 70 * 1024, "pk_gemm_mma_bf16_128x128_ak_bk", 32 * 32, 1, 65536, __LINE__);
 
-    /* decode: the skinny kernel, rows rounded up to 1, 2, 4, 8, 16 */
+    /* decode, a few rows: the skinny kernel, rows rounded up to 1, 2, 4 */
     p = problem(PK_BF16, 1, 1, 14336, 4096, 0, 1);
     EXPECT(p, "pk_gemm_skinny_bf16_m1", 14336 / 8, 1, 0);
     p = problem(PK_F16, 1, 3, 4096, 4096, 0, 1);
     EXPECT(p, "pk_gemm_skinny_f16_m4", 4096 / 2 / 8, 1, 0);
+    p = problem(PK_BF16, 1, 4, 14336, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m4", 14336 / 2 / 8, 1, 0);
+    /* 5 to 16 rows: the tensor-core decode kernel, a block per 16 columns;
+     * 896 blocks of 4 warps fill the H200's 132 x 32 warp slots once, 8
+     * warps would not */
+    p = problem(PK_BF16, 1, 8, 14336, 4096, 0, 1);
+    expect_decode(&p, NULL, "pk_gemm_decode_bf16", 14336 / 16, 4, __LINE__);
     p = problem(PK_BF16, 1, 16, 14336, 4096, 0, 1);
-    EXPECT(p, "pk_gemm_skinny_bf16_m16", 14336 / 4 / 8, 1, 0);
+    expect_decode(&p, NULL, "pk_gemm_decode_bf16", 14336 / 16, 4, __LINE__);
+    p = problem(PK_F16, 1, 5, 14336, 4096, 0, 1);
+    expect_decode(&p, NULL, "pk_gemm_decode_f16", 14336 / 16, 4, __LINE__);
+    /* fewer columns: more warps per block split K (256 blocks x 16 warps) */
+    p = problem(PK_BF16, 1, 16, 4096, 4096, 0, 1);
+    expect_decode(&p, NULL, "pk_gemm_decode_bf16", 4096 / 16, 16, __LINE__);
+    /* ... but no more than K has groups of 128 for (K = 512: 4 groups) */
+    p = problem(PK_BF16, 1, 16, 4096, 512, 0, 1);
+    expect_decode(&p, NULL, "pk_gemm_decode_bf16", 4096 / 16, 4, __LINE__);
+    /* odd shapes: n and k with edges, batched */
+    p = problem(PK_BF16, 3, 7, 100, 4100, 0, 1);
+    p.a.stride[1] = 4104, p.b.stride[2] = 4104, p.a.stride[0] = 7 * 4104, p.b.stride[0] = 100 * 4104;
+    expect_decode(&p, NULL, "pk_gemm_decode_bf16", 7, 16, __LINE__);
+    /* PORTKERN_CUDA_GEMM=skinny / =decode send every decode problem to one kernel */
+    p = problem(PK_BF16, 1, 16, 14336, 4096, 0, 1);
+    expect_knob(&p, H200_SMS, H200_SMEM, "skinny", "pk_gemm_skinny_bf16_m16", 14336 / 4 / 8, 1, 0, __LINE__);
+    p = problem(PK_BF16, 1, 1, 14336, 4096, 0, 1);
+    expect_decode(&p, "decode", "pk_gemm_decode_bf16", 14336 / 16, 4, __LINE__);
+    expect_knob(&p, H200_SMS, H200_SMEM, "other", "pk_gemm_skinny_bf16_m1", 14336 / 8, 1, 0, __LINE__);
+    /* the knob changes nothing outside decode */
+    p = problem(PK_BF16, 1, 17, 14336, 4096, 0, 1);
+    expect_knob(&p, H200_SMS, H200_SMEM, "decode", "pk_gemm_mma_bf16_64x64_ak_bk", 224, 1, 32768, __LINE__);
+    /* 17 rows: a tile kernel */
     p = problem(PK_BF16, 1, 17, 14336, 4096, 0, 1);
     EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bk", 224, 1, 32768);
     /* decode with B row-major is not the linear layout: tensor cores */

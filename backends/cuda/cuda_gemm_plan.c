@@ -1,7 +1,13 @@
 /* The CUDA GEMM plan. In order of preference:
- *  - skinny: M <= 16 in the linear layout (x[M,K] @ W[N,K]^T, k contiguous
- *    in both), f16/bf16, 16-byte aligned rows. Decode is bound by reading
- *    W once; a tile kernel would pad M to its tile.
+ *  - decode (tensor cores) or skinny (CUDA cores): M <= 16 in the linear
+ *    layout (x[M,K] @ W[N,K]^T, k contiguous in both), f16/bf16, 16-byte
+ *    aligned rows. Decode is bound by reading W once; a tile kernel would
+ *    pad M to its tile. The skinny kernel does M FMAs per weight and keeps
+ *    up with HBM for a few rows only (M = 1: 3.25 TB/s on the H200, M = 16:
+ *    0.37); from DECODE_MIN_M rows on, the decode kernel does them all in
+ *    one mma. PORTKERN_CUDA_GEMM=skinny or =decode sends every such problem
+ *    to that one kernel, for A/B timing of the crossover (any other value,
+ *    or none, leaves the choice to M).
  *  - mma: f16/bf16 where each operand has a contiguous direction (A: k or
  *    m, B: k or n) and 16-byte aligned offsets and strides, which cp.async
  *    needs. The largest tile that still gives the device two waves of
@@ -11,6 +17,7 @@
  * A stride of a dimension of size 1 is never used, so it does not count
  * against contiguity or alignment. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_gemm_plan.h"
@@ -27,6 +34,15 @@ static const mma_tile mma_tiles[] = {
     {"64x64", 64, 64, 128, 4},
 };
 #define MMA_BK 32
+
+/* must match gemm_decode.cuh / PK_GEMM_DECODE_ENTRY in kernels_cuda/gemm.cu:
+ * 16 columns (2 n8 tiles) per block, groups of 4 chunks of 32 k per warp,
+ * at most 64 registers (32 warps per SM), up to 16 warps per block */
+#define DECODE_MIN_M 5
+#define DECODE_COLS 16
+#define DECODE_GROUP_K (4 * 32)
+#define DECODE_WARPS_PER_SM 32
+#define DECODE_MAX_WARPS 16
 
 static const char *dtype_name(pk_dtype t) { return t == PK_F16 ? "f16" : t == PK_BF16 ? "bf16" : "f32"; }
 
@@ -85,9 +101,32 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
 
 void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out)
 {
+    pk_cu_gemm_plan_pick_knob(p, sm_count, smem_optin, getenv("PORTKERN_CUDA_GEMM"), out);
+}
+
+void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
+                               pk_cu_gemm_plan *out)
+{
     memset(out, 0, sizeof *out);
     const char *dt = dtype_name(p->a.dtype);
     if (sm_count < 1) sm_count = 1;
+    const int force_skinny = knob && !strcmp(knob, "skinny"), force_decode = knob && !strcmp(knob, "decode");
+
+    if (skinny_fits(p) && !force_skinny && (p->m >= DECODE_MIN_M || force_decode)) {
+        /* a block per strip of columns, its warps splitting K: as many warps
+         * as still fit every block in one wave and still find a group of k
+         * each (4 at least) */
+        const int64_t blocks = cdiv(p->n, DECODE_COLS) * p->batch;
+        unsigned warps = 4;
+        while (warps < DECODE_MAX_WARPS && blocks * 2 * warps <= (int64_t)DECODE_WARPS_PER_SM * sm_count &&
+               p->k / DECODE_GROUP_K >= 2 * (int64_t)warps)
+            warps *= 2;
+        out->kind = PK_CU_GEMM_DECODE;
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_decode_%s", dt);
+        set_grid(out, cdiv(p->n, DECODE_COLS), p->batch, 32 * warps);
+        out->smem = warps * (DECODE_COLS / 8) * 4 * 32 * 4; /* the warps' accumulators */
+        return;
+    }
 
     if (skinny_fits(p)) {
         int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;

@@ -14,6 +14,7 @@
 
 typedef enum pk_cu_gemm_kind {
     PK_CU_GEMM_SKINNY, /* M <= 16, linear layout, f16/bf16, aligned: streams W */
+    PK_CU_GEMM_DECODE, /* the same problems from a few rows on: streams W into tensor cores */
     PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
     PK_CU_GEMM_SIMT    /* everything else, f32 included: exact f32 on the CUDA cores */
 } pk_cu_gemm_kind;
@@ -29,5 +30,11 @@ typedef struct pk_cu_gemm_plan {
  * smem_optin bytes of dynamic shared memory per block. Always succeeds:
  * the SIMT kernel takes anything. */
 void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out);
+
+/* The same with the value of PORTKERN_CUDA_GEMM given (NULL: unset), which
+ * pk_cu_gemm_plan_pick reads from the environment: "skinny" or "decode"
+ * sends every decode problem (M <= 16, linear layout) to that kernel. */
+void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
+                               pk_cu_gemm_plan *out);
 
 #endif
