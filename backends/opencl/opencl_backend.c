@@ -242,6 +242,16 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
     return PK_SUCCESS;
 }
 
+void pk_cl_grid_2d(size_t cols, size_t rows, size_t global[2], size_t local[2])
+{
+    enum { WG = 256, MAX_GROUPS = 65535 };
+    local[0] = WG;
+    while (local[0] > 1 && local[0] / 2 >= cols) local[0] /= 2;
+    local[1] = WG / local[0];
+    global[0] = cols;
+    global[1] = rows < MAX_GROUPS * local[1] ? rows : MAX_GROUPS * local[1];
+}
+
 pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg)
 {

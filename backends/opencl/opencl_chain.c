@@ -13,8 +13,6 @@
 #include "opencl_internal.h"
 #include "pk_chain_dims.h"
 
-#define CHAIN_WG 256
-#define CHAIN_MAX_GROUPS 65535 /* NVIDIA bounds a grid's second dimension */
 
 static pk_status chain_kernel(pk_cl_device *d, const pk_chain_problem *p, cl_kernel *k, pk_msg *msg)
 {
@@ -61,10 +59,6 @@ pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
         args[6 + 3 * v] = PK_CL_ARG(strides[v]);
     }
     size_t local[2], global[2];
-    local[0] = CHAIN_WG;
-    while (local[0] > 1 && local[0] / 2 >= (size_t)n3) local[0] /= 2;
-    local[1] = CHAIN_WG / local[0];
-    global[0] = (size_t)n3;
-    global[1] = (size_t)outer < CHAIN_MAX_GROUPS * local[1] ? (size_t)outer : CHAIN_MAX_GROUPS * local[1];
+    pk_cl_grid_2d((size_t)n3, (size_t)outer, global, local);
     return pk_cl_run(d, k, args, 4 + 3 * PK_CHAIN_VIEWS, 2, global, local, msg);
 }

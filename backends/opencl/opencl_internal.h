@@ -44,6 +44,12 @@ typedef struct pk_cl_arg {
 pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg);
 
+/* The grid of an elementwise kernel over rows x cols: work-groups of 256
+ * items, as wide along cols as cols allows (a power of two), and at most
+ * 65535 groups along rows (NVIDIA bounds a grid's second dimension; the
+ * kernels loop over the rows beyond). */
+void pk_cl_grid_2d(size_t cols, size_t rows, size_t global[2], size_t local[2]);
+
 /* A device scratch buffer of at least `bytes`, valid until the next call. */
 pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
 

@@ -11,10 +11,6 @@
  * on a GPU before the row is streamed instead. */
 #define ROWS_MAX_VPT 16
 #define ROWS_MAX_WG 1024
-/* Elementwise grid: work-items per group, and a cap on groups along the
- * rows (NVIDIA bounds a grid's second dimension to 65535 groups). */
-#define ROWS_EW_WG 256
-#define ROWS_EW_MAX_GROUPS 65535
 
 typedef enum rows_shape { ROWS_PER_GROUP, ROWS_ELEMENTWISE } rows_shape;
 
@@ -111,10 +107,7 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *name,
         return pk_cl_run(d, k, args, 6 + 7 * 3 + 1, 1, &global, &wg, msg);
     }
     size_t local[2], global[2];
-    local[0] = pow2_ceil((size_t)p->cols) < ROWS_EW_WG ? pow2_ceil((size_t)p->cols) : ROWS_EW_WG;
-    local[1] = ROWS_EW_WG / local[0];
-    global[0] = (size_t)p->cols;
-    global[1] = (size_t)rows < ROWS_EW_MAX_GROUPS * local[1] ? (size_t)rows : ROWS_EW_MAX_GROUPS * local[1];
+    pk_cl_grid_2d((size_t)p->cols, (size_t)rows, global, local);
     return pk_cl_run(d, k, args, 6 + 7 * 3 + 1, 2, global, local, msg);
 }
 
