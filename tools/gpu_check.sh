@@ -3,7 +3,7 @@
 # suite on CUDA and on NVIDIA's OpenCL (registered by hand: the driver ships
 # it unregistered), then the bench on CUDA beside cuBLAS. Logs go to $OUT
 # (or ./gpu-out); the short table comes last. Arguments: which parts to run
-# (default: conform bench). The tree there has no .git: pass the commit as
+# (default: conform bench; also: sanitize). The tree there has no .git: pass the commit as
 # PORTKERN_COMMIT=$(git rev-parse --short HEAD) in the command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,15 @@ fi
 if [[ $parts == *bench* ]]; then
   timeout "${PK_STEP_TIMEOUT:-240}" build-gpu/portkern bench --backend cuda --record "$out/bench-cuda.md" 2>&1 |
     tee "$out/bench-cuda.txt"
+fi
+if [[ $parts == *sanitize* ]]; then
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    t0=$(date +%s)
+    timeout "${PK_STEP_TIMEOUT:-240}" "$san" --tool "$tool" --print-limit 50 \
+      build-gpu/portkern conform --backend cuda:0 >"$out/sanitize-$tool.txt" 2>&1
+    summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$out/sanitize-$tool.txt" | tail -1)")
+  done
 fi
 echo "--- $(tail -1 "$out/gpu.txt")"
 printf '%s\n' "${summary[@]}"
