@@ -97,9 +97,9 @@ int pk_bench_main(int argc, char **argv)
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    /* a tree copied without .git (the GPU machine) builds as "unknown":
-     * the caller may say which commit it is */
-    const char *commit = strcmp(PK_COMMIT, "unknown") || !getenv("PORTKERN_COMMIT") ? PK_COMMIT : getenv("PORTKERN_COMMIT");
+    /* a tree copied to the GPU machine may carry a stale .git (or none):
+     * the caller's word on which commit it is wins */
+    const char *commit = getenv("PORTKERN_COMMIT") && *getenv("PORTKERN_COMMIT") ? getenv("PORTKERN_COMMIT") : PK_COMMIT;
     char header[768];
     snprintf(header, sizeof header, "%s, %s %d: %s (%s), commit %s, median of %d runs", date,
              pk_backend_name(info.backend), info.index, info.name, info.driver, commit, reps);

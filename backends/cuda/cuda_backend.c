@@ -144,6 +144,11 @@ static pk_status cu_finish(void *dev, pk_msg *msg)
 static pk_status cu_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
 {
     pk_cu_device *d = dev;
+    /* a request larger than the whole device is answered here: the driver
+     * would say the same, but as an API error that compute-sanitizer counts */
+    if (bytes > d->info.global_mem_bytes)
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%zu bytes asked, the device has %llu", bytes,
+                       (unsigned long long)d->info.global_mem_bytes);
     cuCtxSetCurrent(d->context);
     CUdeviceptr p;
     pk_status s = pk_cu_check(cuMemAlloc(&p, bytes), "cuMemAlloc", msg);
