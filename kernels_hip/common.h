@@ -1,0 +1,67 @@
+/* Shared by every portkern HIP kernel: storage dtypes and activations, as
+ * kernels_cuda/common.cuh. Device code only; dtype codes match pk_dtype
+ * (0 f32, 1 f16, 2 bf16). Arithmetic and accumulation are f32. */
+#pragma once
+
+#include "hip_device.h"
+
+template <int DT> struct pk_storage;
+template <> struct pk_storage<0> { typedef float type; };
+template <> struct pk_storage<1> { typedef pk_f16 type; };
+template <> struct pk_storage<2> { typedef pk_bf16 type; };
+#define PK_T(DT) typename pk_storage<DT>::type
+
+__device__ __forceinline__ float pk_to_f32(float x) { return x; }
+__device__ __forceinline__ float pk_to_f32(pk_f16 x) { return __half2float(x); }
+__device__ __forceinline__ float pk_to_f32(pk_bf16 x)
+{
+#if PK_HIP_AMD
+    return (float)x;
+#else
+    return __bfloat162float(x);
+#endif
+}
+
+/* round to nearest even, as the host conversions (pk_half.h) do */
+template <typename T> __device__ __forceinline__ T pk_from_f32(float x);
+template <> __device__ __forceinline__ float pk_from_f32<float>(float x) { return x; }
+template <> __device__ __forceinline__ pk_f16 pk_from_f32<pk_f16>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ pk_bf16 pk_from_f32<pk_bf16>(float x)
+{
+#if PK_HIP_AMD
+    return pk_bf16(x); /* hip_bfloat16's float constructor rounds to nearest even */
+#else
+    return __float2bfloat16_rn(x);
+#endif
+}
+
+/* Element i of a buffer whose dtype is a run-time value (uniform branch). */
+__device__ __forceinline__ float pk_load_dt(const void *p, long long i, int dt)
+{
+    if (dt == 1) return pk_to_f32(static_cast<const pk_f16 *>(p)[i]);
+    if (dt == 2) return pk_to_f32(static_cast<const pk_bf16 *>(p)[i]);
+    return static_cast<const float *>(p)[i];
+}
+
+__device__ __forceinline__ void pk_store_dt(void *p, long long i, int dt, float x)
+{
+    if (dt == 1) static_cast<pk_f16 *>(p)[i] = pk_from_f32<pk_f16>(x);
+    else if (dt == 2) static_cast<pk_bf16 *>(p)[i] = pk_from_f32<pk_bf16>(x);
+    else static_cast<float *>(p)[i] = x;
+}
+
+/* pk_activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu tanh, 4 silu */
+__device__ __forceinline__ float pk_act(int act, float x)
+{
+    switch (act) {
+    case 1: return x > 0.0f ? x : (x != x ? x : 0.0f); /* relu keeps NaN */
+    case 2: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case 3: {
+        /* x * sigmoid(2u) == 0.5 x (1 + tanh u), without the cancellation */
+        float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+        return x / (1.0f + expf(-2.0f * u));
+    }
+    case 4: return x / (1.0f + expf(-x));
+    default: return x;
+    }
+}

@@ -1,0 +1,62 @@
+/* The one platform header of every HIP kernel. With hipcc it is HIP itself;
+ * with nvcc (-Dhip_platform=nvidia) it maps the HIP device built-ins the
+ * kernels use onto CUDA, because Debian's HIP 5.2 NVIDIA headers do not
+ * compile with CUDA 13. Device code only.
+ *
+ * PK_HIP_MFMA is 1 while compiling for a target with MFMA matrix cores;
+ * MFMA code and every __builtin_amdgcn_* sit inside #if PK_HIP_MFMA.
+ * PK_HIP_AMD is 1 for every AMD target (the NVIDIA build leaves such code
+ * out). The wave size is warpSize: 64 on CDNA, 32 on RDNA and NVIDIA. Size
+ * per-wave arrays with PK_WAVE_MIN (the most waves a block can have). */
+#pragma once
+
+#include <stdint.h>
+
+#define PK_WAVE_MIN 32
+#define PK_WAVE_MAX 64
+
+#if defined(__HIPCC__) && !defined(__CUDACC__)
+
+#include <hip/hip_runtime.h>
+#include <hip/hip_bfloat16.h>
+#include <hip/hip_fp16.h>
+
+#define PK_HIP_AMD 1
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+#define PK_HIP_MFMA 1
+#else
+#define PK_HIP_MFMA 0
+#endif
+
+typedef __half pk_f16;
+typedef hip_bfloat16 pk_bf16;
+
+#elif defined(__CUDACC__)
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#define PK_HIP_AMD 0
+#define PK_HIP_MFMA 0
+
+typedef __half pk_f16;
+typedef __nv_bfloat16 pk_bf16;
+
+/* HIP's warp functions act on the whole wave; CUDA spells that with a
+ * full mask. Every lane of the wave must take part, as on AMD. */
+template <typename T> __device__ __forceinline__ T __shfl(T v, int src, int width = warpSize)
+{
+    return __shfl_sync(0xffffffffu, v, src, width);
+}
+template <typename T> __device__ __forceinline__ T __shfl_xor(T v, int mask, int width = warpSize)
+{
+    return __shfl_xor_sync(0xffffffffu, v, mask, width);
+}
+template <typename T> __device__ __forceinline__ T __shfl_down(T v, unsigned delta, int width = warpSize)
+{
+    return __shfl_down_sync(0xffffffffu, v, delta, width);
+}
+
+#else
+#error "kernels_hip/ is built by hipcc (AMD) or nvcc (-Dhip_platform=nvidia)"
+#endif
