@@ -1,0 +1,68 @@
+/* Kernel argument blocks shared by the GPU backends whose kernels take the
+ * same parameters (CUDA and HIP: kernels_cuda/ and kernels_hip/ follow one
+ * ABI). Plain C, no vendor headers: a device address is the pk_mem value
+ * itself on both, so the marshalling is the same code. */
+#ifndef PK_GPU_ARGS_H
+#define PK_GPU_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+static inline uint64_t pk_gpu_addr(pk_mem m) { return (uint64_t)(uintptr_t)m; }
+
+/* GEMM: the values of PK_GEMM_PARAMS (kernels_cuda/gemm_common.cuh) and
+ * `args`, the launch's parameter array, which points into this struct:
+ * fill it where it will stay until the launch, and do not copy it. */
+typedef struct pk_gpu_gemm_args {
+    long long batch, m, n, k;
+    uint64_t a;
+    long long a_sb, a_sm, a_sk;
+    uint64_t b;
+    long long b_sb, b_sk, b_sn;
+    uint64_t c;
+    long long c_sb, c_sm, c_sn;
+    uint64_t d;
+    long long d_sb, d_sm, d_sn;
+    uint64_t bias;
+    long long bias_sn;
+    uint64_t res;
+    long long r_sb, r_sm, r_sn;
+    float alpha, beta;
+    int act, d_dt;
+    void *args[30];
+} pk_gpu_gemm_args;
+
+void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g);
+
+/* Attention: the kernels' pk_attn_params (kernels_cuda/attention_common.cuh)
+ * field for field. */
+typedef struct pk_gpu_attn_params {
+    uint64_t q, k, v, o, lse, part, lens; /* device addresses; 0: absent */
+    int64_t off[5];
+    int64_t qs[4], ks[4], vs[4], os[4], ls[4];
+    int64_t wl, wr;
+    int32_t batch, sq, skv, hq, hkv;
+    int32_t chunk, n_splits;
+    float qscale;
+} pk_gpu_attn_params;
+
+/* Scratch of one attention call: per-batch lengths (int32, len_q then
+ * len_kv; none when uniform), then from a 256-byte boundary the split
+ * partials (f32): (m, l) per row and split, then d accumulators per row
+ * and split (none in one pass). */
+typedef struct pk_gpu_attn_scratch {
+    size_t lens_bytes, part_start, part_bytes;
+} pk_gpu_attn_scratch;
+
+pk_gpu_attn_scratch pk_gpu_attn_scratch_layout(const pk_attention_problem *p, int n_splits);
+
+/* lens and part: device addresses of the lengths and partials, 0 if none. */
+void pk_gpu_attn_params_fill(const pk_attention_problem *p, int chunk, int n_splits, uint64_t lens, uint64_t part,
+                             pk_gpu_attn_params *a);
+
+/* "f32", "f16", "bf16": the dtype part of kernel names */
+const char *pk_gpu_dtype_tag(pk_dtype t);
+
+#endif /* PK_GPU_ARGS_H */

@@ -1,0 +1,220 @@
+/* The launch plans of the elementwise kernels; kernels_cuda/ew_*.cuh and
+ * kernels_hip/ew_*.h say what each kernel does with them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pk_chain_dims.h"
+#include "pk_gpu_args.h"
+#include "pk_gpu_ew.h"
+
+#define ROWS_MAX_TPR 512    /* the row kernels' __launch_bounds__ */
+#define ROWS_MIN_BLOCK 128  /* short rows share a block, several rows to one */
+#define ROWS_STR_CHUNKS 4   /* register chunks the strided kernels have */
+#define EW_BLOCK 256
+#define EW_ROWS_PER_THREAD 4 /* EW_U in the kernels: rows a thread loads at once */
+#define ROPE_TARGET_ITEMS 65536 /* fewer (token, pair) items: a token's heads are shared out */
+#define ROPE_BLOCK 256
+#define ROPE_MAX_BLOCKS (1u << 20) /* a grid-stride loop covers the rest */
+#define CHAIN_BLOCK 256
+#define GRID_X_MAX 2147483647u
+#define GRID_Y_MAX 65535u
+
+int64_t pk_gpu_ew_dtype_size(pk_dtype t) { return t == PK_F32 ? 4 : 2; }
+
+pk_ew_view pk_gpu_ew_view(const pk_view *v)
+{
+    pk_ew_view w = {0, {0, 0, 0, 0}};
+    if (!v->mem) return w;
+    w.ptr = pk_gpu_addr(v->mem) + (uint64_t)v->offset * (uint64_t)pk_gpu_ew_dtype_size(v->dtype);
+    for (int i = 0; i < PK_MAX_DIMS; i++) w.stride[i] = v->stride[i];
+    return w;
+}
+
+int pk_gpu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[3], int bytes)
+{
+    if (!w->ptr) return 1;
+    if (w->stride[3] != 1 || w->ptr % (uint64_t)bytes) return 0;
+    for (int i = 0; i < 3; i++)
+        if (lead[i] > 1 && w->stride[i] * elem_size % bytes) return 0;
+    return 1;
+}
+
+/* Threads per block along x for `n` items of a 2-D block of `total`
+ * threads (the rest of the block walks rows). */
+static unsigned block_x(int64_t n, unsigned total)
+{
+    unsigned x = 1;
+    while (x < total && (int64_t)x < n) x *= 2;
+    return x;
+}
+
+static unsigned min_u64(uint64_t a, uint64_t b) { return (unsigned)(a < b ? a : b); }
+
+/* Values per 16-byte access if every operand allows it, else 1. */
+static int rows_vec(const pk_rows_problem *p, const pk_ew_rows_args *a)
+{
+    int64_t size = pk_gpu_ew_dtype_size(p->x.dtype), v = 16 / size;
+    static const int64_t no_lead[3] = {1, 1, 1};
+    if (p->cols % v) return 1;
+    const pk_ew_view *row_views[] = {&a->x, &a->res, &a->res_out, &a->out, &a->up};
+    for (size_t i = 0; i < sizeof row_views / sizeof row_views[0]; i++)
+        if (!pk_gpu_ew_vec_ok(row_views[i], size, p->lead, 16)) return 1;
+    if (!pk_gpu_ew_vec_ok(&a->weight, size, no_lead, 16) || !pk_gpu_ew_vec_ok(&a->bias, size, no_lead, 16)) return 1;
+    return (int)v;
+}
+
+pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
+                           pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg)
+{
+    int64_t rows = p->lead[0] * p->lead[1] * p->lead[2];
+    *a = (pk_ew_rows_args){
+        .rows = rows, .lead1 = p->lead[1], .lead2 = p->lead[2], .cols = p->cols,
+        .eps = p->eps, .scale = p->scale, .act = (int32_t)p->act,
+        .x = pk_gpu_ew_view(&p->x), .res = pk_gpu_ew_view(&p->residual),
+        .res_out = pk_gpu_ew_view(&p->residual_out), .weight = pk_gpu_ew_view(&p->weight),
+        .bias = pk_gpu_ew_view(&p->bias), .out = pk_gpu_ew_view(&p->out), .up = pk_gpu_ew_view(&p->up),
+    };
+    int v = rows_vec(p, a);
+    int64_t nchunk = p->cols / v;
+    const char *dt = pk_gpu_dtype_tag(p->x.dtype), *path = v > 1 ? "vec" : "str";
+    *l = (pk_gpu_launch){.grid = {1, 1, 1}, .block = {1, 1, 1}};
+    *pipelined = 0;
+    if (per_row) {
+        /* as many chunks per thread as registers allow (more loads in
+         * flight), then the fewest threads that cover the row */
+        int64_t cmax = v > 1 ? 32 / v : ROWS_STR_CHUNKS, want = (nchunk + cmax - 1) / cmax, tpr = 1, c = 1;
+        while (tpr < want && tpr < ROWS_MAX_TPR) tpr *= 2;
+        while (c < cmax && tpr * c < nchunk) c *= 2;
+        if (tpr * c < nchunk) c = 0; /* too long for registers: stream */
+        unsigned rpb = tpr < ROWS_MIN_BLOCK ? (unsigned)(ROWS_MIN_BLOCK / tpr) : 1;
+        l->block[0] = (unsigned)tpr;
+        l->block[1] = rpb;
+        l->grid[0] = min_u64((uint64_t)(rows + rpb - 1) / rpb, GRID_X_MAX);
+        snprintf(l->name, sizeof l->name, "pk_ew_%s_%s_%s_c%d", op, dt, path, (int)c);
+        /* c8 (f32 only) stays on the general row kernel */
+        *pipelined = v > 1 && c > 0 && c <= 4 && strcmp(op, "rmsnorm") == 0;
+    } else {
+        l->block[0] = block_x(nchunk, EW_BLOCK);
+        l->block[1] = EW_BLOCK / l->block[0];
+        uint64_t gx = ((uint64_t)nchunk + l->block[0] - 1) / l->block[0];
+        if (gx > GRID_X_MAX)
+            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s %s: rows of %lld columns", who, op, (long long)p->cols);
+        l->grid[0] = (unsigned)gx;
+        uint64_t rows_per_block = (uint64_t)l->block[1] * EW_ROWS_PER_THREAD;
+        l->grid[1] = min_u64(((uint64_t)rows + rows_per_block - 1) / rows_per_block, GRID_Y_MAX);
+        snprintf(l->name, sizeof l->name, "pk_ew_%s_%s_%s", op, dt, path);
+    }
+    return PK_SUCCESS;
+}
+
+int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l, size_t *pos_bytes,
+                     size_t *freq_bytes)
+{
+    int64_t tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + (p->k.mem ? p->hk : 0);
+    if (tokens == 0 || half == 0 || heads == 0) return 0;
+    *pos_bytes = ((size_t)tokens * sizeof(int32_t) + 15) & ~(size_t)15;
+    *freq_bytes = (size_t)half * sizeof(float);
+    *a = (pk_ew_rope_args){
+        .tokens = tokens, .seq = p->seq, .hq = p->hq, .hk = p->k.mem ? p->hk : 0, .half = half,
+        .interleaved = p->interleaved, .q = pk_gpu_ew_view(&p->q), .k = pk_gpu_ew_view(&p->k),
+    };
+    int64_t pairs = tokens * half, share = (ROPE_TARGET_ITEMS + pairs - 1) / pairs;
+    a->share = share < heads ? share : heads;
+    uint64_t blocks = ((uint64_t)(pairs * a->share) + ROPE_BLOCK - 1) / ROPE_BLOCK;
+    *l = (pk_gpu_launch){.grid = {min_u64(blocks, ROPE_MAX_BLOCKS), 1, 1}, .block = {ROPE_BLOCK, 1, 1}};
+    snprintf(l->name, sizeof l->name, "pk_ew_rope_%s", pk_gpu_dtype_tag(p->q.dtype));
+    return 1;
+}
+
+/* slots and elements per thread of each chain kernel, smallest first */
+static const struct {
+    int slots, elems;
+} chain_kernels[] = {{8, 4}, {16, 2}, {40, 1}};
+
+static int is_binary(pk_chain_op op) { return op <= PK_CHAIN_MIN; }
+
+/* Fills a->steps, used and result; returns the slots needed. Inputs keep
+ * slots 0..n_inputs-1; a step reads its operands before its result takes
+ * the lowest free slot (possibly an operand's, freed at its last use). */
+static int chain_allocate(const pk_chain_problem *p, pk_ew_chain_args *a)
+{
+    enum { NV = PK_CHAIN_MAX_INPUTS + PK_CHAIN_MAX_STEPS };
+    int n_in = p->n_inputs, nv = n_in + p->n_steps, last[NV], slot[NV] = {0}, busy[NV] = {0}, n_slots = 0;
+    for (int v = 0; v < nv; v++) last[v] = -1;
+    for (int s = 0; s < p->n_steps; s++) {
+        last[p->steps[s].a] = s;
+        if (is_binary(p->steps[s].op)) last[p->steps[s].b] = s;
+    }
+    for (int i = 0; i < n_in; i++) {
+        slot[i] = i;
+        if (last[i] >= 0) {
+            busy[i] = 1;
+            a->used |= 1 << i;
+            n_slots = i + 1;
+        }
+    }
+    for (int s = 0; s < p->n_steps; s++) {
+        const pk_chain_step *st = &p->steps[s];
+        int binary = is_binary(st->op), dst = 0;
+        if (last[st->a] == s) busy[slot[st->a]] = 0;
+        if (binary && last[st->b] == s) busy[slot[st->b]] = 0;
+        while (busy[dst]) dst++;
+        slot[n_in + s] = dst;
+        busy[dst] = last[n_in + s] >= 0; /* a value nobody reads frees its slot at once */
+        if (dst + 1 > n_slots) n_slots = dst + 1;
+        a->steps[s] = (pk_ew_chain_step){(uint8_t)st->op, (uint8_t)slot[st->a],
+                                         (uint8_t)(binary ? slot[st->b] : 0), (uint8_t)dst, st->imm};
+    }
+    a->n_steps = p->n_steps;
+    a->result = slot[nv - 1];
+    return n_slots;
+}
+
+/* The kernel view of v with the collapsed strides. */
+static pk_ew_view chain_view(const pk_view *v, const int64_t *stride)
+{
+    pk_ew_view w = pk_gpu_ew_view(v);
+    memcpy(w.stride, stride, sizeof w.stride);
+    return w;
+}
+
+pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
+                            pk_msg *msg)
+{
+    memset(a, 0, sizeof *a);
+    int n_slots = chain_allocate(p, a), k = 0;
+    while (chain_kernels[k].slots < n_slots) k++;
+    const int elems = chain_kernels[k].elems;
+
+    pk_chain_dims c = pk_chain_collapse(p);
+    a->n1 = c.shape[1];
+    a->n2 = c.shape[2];
+    a->n3 = c.shape[3];
+    a->outer = c.shape[0] * c.shape[1] * c.shape[2];
+    a->out = chain_view(&p->out, c.stride[0]);
+    a->out_dtype = (int32_t)p->out.dtype;
+    for (int i = 0; i < p->n_inputs; i++) {
+        a->in[i] = chain_view(&p->in[i], c.stride[1 + i]);
+        a->dtype[i] = (int32_t)p->in[i].dtype;
+    }
+    /* vector access per view: the thread's elements whole, in one or two
+     * aligned loads of up to 16 bytes */
+    if (elems > 1 && a->n3 % elems == 0) {
+        for (int v = 0; v <= p->n_inputs; v++) {
+            const pk_ew_view *w = v < p->n_inputs ? &a->in[v] : &a->out;
+            int64_t size = pk_gpu_ew_dtype_size(v < p->n_inputs ? p->in[v].dtype : p->out.dtype);
+            int bytes = (int)(elems * size < 16 ? elems * size : 16);
+            if (pk_gpu_ew_vec_ok(w, size, c.shape, bytes))
+                a->vec |= 1 << (v < p->n_inputs ? v : PK_EW_CHAIN_INPUTS);
+        }
+    }
+
+    uint64_t groups = ((uint64_t)a->n3 + (uint64_t)elems - 1) / (uint64_t)elems;
+    unsigned bx = block_x((int64_t)groups, CHAIN_BLOCK);
+    uint64_t gx = (groups + bx - 1) / bx, gy = ((uint64_t)a->outer + CHAIN_BLOCK / bx - 1) / (CHAIN_BLOCK / bx);
+    if (gx > GRID_X_MAX)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s chain: %lld elements in a row", who, (long long)a->n3);
+    *l = (pk_gpu_launch){.grid = {(unsigned)gx, min_u64(gy, GRID_Y_MAX), 1}, .block = {bx, CHAIN_BLOCK / bx, 1}};
+    snprintf(l->name, sizeof l->name, "pk_ew_chain_s%d", chain_kernels[k].slots);
+    return PK_SUCCESS;
+}

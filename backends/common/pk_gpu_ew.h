@@ -1,0 +1,46 @@
+/* Host side of the elementwise kernels (rows, rope, chain) of the GPU
+ * backends that share kernels_cuda/ew_abi.h (CUDA and HIP): the argument
+ * blocks, the kernel names and launch shapes. Plain C; each backend only
+ * looks the kernel up and launches it. */
+#ifndef PK_GPU_EW_H
+#define PK_GPU_EW_H
+
+#include "../../kernels_cuda/ew_abi.h"
+#include "backend.h"
+
+/* A kernel by name and its launch shape. */
+typedef struct pk_gpu_launch {
+    char name[64];
+    unsigned grid[3], block[3];
+} pk_gpu_launch;
+
+/* Bytes per element; the modules do not link the core's pk_dtype_size. */
+int64_t pk_gpu_ew_dtype_size(pk_dtype t);
+
+/* The kernel argument view of v (ptr 0 when absent). */
+pk_ew_view pk_gpu_ew_view(const pk_view *v);
+
+/* Whether w (absent counts as yes) can be read in aligned vector accesses
+ * of `bytes` (<= 16) that start at multiples of bytes / elem_size along the
+ * last dim: last stride 1, base aligned, and every leading stride aligned
+ * where that dim (of sizes lead[0..2]) is longer than 1. */
+int pk_gpu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[3], int bytes);
+
+/* Row ops: op is "rmsnorm", "layernorm", "softmax" (per_row: one row per
+ * blockDim.x threads) or "glu", "bias_act" (elementwise grid). *pipelined
+ * says the kernel walks rows in a loop meant for one wave of blocks: the
+ * backend may cut grid[0] to what fits on the device at once. `who` names
+ * the backend in messages. */
+pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
+                           pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg);
+
+/* RoPE: everything but the two tables, which go to device scratch at
+ * offsets 0 (positions, pos_bytes) and pos_bytes (inverse frequencies,
+ * freq_bytes). Returns 0 when there is nothing to do. */
+int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l, size_t *pos_bytes,
+                     size_t *freq_bytes);
+
+pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
+                            pk_msg *msg);
+
+#endif /* PK_GPU_EW_H */
