@@ -1,0 +1,81 @@
+/* Kernel and tile choice for HIP attention. The tile shapes mirror the
+ * configurations in kernels_hip/attention*.h (named beside each constant).
+ *
+ * Kernels, per dtype and head dim D:
+ *   pk_attn_mfma_<dt>_d<D>        CDNA matrix cores: 4 waves of 16 rows
+ *   pk_attn_tiled_<dt>_d<D>       vector ALUs, prefill rows (tiled_cfg)
+ *   pk_attn_tiled_<dt>_d<D>_rows16  the same for at most 16 rows per kv
+ *                                 head (decode), D <= 128: 16 threads a row
+ * Split-KV (decode) is the CUDA backend's rule: few rows per kv head and a
+ * long key range, as many splits as fill the CUs once. */
+#include <stdio.h>
+
+#include "hip_attention_plan.h"
+
+#define SPLIT_MAX_ROWS 64
+#define SPLIT_MIN_SKV 512
+#define MIN_CHUNK 256
+#define MAX_SPLITS 128
+/* chunks are whole tiles of every kernel's key loop */
+#define KEY_UNIT 64
+/* resident blocks per CU a split aims for */
+#define BLOCKS_PER_CU 4
+
+static int aligned16(int64_t elements, size_t elem_size) { return (elements * (int64_t)elem_size) % 16 == 0; }
+
+static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
+
+int pk_hip_attn_mfma_layout(const pk_attention_problem *p)
+{
+    if (p->q.dtype != PK_F16 && p->q.dtype != PK_BF16) return 0;
+    const pk_view *v[3] = {&p->q, &p->k, &p->v};
+    for (int i = 0; i < 3; i++) {
+        if (v[i]->stride[3] != 1 || !aligned16(v[i]->offset, 2)) return 0;
+        for (int j = 0; j < 3; j++)
+            if (!aligned16(v[i]->stride[j], 2)) return 0;
+    }
+    return 1;
+}
+
+void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan)
+{
+    const int64_t rows = p->sq * (p->hq / p->hkv);
+    const int64_t cus = t->cu_count > 0 ? t->cu_count : 1;
+    const char *dt = dtype_tag(p->q.dtype);
+    const int d = (int)p->d;
+    *plan = (pk_hip_attn_plan){0};
+
+    if (t->has_mfma && !t->platform_nvidia && t->wave_size == 64 && pk_hip_attn_mfma_layout(p)) {
+        plan->kernel = PK_HIP_ATTN_MFMA; /* mfma_cfg: 4 waves of 16 rows */
+        plan->bm = 64;
+        plan->threads = 256;
+        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_mfma_%s_d%d", dt, d);
+    } else if (rows <= 16 && d <= 128) {
+        plan->kernel = PK_HIP_ATTN_TILED; /* tiled_cfg<D, true> */
+        plan->bm = 16;
+        plan->threads = 256;
+        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d_rows16", dt, d);
+    } else {
+        plan->kernel = PK_HIP_ATTN_TILED; /* tiled_cfg<D, false> */
+        plan->bm = d == 64 ? 64 : d == 256 ? 16 : 32;
+        plan->threads = plan->bm * (d == 256 ? 8 : 4);
+        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d", dt, d);
+    }
+    plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
+
+    const int64_t whole = (p->skv + KEY_UNIT - 1) / KEY_UNIT * KEY_UNIT;
+    plan->n_splits = 1;
+    plan->chunk = (int)(whole > 0 ? whole : KEY_UNIT);
+    if (rows > SPLIT_MAX_ROWS || p->skv < SPLIT_MIN_SKV) return;
+
+    const int64_t blocks = p->batch * p->hkv * plan->row_tiles;
+    int64_t n = cus * BLOCKS_PER_CU / blocks;
+    const int64_t most = p->skv / MIN_CHUNK;
+    if (n > most) n = most;
+    if (n > MAX_SPLITS) n = MAX_SPLITS;
+    if (n < 1) n = 1;
+    int64_t chunk = (p->skv + n - 1) / n;
+    chunk = (chunk + KEY_UNIT - 1) / KEY_UNIT * KEY_UNIT;
+    plan->chunk = (int)chunk;
+    plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+}

@@ -1,0 +1,64 @@
+/* Kernel and tile choice for HIP attention: plain C, no HIP headers, so that
+ * it is unit-tested on the CPU. The kernels are in kernels_hip/attention*.
+ *
+ * How the host launches a plan (as backends/cuda/cuda_attention.c does):
+ *   1. scratch: per-batch lengths (int32, len_q[batch] then len_kv[batch]),
+ *      only when the lengths are not uniform (params.lens, else 0); then,
+ *      from a 256-byte boundary and only when n_splits > 1, the split
+ *      partials (params.part, f32): batch * hq * sq * n_splits * (d + 2)
+ *      floats.
+ *   2. kernel_name with one argument, the params struct by value (filled
+ *      as cuda_attention.c fills pk_cu_attn_params):
+ *        grid  {batch * hkv, n_splits, row_tiles}
+ *        block {threads, 1, 1}, dynamic LDS smem (always 0: static LDS)
+ *   3. when n_splits > 1: "pk_attn_merge_<dt of o>" with the arguments
+ *      (params, int d):
+ *        grid  {ceil(batch * hq * sq * d / 256), 1, 1}
+ *        block {256, 1, 1}, no LDS
+ * pk_hip_attn_plan_make refuses nothing; the host checks row_tiles <= 65535
+ * and batch * hkv < 2^31 (the grid), as the CUDA host does. */
+#ifndef PK_HIP_ATTENTION_PLAN_H
+#define PK_HIP_ATTENTION_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "hip_target.h"
+
+/* The kernels' argument block: pk_attn_params in
+ * kernels_hip/attention_common.h field for field, the same layout as the
+ * CUDA backend's pk_cu_attn_params (304 bytes). */
+typedef struct pk_hip_attn_params {
+    unsigned long long q, k, v, o, lse, part, lens; /* device pointers; 0: absent */
+    int64_t off[5];                                 /* elements: q, k, v, o, lse */
+    int64_t qs[4], ks[4], vs[4], os[4], ls[4];      /* {B, S, H, D}; lse {B, H, S, -} */
+    int64_t wl, wr;                                 /* < 0: unbounded */
+    int32_t batch, sq, skv, hq, hkv;
+    int32_t chunk, n_splits;
+    float qscale;                                   /* scale * log2(e) */
+} pk_hip_attn_params;
+
+typedef enum pk_hip_attn_kernel {
+    PK_HIP_ATTN_MFMA, /* f16/bf16 with D-contiguous q/k/v on CDNA matrix cores */
+    PK_HIP_ATTN_TILED /* the vector ALUs: any dtype, strides, target */
+} pk_hip_attn_kernel;
+
+typedef struct pk_hip_attn_plan {
+    pk_hip_attn_kernel kernel;
+    int bm;            /* packed rows per block */
+    int threads;
+    unsigned smem;     /* dynamic LDS in bytes: always 0 */
+    int row_tiles;     /* over the hq / hkv * sq packed rows of a kv head */
+    int n_splits;      /* 1: one pass; else split-KV partials and a merge */
+    int chunk;         /* keys per split */
+    char kernel_name[64];
+} pk_hip_attn_plan;
+
+/* Whether the MFMA kernel can read q, k and v: f16/bf16, the head dim
+ * contiguous, offsets and strides whole 16-byte units. */
+int pk_hip_attn_mfma_layout(const pk_attention_problem *p);
+
+void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan);
+
+#endif

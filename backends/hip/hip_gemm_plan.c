@@ -1,0 +1,78 @@
+/* The HIP GEMM plan. In order of preference:
+ *  - skinny: M <= 16 in the linear layout (x[M,K] @ W[N,K]^T, k contiguous
+ *    in both), f16/bf16, 16-byte aligned rows. Bound by reading W once; a
+ *    tile kernel would pad M to its tile.
+ *  - mfma: f16/bf16 on a target with matrix cores (gfx90a, gfx940), any
+ *    strides (the kernel copies k-contiguous, aligned operands in 16-byte
+ *    chunks and anything else element by element). 128 x 128 tiles when
+ *    they give every CU two of them, else 64 x 64.
+ *  - tiled: the rest, and every f32 problem (exact f32), with the same
+ *    tile choice.
+ * A stride of a dimension of size 1 is never used, so it does not count
+ * against alignment. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hip_gemm_plan.h"
+
+/* must match kernels_hip/gemm.hip: 256 threads in every kernel; the skinny
+ * kernel gives each wave SKINNY_COLS(mr) columns */
+#define GEMM_THREADS 256
+#define SKINNY_COLS(mr) ((mr) <= 2 ? 1 : (mr) <= 4 ? 2 : 4)
+
+static const char *dtype_name(pk_dtype t) { return t == PK_F16 ? "f16" : t == PK_BF16 ? "bf16" : "f32"; }
+
+/* 16 bytes of 16-bit elements, or a dimension with one index */
+static int aligned8(int64_t stride, int64_t size) { return size <= 1 || stride % 8 == 0; }
+
+static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+static unsigned clamp_grid(int64_t x, unsigned limit)
+{
+    return x < 1 ? 1 : x > (int64_t)limit ? limit : (unsigned)x;
+}
+
+static int skinny_fits(const pk_gemm_problem *p)
+{
+    const pk_view *a = &p->a, *b = &p->b;
+    if (p->m > 16 || a->dtype == PK_F32) return 0;
+    if (a->stride[2] != 1 || b->stride[1] != 1) return 0;
+    return a->offset % 8 == 0 && b->offset % 8 == 0 && aligned8(a->stride[1], p->m) &&
+           aligned8(b->stride[2], p->n) && aligned8(a->stride[0], p->batch) && aligned8(b->stride[0], p->batch);
+}
+
+static void set_grid(pk_hip_gemm_plan *out, int64_t blocks_x, int64_t batch)
+{
+    out->grid[0] = clamp_grid(blocks_x, PK_HIP_GEMM_MAX_GRID_X);
+    out->grid[1] = clamp_grid(batch, PK_HIP_GEMM_MAX_GRID_Y);
+    out->grid[2] = 1;
+    out->block[0] = GEMM_THREADS;
+    out->block[1] = out->block[2] = 1;
+}
+
+void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_hip_gemm_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *dt = dtype_name(p->a.dtype);
+    const int64_t cus = t->cu_count > 0 ? t->cu_count : 1;
+    const int64_t wave = t->wave_size > 0 ? t->wave_size : 64;
+
+    if (skinny_fits(p)) {
+        const int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
+        const int64_t waves = GEMM_THREADS / wave;
+        out->kind = PK_HIP_GEMM_SKINNY;
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
+        set_grid(out, cdiv(cdiv(p->n, SKINNY_COLS(mr)), waves), p->batch);
+        return;
+    }
+
+    const int tile = p->batch * cdiv(p->m, 128) * cdiv(p->n, 128) >= 2 * cus ? 128 : 64;
+    if (t->has_mfma && !t->platform_nvidia && p->a.dtype != PK_F32) {
+        out->kind = PK_HIP_GEMM_MFMA;
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mfma_%s_%d", dt, tile);
+    } else {
+        out->kind = PK_HIP_GEMM_TILED;
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_tiled_%s_%d", dt, tile);
+    }
+    set_grid(out, cdiv(p->m, tile) * cdiv(p->n, tile), p->batch);
+}
