@@ -50,4 +50,78 @@
 #ifndef PK_HIP_INTERNAL_H
 #define PK_HIP_INTERNAL_H
 
+#if PK_HIP_ON_CUDA
+#include "hip_on_cuda.h"
+#else
+#include <hip/hip_runtime_api.h>
+
+/* Up to 64 KiB of LDS needs no opt-in on AMD (NVIDIA: hip_on_cuda.h). */
+static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
+{
+    (void)f;
+    (void)bytes;
+    return hipSuccess;
+}
+#endif
+
+#include "backend.h"
+#include "hip_target.h"
+
+typedef struct pk_hip_function_entry pk_hip_function_entry;
+
+#define PK_HIP_MAX_MODULES 8
+
+typedef struct pk_hip_device {
+    int index;                 /* HIP device ordinal, made current before each call */
+    hipStream_t stream;        /* every op of the pk_context is queued here, in order */
+    hipModule_t modules[PK_HIP_MAX_MODULES]; /* the embedded code objects, loaded once at open */
+    const char *module_names[PK_HIP_MAX_MODULES]; /* "gemm.co", ... (NVIDIA: "gemm.fatbin") */
+    int n_modules;
+    pk_device_info info;
+    pk_hip_target target;
+    pk_hip_function_entry *functions;
+    hipDeviceptr_t scratch;    /* grown on demand; the in-order stream makes reuse safe */
+    size_t scratch_size;
+} pk_hip_device;
+
+/* Checks a HIP result; on failure writes "what: hipErrorName: text".
+ * Allocation failures give PK_ERR_OUT_OF_MEMORY, a missing or bad kernel
+ * PK_ERR_INTERNAL, anything else PK_ERR_DEVICE_FAILURE. */
+pk_status pk_hip_check(hipError_t r, const char *what, pk_msg *msg);
+
+/* Makes the device current on this thread (HIP's calls act on it). */
+pk_status pk_hip_current(pk_hip_device *d, pk_msg *msg);
+
+/* The kernel `name`, looked up once per device and kept, in the module
+ * its prefix names (pk_gemm_, pk_attn_, pk_ew_). */
+pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out, pk_msg *msg);
+
+/* Launches f on the device's stream with `lds` bytes of dynamic LDS;
+ * args as hipModuleLaunchKernel's kernelParams. */
+pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3], const unsigned block[3],
+                        unsigned lds, void **args, pk_msg *msg);
+
+/* Device scratch of at least `bytes`, valid until the next op. Growing it
+ * frees the old one: an op asks once for all it needs, then carves it. */
+pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *msg);
+
+/* Copies a small host array (lengths, positions) into scratch at `offset`,
+ * ordered on the stream before the kernels that read it; the host memory
+ * may be freed when this returns. */
+pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
+                                pk_msg *msg);
+
+static inline hipDeviceptr_t pk_hip_ptr(uint64_t addr) { return (hipDeviceptr_t)(uintptr_t)addr; }
+
+/* ops */
+pk_status pk_hip_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
+pk_status pk_hip_attention(void *dev, const pk_attention_problem *p, pk_msg *msg);
+pk_status pk_hip_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_hip_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_hip_glu(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_hip_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_hip_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg);
+pk_status pk_hip_chain(void *dev, const pk_chain_problem *p, pk_msg *msg);
+
 #endif

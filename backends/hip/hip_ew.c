@@ -1,0 +1,71 @@
+/* The elementwise ops on HIP: row ops, RoPE and the fused chain. Their
+ * launch plans are shared with CUDA (pk_gpu_ew.c); the kernels are
+ * kernels_hip/ew_*.h, built from elementwise.hip. */
+#include <stdlib.h>
+
+#include "hip_internal.h"
+#include "pk_gpu_ew.h"
+#include "pk_rope_freq.h"
+
+static pk_status run(pk_hip_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
+{
+    hipFunction_t f;
+    pk_status s = pk_hip_function(d, l->name, &f, msg);
+    void *params[] = {args};
+    return s != PK_SUCCESS ? s : pk_hip_launch(d, f, l->grid, l->block, 0, params, msg);
+}
+
+static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)
+{
+    pk_hip_device *d = dev;
+    pk_ew_rows_args a;
+    pk_gpu_launch l;
+    int pipelined;
+    pk_status s = pk_gpu_rows_plan(p, op, per_row, "HIP", &a, &l, &pipelined, msg);
+    if (s != PK_SUCCESS) return s;
+    if (pipelined) {
+        /* one wave of blocks: as many as fit on the device at once */
+        hipFunction_t f;
+        int per_cu = 0;
+        s = pk_hip_function(d, l.name, &f, msg);
+        if (s != PK_SUCCESS) return s;
+        if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, f, (int)(l.block[0] * l.block[1]), 0) ==
+                hipSuccess &&
+            per_cu > 0 && d->target.cu_count > 0 && (uint64_t)per_cu * (uint64_t)d->target.cu_count < l.grid[0])
+            l.grid[0] = (unsigned)per_cu * (unsigned)d->target.cu_count;
+    }
+    return run(d, &l, &a, msg);
+}
+
+pk_status pk_hip_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "rmsnorm", 1, msg); }
+pk_status pk_hip_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "layernorm", 1, msg); }
+pk_status pk_hip_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "softmax", 1, msg); }
+pk_status pk_hip_glu(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "glu", 0, msg); }
+pk_status pk_hip_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "bias_act", 0, msg); }
+
+pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
+{
+    pk_hip_device *d = dev;
+    pk_ew_rope_args a;
+    pk_gpu_launch l;
+    size_t pos_bytes, freq_bytes;
+    if (!pk_gpu_rope_plan(p, &a, &l, &pos_bytes, &freq_bytes)) return PK_SUCCESS;
+    float *inv_freq = malloc(freq_bytes);
+    if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
+    uint64_t base;
+    pk_status s = pk_hip_scratch(d, pos_bytes + freq_bytes, &base, msg); /* once, for both tables */
+    if (s == PK_SUCCESS)
+        s = pk_hip_upload_scratch(d, 0, p->positions, (size_t)a.tokens * sizeof(int32_t), &a.tab_pos, msg);
+    if (s == PK_SUCCESS) s = pk_hip_upload_scratch(d, pos_bytes, inv_freq, freq_bytes, &a.tab_freq, msg);
+    free(inv_freq);
+    return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
+}
+
+pk_status pk_hip_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
+{
+    pk_ew_chain_args a;
+    pk_gpu_launch l;
+    pk_status s = pk_gpu_chain_plan(p, "HIP", &a, &l, msg);
+    return s != PK_SUCCESS ? s : run(dev, &l, &a, msg);
+}

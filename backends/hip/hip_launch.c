@@ -1,0 +1,115 @@
+/* Kernel lookup, launch and scratch memory for the HIP op files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hip_internal.h"
+
+struct pk_hip_function_entry {
+    pk_hip_function_entry *next; /* first: hip_close walks the list through it */
+    char name[96];
+    hipFunction_t function;
+    unsigned lds_allowed; /* dynamic LDS the kernel may use so far */
+};
+
+static pk_hip_function_entry *find(pk_hip_device *d, hipFunction_t f)
+{
+    for (pk_hip_function_entry *e = d->functions; e; e = e->next)
+        if (e->function == f) return e;
+    return NULL;
+}
+
+/* The module that holds kernels named prefix*: asking only there keeps
+ * every lookup a hit. */
+static hipModule_t module_of(const pk_hip_device *d, const char *name)
+{
+    static const struct {
+        const char *prefix, *module;
+    } owners[] = {{"pk_gemm_", "gemm"}, {"pk_attn_", "attention"}, {"pk_ew_", "elementwise"}};
+    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
+        if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix)))
+            for (int m = 0; m < d->n_modules; m++)
+                if (!strncmp(d->module_names[m], owners[i].module, strlen(owners[i].module)) &&
+                    d->module_names[m][strlen(owners[i].module)] == '.')
+                    return d->modules[m]; /* "gemm.co" (AMD) or "gemm.fatbin" (NVIDIA) */
+    return NULL;
+}
+
+pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out, pk_msg *msg)
+{
+    for (pk_hip_function_entry *e = d->functions; e; e = e->next)
+        if (!strcmp(e->name, name)) {
+            *out = e->function;
+            return PK_SUCCESS;
+        }
+    pk_hip_function_entry *e = calloc(1, sizeof *e);
+    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    hipModule_t mod = module_of(d, name);
+    if (!mod || hipModuleGetFunction(&e->function, mod, name) != hipSuccess) {
+        free(e);
+        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded code objects", name);
+    }
+    strncpy(e->name, name, sizeof e->name - 1);
+    e->next = d->functions;
+    d->functions = e;
+    *out = e->function;
+    return PK_SUCCESS;
+}
+
+pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3], const unsigned block[3],
+                        unsigned lds, void **args, pk_msg *msg)
+{
+    pk_status s = pk_hip_current(d, msg);
+    if (s != PK_SUCCESS) return s;
+    pk_hip_function_entry *e = find(d, f);
+    if (e && lds > e->lds_allowed) {
+        if (lds > d->target.lds_bytes)
+            return pk_msgf(msg, PK_ERR_INTERNAL, "%s wants %u bytes of LDS, the device has %zu", e->name, lds,
+                           d->target.lds_bytes);
+        s = pk_hip_check(pk_hip_allow_lds(f, lds), "setting the kernel's dynamic LDS", msg);
+        if (s != PK_SUCCESS) return s;
+        e->lds_allowed = lds;
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return PK_SUCCESS;
+    /* HIP on AMD counts a grid in work-items, 32 bits per dimension */
+    for (int i = 0; i < 3; i++)
+        if ((uint64_t)grid[i] * block[i] > UINT32_MAX)
+            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: a grid of %u x %u work-items", grid[i], block[i]);
+    return pk_hip_check(hipModuleLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], lds,
+                                              d->stream, args, NULL),
+                        "hipModuleLaunchKernel", msg);
+}
+
+pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *msg)
+{
+    if (bytes > d->scratch_size) {
+        pk_status s = pk_hip_current(d, msg);
+        if (s != PK_SUCCESS) return s;
+        if (d->scratch) {
+            /* the old scratch may still be read by queued kernels */
+            hipStreamSynchronize(d->stream);
+            hipFree(d->scratch);
+        }
+        d->scratch = NULL;
+        d->scratch_size = 0;
+        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+        s = pk_hip_check(hipMalloc(&d->scratch, want), "hipMalloc (scratch)", msg);
+        if (s != PK_SUCCESS) return s;
+        d->scratch_size = want;
+    }
+    *out = (uint64_t)(uintptr_t)d->scratch;
+    return PK_SUCCESS;
+}
+
+pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
+                                pk_msg *msg)
+{
+    uint64_t base;
+    pk_status s = pk_hip_scratch(d, offset + bytes, &base, msg);
+    if (s != PK_SUCCESS) return s;
+    /* From pageable memory HIP, like CUDA, stages src before returning, so
+     * the caller may free it at once. */
+    s = pk_hip_check(hipMemcpyHtoDAsync(pk_hip_ptr(base + offset), (void *)src, bytes, d->stream),
+                     "hipMemcpyHtoDAsync", msg);
+    *out = base + offset;
+    return s;
+}
