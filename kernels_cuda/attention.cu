@@ -1,6 +1,6 @@
 /* Attention kernels (backends/cuda/cuda_attention.c launches them):
  *   pk_attn_mma_<dt>_d<D>_rows   tensor cores, warps split the rows (prefill), 64-row blocks
- *   pk_attn_mma_<dt>_d<D>_rows128  the same with 128-row blocks, 32 rows a warp (D <= 128)
+ *   pk_attn_mma_<dt>_d<D>_rows128{,n32,w8}  128-row blocks (D <= 128), see rows128_cfg
  *   pk_attn_mma_<dt>_d<D>_keys   tensor cores, 16 GQA-packed rows, warps split the keys (decode)
  *   pk_attn_simt_<dt>_d<D>       CUDA cores, any dtype and strides
  *   pk_attn_merge_<dt>           combines split-KV partials
@@ -51,10 +51,18 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
 /* Prefill, few rows: 4 warps of 16 rows; D = 256 takes 32-key tiles so
  * that two stages of K and V fit the A100's shared memory. */
 template <int D> using rows_cfg = mma_cfg<D, 4, 1, 1, D == 256 ? 32 : 64, 2>;
-/* Prefill, D <= 128: 4 warps of 32 rows (two m16 tiles), so that every K
- * and V fragment a warp reads from shared memory feeds two mma; 128-row
- * blocks also halve the K/V traffic from L2. */
-template <int D> using rows128_cfg = mma_cfg<D, 4, 1, 2, D == 128 ? 32 : 64, 2>;
+/* Prefill, D <= 128, 128-row blocks (they halve the K/V traffic from L2):
+ *  rows128     4 warps of 32 rows (two m16 tiles) and 64-key tiles, the
+ *              FlashAttention-2 shape: every K and V fragment a warp reads
+ *              from shared memory feeds two mma; 2 blocks per SM;
+ *  rows128n32  the same with 32-key tiles (fewer registers, twice the
+ *              barriers and rescales per FLOP);
+ *  rows128w8   8 warps of 16 rows, 64-key tiles: half the registers a
+ *              thread, twice the shared-memory reads per mma.
+ * The host's PORTKERN_CUDA_ATTN picks one for A/B timing. */
+template <int D> using rows128_cfg = mma_cfg<D, 4, 1, 2, 64, 2>;
+template <int D> using rows128n32_cfg = mma_cfg<D, 4, 1, 2, 32, 2>;
+template <int D> using rows128w8_cfg = mma_cfg<D, 8, 1, 1, 64, 2>;
 /* Decode: one 16-row tile, 4 warps of 16 keys each per 64-key tile, three
  * stages of K and V (two tiles in flight while one computes); D = 256
  * keeps two so that it fits the A100. */
@@ -74,13 +82,17 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
         pk_attn::mma_attention<DT, pk_attn::keys_cfg<D>>(p); \
     }
 
+#define PK_ATTN_MMA_ROWS(dt, DT, D, name) \
+    extern "C" __global__ void __launch_bounds__(pk_attn::name##_cfg<D>::NT, 1) \
+        pk_attn_mma_##dt##_d##D##_##name(const pk_attn_params p) \
+    { \
+        pk_attn::mma_attention<DT, pk_attn::name##_cfg<D>>(p); \
+    }
+
 #define PK_ATTN_MMA128(dt, DT, D) \
     PK_ATTN_MMA(dt, DT, D) \
-    extern "C" __global__ void __launch_bounds__(pk_attn::rows128_cfg<D>::NT, 1) \
-        pk_attn_mma_##dt##_d##D##_rows128(const pk_attn_params p) \
-    { \
-        pk_attn::mma_attention<DT, pk_attn::rows128_cfg<D>>(p); \
-    }
+    PK_ATTN_MMA_ROWS(dt, DT, D, rows128) PK_ATTN_MMA_ROWS(dt, DT, D, rows128n32) \
+    PK_ATTN_MMA_ROWS(dt, DT, D, rows128w8)
 
 #define PK_ATTN_SIMT(dt, DT, D) \
     extern "C" __global__ void __launch_bounds__(pk_attn::simt_cfg<D>::NT) \

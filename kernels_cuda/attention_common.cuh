@@ -7,8 +7,8 @@
  * pr -> head g = pr / sq of the group, query i = pr % sq). Decode packs the
  * few queries of a GQA group into one tensor-core tile this way and reads
  * K and V once for the group; prefill takes the same path.
- * Grid: (b * hkv + kvh, split, row tile counted from the end, so that the
- * row tiles that see the most keys under a causal mask start first).
+ * Grid: (b * hkv + kvh, split, row tile) in size; block_coords maps the
+ * launch order onto them.
  *
  * Output. One pass (n_splits == 1) writes normalised O and the LSE. Split
  * KV writes, per packed row and chunk, an unnormalised accumulator and its
@@ -51,11 +51,31 @@ struct block_pos {
 
 __device__ __forceinline__ block_pos block_coords(const pk_attn_params &p)
 {
+    /* Blocks start in launch order (x fastest, then y: the split, then z).
+     * Over (x, z) the row tiles of a group of kv heads go together, about
+     * one wave of blocks, so that the blocks in flight share those heads'
+     * K and V through L2 instead of each streaming its own from memory
+     * (when sq = skv the group's K and V stay near GROUP_BLOCKS x 4 x 128 D
+     * bytes: 16 MiB at D = 128). Within the group the row tiles go from the
+     * last (which sees the most keys under a causal mask) to the first, so
+     * that short blocks fill the tail. One row tile (decode): launch order.
+     * 32-bit arithmetic (64-bit division is a slow call); a grid too big for
+     * it keeps the plain order. */
+    constexpr unsigned GROUP_BLOCKS = 256; /* about the resident blocks: 2 x 132 SMs on the H200 */
+    const unsigned heads = gridDim.x, tiles = gridDim.z;
+    unsigned head = blockIdx.x, rank = blockIdx.z;
+    if ((uint64_t)heads * tiles <= 0xffffffffu) {
+        const unsigned r = blockIdx.x + heads * blockIdx.z;
+        const unsigned hg = max(GROUP_BLOCKS / tiles, 1u), group = r / (hg * tiles), in = r % (hg * tiles);
+        const unsigned size = min(hg, heads - group * hg); /* the last group may be short */
+        head = group * hg + in % size;
+        rank = in / size;
+    }
     block_pos s;
-    s.b = blockIdx.x / p.hkv;
-    s.kvh = blockIdx.x % p.hkv;
+    s.b = (int)head / p.hkv;
+    s.kvh = (int)head % p.hkv;
     s.split = blockIdx.y;
-    s.tile = gridDim.z - 1 - blockIdx.z;
+    s.tile = (int)(tiles - 1 - rank);
     s.group = p.hq / p.hkv;
     s.rows = s.group * p.sq;
     s.lq = p.lens ? p.lens[s.b] : p.sq;

@@ -162,6 +162,59 @@ template <class C, int DT, typename T> __device__ __forceinline__ bool nonfinite
     return bad;
 }
 
+/* One pass, warps own whole rows (NWN = 1): each warp normalises its rows
+ * in registers, rounds them into its own rows of the Q buffer (which only
+ * it reads, so no block barrier) and stores each row in 16-byte pieces
+ * when O allows, one row offset per piece instead of per element. */
+template <int DT, class C>
+__device__ __forceinline__ void store_rows(const pk_attn_params &p, const block_pos &s, int row0,
+                                           const float (&acc)[C::MT][C::D / 8][4], const float (&m_run)[C::MT][2],
+                                           const float (&l_run)[C::MT][2], PK_T(DT) * sq, const int *s_lo,
+                                           const int *s_hi)
+{
+    typedef PK_T(DT) T;
+    constexpr int MT = C::MT, QS = C::QS, DCH = C::DCH, RW = 16 * MT;
+    const int lane = threadIdx.x & 31, wm = threadIdx.x >> 5, g = lane >> 2, t4 = lane & 3;
+    __syncwarp(); /* the warp's last ldmatrix of its Q rows is done */
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int hf = 0; hf < 2; hf++) {
+            float l = l_run[mt][hf];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const int r = wm * RW + mt * 16 + g + 8 * hf, pr = row0 + r;
+            /* a row that sees no key gets exact zeros, NaN V or not */
+            const bool live = s_lo[r] <= s_hi[r] && l != 0.0f;
+            const float inv = 1.0f / l;
+            uint32_t *dst = reinterpret_cast<uint32_t *>(sq + r * QS + 2 * t4);
+#pragma unroll
+            for (int j = 0; j < C::D / 8; j++)
+                dst[j * 4] = mma_type<DT>::pack(live ? acc[mt][j][2 * hf] * inv : 0.0f,
+                                                live ? acc[mt][j][2 * hf + 1] * inv : 0.0f);
+            if (p.lse && t4 == 0 && pr < s.rows) {
+                int h = s.kvh * s.group + pr / p.sq, i = pr % p.sq;
+                p.lse[p.off[4] + s.b * p.ls[0] + h * p.ls[1] + (int64_t)i * p.ls[2]] =
+                    live ? (m_run[mt][hf] + log2f(l)) * CUDART_LN2_F : -CUDART_INF_F;
+            }
+        }
+    __syncwarp();
+    const bool vec = (uintptr_t)p.o % 16 == 0 && p.os[3] == 1 && p.off[3] % 8 == 0 && p.os[0] % 8 == 0 &&
+                     p.os[1] % 8 == 0 && p.os[2] % 8 == 0;
+    for (int x = lane; x < RW * DCH; x += 32) {
+        const int r = wm * RW + x / DCH, ch = x % DCH, pr = row0 + r;
+        if (pr >= s.rows) break; /* rows only grow with x */
+        T *o = (T *)p.o + row_offset(p, s, p.os, p.off[3], pr);
+        const T *src = sq + r * QS + ch * 8;
+        if (vec) {
+            *reinterpret_cast<uint4 *>(o + ch * 8) = *reinterpret_cast<const uint4 *>(src);
+        } else {
+#pragma unroll
+            for (int c = 0; c < 8; c++) o[(ch * 8 + c) * p.os[3]] = src[c];
+        }
+    }
+}
+
 template <int DT, class C> __device__ __forceinline__ void mma_attention(const pk_attn_params &p)
 {
     typedef PK_T(DT) T;
@@ -296,6 +349,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
         }
 
+        float alpha[MT][2];
 #pragma unroll
         for (int mt = 0; mt < MT; mt++) {
 #pragma unroll
@@ -309,16 +363,18 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                 }
 #pragma unroll
             for (int hf = 0; hf < 2; hf++) {
+                /* fmaxf drops a NaN score, but its weight ex2(NaN) still
+                 * makes the row sum, and so the row, NaN */
                 float mx = -CUDART_INF_F;
 #pragma unroll
-                for (int j = 0; j < NKT; j++) mx = nanmax(mx, nanmax(sc[mt][j][2 * hf], sc[mt][j][2 * hf + 1]));
+                for (int j = 0; j < NKT; j++) mx = fmaxf(mx, fmaxf(sc[mt][j][2 * hf], sc[mt][j][2 * hf + 1]));
                 /* the 4 lanes of a quad hold one row */
-                mx = nanmax(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = nanmax(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                float mn = nanmax(m_run[mt][hf], mx);
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                float mo = m_run[mt][hf], mn = fmaxf(mo, mx);
                 /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
                 float base = mn == -CUDART_INF_F ? 0.0f : mn;
-                float alpha = ex2(m_run[mt][hf] - base);
+                alpha[mt][hf] = mo == mn ? 1.0f : ex2(mo - base);
                 m_run[mt][hf] = mn;
                 float sum = 0.0f;
 #pragma unroll
@@ -328,13 +384,22 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                         sc[mt][j][e] = ex2(sc[mt][j][e] - base);
                         sum += sc[mt][j][e];
                     }
-                l_run[mt][hf] = l_run[mt][hf] * alpha + sum; /* this lane's part of the row sum */
-#pragma unroll
-                for (int j = 0; j < NDT; j++) {
-                    acc[mt][j][2 * hf] *= alpha;
-                    acc[mt][j][2 * hf + 1] *= alpha;
-                }
+                l_run[mt][hf] = l_run[mt][hf] * alpha[mt][hf] + sum; /* this lane's part of the row sum */
             }
+        }
+        /* Once the row maxima settle most tiles change none of the warp's
+         * rows; multiplying by 1 would change no bit, so skip it. */
+        {
+            bool moved = false;
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) moved |= alpha[mt][0] != 1.0f || alpha[mt][1] != 1.0f;
+            if (__any_sync(0xffffffffu, moved))
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                    for (int j = 0; j < NDT; j++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) acc[mt][j][e] *= alpha[mt][e >> 1];
         }
 
         if (!slow) {
@@ -387,6 +452,17 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                                     if (s1) acc[mt][dn][2 + c] += p1 * x;
                                 }
                         }
+        }
+    }
+
+    if constexpr (NWN == 1) {
+        if (p.n_splits == 1) {
+            /* Q's copies (issued by every thread) land before its rows are
+             * overwritten; only a block without tiles has not waited yet */
+            cp_wait<0>();
+            if (n_tiles == 0) __syncthreads();
+            store_rows<DT, C>(p, s, row0, acc, m_run, l_run, sq, s_lo, s_hi);
+            return;
         }
     }
 

@@ -38,13 +38,9 @@ static void fill_params(const pk_attention_problem *p, const pk_cu_attn_plan *pl
 
 static void kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
 {
-    const char *dt = dtype_tag(p->q.dtype);
-    switch (plan->kernel) {
-    case PK_CU_ATTN_MMA_ROWS: snprintf(name, n, "pk_attn_mma_%s_d%d_rows", dt, (int)p->d); break;
-    case PK_CU_ATTN_MMA_ROWS128: snprintf(name, n, "pk_attn_mma_%s_d%d_rows128", dt, (int)p->d); break;
-    case PK_CU_ATTN_MMA_KEYS: snprintf(name, n, "pk_attn_mma_%s_d%d_keys", dt, (int)p->d); break;
-    default: snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d); break;
-    }
+    const char *dt = dtype_tag(p->q.dtype), *suffix = pk_cu_attn_kernel_suffix(plan->kernel);
+    if (plan->kernel == PK_CU_ATTN_SIMT) snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d);
+    else snprintf(name, n, "pk_attn_mma_%s_d%d_%s", dt, (int)p->d, suffix);
 }
 
 pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)

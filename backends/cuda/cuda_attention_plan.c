@@ -3,6 +3,9 @@
  * The tile shapes here mirror rows_cfg, keys_cfg and simt_cfg in
  * kernels_cuda/attention*.cu(h); the tensor-core kernel traps if it gets
  * less shared memory than its own layout needs. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cuda_attention_plan.h"
 
 /* Split-KV pays off when the rows sharing a kv head are few (decode) and
@@ -41,17 +44,65 @@ static unsigned mma_smem(int64_t d, int nwm, int nwn, int mt, int bn, int stages
 
 /* Blocks of one kernel resident on a multiprocessor: by shared memory (a
  * multiprocessor has smem_optin plus the 1 KiB the runtime reserves per
- * block: 228 KiB on sm_90, 164 KiB on sm_80), at most cap (the kernels'
- * registers, 128 threads of up to 255 each, allow 2; the decode kernel's
- * 145, 3). */
+ * block: 228 KiB on sm_90, 164 KiB on sm_80), at most cap, what the
+ * kernel's registers allow (the decode kernel: 145 a thread, 3). */
 static int64_t blocks_per_sm(unsigned smem, size_t smem_optin, int64_t cap)
 {
     int64_t n = (int64_t)(smem_optin + 1024) / ((int64_t)smem + 1024);
     return n < 1 ? 1 : n > cap ? cap : n;
 }
 
+/* The prefill kernels: mma_cfg<D, nwm, 1, mt, bn, 2> in kernels_cuda/attention.cu
+ * (rows_cfg, rows128_cfg, rows128n32_cfg, rows128w8_cfg), built for head
+ * dims up to max_d; cap: blocks per SM their registers allow (ptxas on
+ * sm_90: rows 174 a thread, rows128 255, n32 235, w8 178 x 256 threads). */
+typedef struct rows_variant {
+    pk_cu_attn_kernel kernel;
+    const char *name;
+    int nwm, mt, bn, max_d, cap;
+} rows_variant;
+
+static const rows_variant rows_variants[] = {
+    {PK_CU_ATTN_MMA_ROWS, "rows", 4, 1, 64, 256, 2},
+    {PK_CU_ATTN_MMA_ROWS128, "rows128", 4, 2, 64, 128, 2},
+    {PK_CU_ATTN_MMA_ROWS128N32, "rows128n32", 4, 2, 32, 128, 2},
+    {PK_CU_ATTN_MMA_ROWS128W8, "rows128w8", 8, 1, 64, 128, 1},
+};
+#define N_ROWS_VARIANTS (sizeof rows_variants / sizeof rows_variants[0])
+
+const char *pk_cu_attn_kernel_suffix(pk_cu_attn_kernel k)
+{
+    for (size_t i = 0; i < N_ROWS_VARIANTS; i++)
+        if (rows_variants[i].kernel == k) return rows_variants[i].name;
+    return k == PK_CU_ATTN_MMA_KEYS ? "keys" : "simt";
+}
+
+static unsigned variant_smem(const rows_variant *v, int64_t d)
+{
+    /* rows_cfg takes 32-key tiles at D = 256 to fit the A100 */
+    int bn = v->kernel == PK_CU_ATTN_MMA_ROWS && d == 256 ? 32 : v->bn;
+    return mma_smem(d, v->nwm, 1, v->mt, bn, 2);
+}
+
+/* the variant the knob names, if it is built for d and fits */
+static const rows_variant *knob_variant(const char *knob, int64_t d, size_t smem_optin)
+{
+    if (!knob) return NULL;
+    for (size_t i = 0; i < N_ROWS_VARIANTS; i++) {
+        const rows_variant *v = &rows_variants[i];
+        if (!strcmp(knob, v->name)) return d <= v->max_d && variant_smem(v, d) <= smem_optin ? v : NULL;
+    }
+    return NULL;
+}
+
 void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
                           pk_cu_attn_plan *plan)
+{
+    pk_cu_attn_plan_make_knob(p, sm, sm_count, smem_optin, getenv("PORTKERN_CUDA_ATTN"), plan);
+}
+
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
+                               const char *knob, pk_cu_attn_plan *plan)
 {
     int64_t rows = p->sq * (p->hq / p->hkv);
     int64_t sms = sm_count > 0 ? sm_count : 1;
@@ -59,29 +110,32 @@ void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, s
     *plan = (pk_cu_attn_plan){0};
     plan->kernel = PK_CU_ATTN_SIMT;
     if (sm >= 80 && pk_cu_attn_mma_layout(p)) {
-        /* mirrors keys_cfg, rows_cfg and rows128_cfg in kernels_cuda/attention.cu */
+        /* mirrors keys_cfg in kernels_cuda/attention.cu */
         unsigned keys = mma_smem(p->d, 1, 4, 1, 64, p->d == 256 ? 2 : 3);
-        unsigned rows64 = mma_smem(p->d, 4, 1, 1, p->d == 256 ? 32 : 64, 2);
-        unsigned rows128 = mma_smem(p->d, 4, 1, 2, p->d == 128 ? 32 : 64, 2);
+        const rows_variant *rows64 = &rows_variants[0], *rows128 = &rows_variants[1], *v = NULL;
         /* 128-row blocks when they still fill every multiprocessor twice */
         int64_t tiles128 = p->batch * p->hkv * ((rows + 127) / 128);
         if (rows <= 16 && keys <= smem_optin) {
             plan->kernel = PK_CU_ATTN_MMA_KEYS;
             plan->bm = 16;
+            plan->threads = 128;
             plan->smem = keys;
             per_sm = blocks_per_sm(keys, smem_optin, 3);
-        } else if (rows > 64 && p->d <= 128 && tiles128 >= 2 * sms && rows128 <= smem_optin) {
-            plan->kernel = PK_CU_ATTN_MMA_ROWS128;
-            plan->bm = 128;
-            plan->smem = rows128;
-            per_sm = blocks_per_sm(rows128, smem_optin, 2);
-        } else if (rows64 <= smem_optin) {
-            plan->kernel = PK_CU_ATTN_MMA_ROWS;
-            plan->bm = 64;
-            plan->smem = rows64;
-            per_sm = blocks_per_sm(rows64, smem_optin, 2);
+        } else if (rows > 64 && p->d <= rows128->max_d && tiles128 >= 2 * sms &&
+                   variant_smem(rows128, p->d) <= smem_optin) {
+            v = rows128;
+        } else if (variant_smem(rows64, p->d) <= smem_optin) {
+            v = rows64;
         }
-        if (plan->kernel != PK_CU_ATTN_SIMT) plan->threads = 128;
+        if (v) {
+            const rows_variant *forced = knob_variant(knob, p->d, smem_optin);
+            if (forced) v = forced;
+            plan->kernel = v->kernel;
+            plan->bm = 16 * v->mt * v->nwm;
+            plan->threads = 32 * v->nwm;
+            plan->smem = variant_smem(v, p->d);
+            per_sm = blocks_per_sm(plan->smem, smem_optin, v->cap);
+        }
     }
     if (plan->kernel == PK_CU_ATTN_SIMT) {
         plan->bm = p->d == 64 ? 64 : p->d == 256 ? 16 : 32;

@@ -22,7 +22,9 @@ typedef struct pk_cu_attn_params {
 
 typedef enum pk_cu_attn_kernel {
     PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill, 64-row blocks */
-    PK_CU_ATTN_MMA_ROWS128, /* the same, 128-row blocks of 32 rows a warp (D <= 128, many rows) */
+    PK_CU_ATTN_MMA_ROWS128, /* the same, 128-row blocks of 32 rows a warp, 64-key tiles (D <= 128, many rows) */
+    PK_CU_ATTN_MMA_ROWS128N32, /* rows128 with 32-key tiles */
+    PK_CU_ATTN_MMA_ROWS128W8,  /* 128-row blocks of 8 warps x 16 rows */
     PK_CU_ATTN_MMA_KEYS, /* tensor cores, 16 packed rows, warps split the keys: decode */
     PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
 } pk_cu_attn_kernel;
@@ -42,8 +44,19 @@ typedef struct pk_cu_attn_plan {
 int pk_cu_attn_mma_layout(const pk_attention_problem *p);
 
 /* sm: compute capability (e.g. 90); sm_count and smem_optin size the split
- * and check the tiles fit. */
+ * and check the tiles fit. Reads PORTKERN_CUDA_ATTN (see _knob). */
 void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
                           pk_cu_attn_plan *plan);
+
+/* The same with the knob given: "rows", "rows128", "rows128n32" or
+ * "rows128w8" forces that prefill kernel wherever it applies (a tensor-core
+ * problem with more than 16 packed rows, the variant built for its head
+ * dim, its tiles fitting); NULL or any other value leaves the choice to the
+ * plan. For A/B timing. */
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
+                               const char *knob, pk_cu_attn_plan *plan);
+
+/* The kernel's name suffix: "rows128" for pk_attn_mma_<dt>_d<D>_rows128 */
+const char *pk_cu_attn_kernel_suffix(pk_cu_attn_kernel k);
 
 #endif

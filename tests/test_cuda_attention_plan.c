@@ -1,0 +1,104 @@
+/* Unit test of the CUDA attention plan: prefill, decode and fallback
+ * problems get the kernel, tile and split the kernels expect, and
+ * PORTKERN_CUDA_ATTN (given as the knob) forces a prefill variant only
+ * where that variant is built and fits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_attention_plan.h"
+
+static int failures;
+
+#define H200_SMS 132
+#define H200_SMEM (227u * 1024u)
+#define A100_SMS 108
+#define A100_SMEM (163u * 1024u)
+
+/* q, k, v, o packed [B, S, H, D] */
+static pk_attention_problem problem(pk_dtype dt, int64_t batch, int64_t sq, int64_t skv, int64_t hq, int64_t hkv,
+                                    int64_t d)
+{
+    pk_attention_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = batch, p.sq = sq, p.skv = skv, p.hq = hq, p.hkv = hkv, p.d = d;
+    pk_view *v[4] = {&p.q, &p.k, &p.v, &p.o};
+    for (int i = 0; i < 4; i++) {
+        int64_t s = i == 0 || i == 3 ? sq : skv, h = i == 0 || i == 3 ? hq : hkv;
+        v[i]->mem = (pk_mem)(uintptr_t)4096;
+        v[i]->dtype = dt;
+        v[i]->stride[0] = s * h * d, v[i]->stride[1] = h * d, v[i]->stride[2] = d, v[i]->stride[3] = 1;
+    }
+    p.uniform_lengths = 1;
+    return p;
+}
+
+static void expect(const pk_attention_problem *p, int sms, size_t smem, const char *knob, pk_cu_attn_kernel kernel,
+                   int bm, int threads, unsigned smem_bytes, int n_splits, int line)
+{
+    pk_cu_attn_plan plan;
+    pk_cu_attn_plan_make_knob(p, 90, sms, smem, knob, &plan);
+    int64_t rows = p->sq * (p->hq / p->hkv);
+    if (plan.kernel != kernel || plan.bm != bm || plan.threads != threads ||
+        (smem_bytes && plan.smem != smem_bytes) || plan.n_splits != n_splits ||
+        plan.row_tiles != (int)((rows + bm - 1) / bm) || plan.chunk % 64 ||
+        (int64_t)plan.chunk * plan.n_splits < p->skv || (int64_t)plan.chunk * (plan.n_splits - 1) >= p->skv) {
+        failures++;
+        printf("FAIL line %d: got %s bm %d threads %d smem %u splits %d chunk %d\n", line,
+               pk_cu_attn_kernel_suffix(plan.kernel), plan.bm, plan.threads, plan.smem, plan.n_splits, plan.chunk);
+    }
+}
+
+int main(void)
+{
+    /* the bench's prefill: 128-row blocks of 4 warps, 64-key tiles, two stages:
+     * Q 128 x 136 + 2 x 2 x 64 x 136 bf16, the row windows and (m, l) */
+    pk_attention_problem p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
+    unsigned r128 = 128 * 136 * 2 + 4 * 64 * 136 * 2 + 128 * 8 + 128 * 8;
+    expect(&p, H200_SMS, H200_SMEM, NULL, PK_CU_ATTN_MMA_ROWS128, 128, 128, r128, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "bogus", PK_CU_ATTN_MMA_ROWS128, 128, 128, r128, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "rows128n32", PK_CU_ATTN_MMA_ROWS128N32, 128, 128,
+           128 * 136 * 2 + 4 * 32 * 136 * 2 + 2048, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "rows128w8", PK_CU_ATTN_MMA_ROWS128W8, 128, 256, r128, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "rows", PK_CU_ATTN_MMA_ROWS, 64, 128,
+           64 * 136 * 2 + 4 * 64 * 136 * 2 + 1024, 1, __LINE__);
+    expect(&p, A100_SMS, A100_SMEM, NULL, PK_CU_ATTN_MMA_ROWS128, 128, 128, r128, 1, __LINE__);
+    p.q.dtype = p.k.dtype = p.v.dtype = p.o.dtype = PK_F16;
+    expect(&p, H200_SMS, H200_SMEM, NULL, PK_CU_ATTN_MMA_ROWS128, 128, 128, r128, 1, __LINE__);
+
+    /* few row tiles: 64-row blocks; the knob still forces a 128-row one */
+    p = problem(PK_BF16, 1, 512, 512, 8, 8, 128);
+    expect(&p, H200_SMS, H200_SMEM, NULL, PK_CU_ATTN_MMA_ROWS, 64, 128, 0, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "rows128", PK_CU_ATTN_MMA_ROWS128, 128, 128, r128, 1, __LINE__);
+
+    /* D = 256: no 128-row variant is built, the knob falls back */
+    p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 256);
+    unsigned r256 = 64 * 264 * 2 + 4 * 32 * 264 * 2 + 1024;
+    expect(&p, H200_SMS, H200_SMEM, NULL, PK_CU_ATTN_MMA_ROWS, 64, 128, r256, 1, __LINE__);
+    expect(&p, H200_SMS, H200_SMEM, "rows128w8", PK_CU_ATTN_MMA_ROWS, 64, 128, r256, 1, __LINE__);
+
+    /* decode: 16 GQA-packed rows, warps split the keys, split-KV; the knob leaves it alone */
+    p = problem(PK_BF16, 1, 1, 32768, 32, 8, 128);
+    unsigned keys = 16 * 136 * 2 + 2 * 3 * 64 * 136 * 2 + 16 * 8 + 4 * 16 * 8;
+    pk_cu_attn_plan plan;
+    pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, NULL, &plan);
+    expect(&p, H200_SMS, H200_SMEM, "rows128", PK_CU_ATTN_MMA_KEYS, 16, 128, keys, plan.n_splits, __LINE__);
+    if (plan.n_splits < 2) {
+        failures++;
+        printf("FAIL line %d: decode got %d splits\n", __LINE__, plan.n_splits);
+    }
+
+    /* f32 and strided head dims: the CUDA-core kernel, knob or not */
+    p = problem(PK_F32, 2, 256, 256, 4, 4, 64);
+    expect(&p, H200_SMS, H200_SMEM, "rows128", PK_CU_ATTN_SIMT, 64, 256, 0, 1, __LINE__);
+    p = problem(PK_BF16, 2, 256, 256, 4, 4, 64);
+    p.q.stride[3] = 2;
+    expect(&p, H200_SMS, H200_SMEM, "rows", PK_CU_ATTN_SIMT, 64, 256, 0, 1, __LINE__);
+
+    if (strcmp(pk_cu_attn_kernel_suffix(PK_CU_ATTN_MMA_ROWS128W8), "rows128w8") ||
+        strcmp(pk_cu_attn_kernel_suffix(PK_CU_ATTN_MMA_KEYS), "keys")) {
+        failures++;
+        printf("FAIL: kernel name suffixes\n");
+    }
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures != 0;
+}
