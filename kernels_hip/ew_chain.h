@@ -161,10 +161,16 @@ template <int S, int E> __device__ __forceinline__ void chain_kernel(const pk_ew
         for (int s = 0; s < S; s++)
 #pragma unroll
             for (int e = 0; e < E; e++) r[s][e] = 0.0f;
-#pragma unroll
+        /* not unrolled: input i's view is read from the arguments when it
+         * is loaded, so that the eight views (80 scalar registers) are not
+         * all kept live across the outer loop, which spills on AMD */
+#pragma unroll 1
         for (int i = 0; i < PK_EW_CHAIN_INPUTS; i++)
-            if (a.used >> i & 1)
-                load_any<E>(a.in[i], a.dtype[i], a.vec >> i & 1, chain_at(a.in[i], oi.i0, oi.i1, oi.i2, c), n, r[i]);
+            if (a.used >> i & 1) {
+                float v[E];
+                load_any<E>(a.in[i], a.dtype[i], a.vec >> i & 1, chain_at(a.in[i], oi.i0, oi.i1, oi.i2, c), n, v);
+                put_slot<S, E>(r, i, v);
+            }
         for (int s = 0; s < a.n_steps; s++) {
             const pk_ew_chain_step st = a.steps[s];
             float x[E], y[E];

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Checks the HIP backend's AMD code objects in a build directory ($1,
+# default build), for every target of its hip_archs option:
+#   - each kernel file (gemm, attention, elementwise) has code for the target;
+#   - no kernel spills registers (.sgpr_spill_count / .vgpr_spill_count in
+#     the code object metadata);
+#   - on targets with matrix cores (gfx90a, gfx94x), the MFMA kernels the
+#     plans launch (named below) exist and contain v_mfma instructions.
+# No AMD GPU is needed: the bundles are split and read with LLVM's tools.
+# Prints one line per check and "amd code: N checks, N failed"; exits 1 on
+# any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+llvm=$(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V | tail -1)
+for tool in clang-offload-bundler llvm-readelf llvm-objdump; do
+  [ -x "$llvm/$tool" ] || { echo "amd code: $tool not found under /usr/lib/llvm-*/bin"; exit 1; }
+done
+
+# the kernels hip_gemm_plan.c and hip_attention_plan.c name on MFMA targets
+mfma_kernels=()
+for dt in f16 bf16; do
+  for tile in 64 128; do mfma_kernels+=("pk_gemm_mfma_${dt}_${tile}"); done
+  for d in 64 80 96 128 256; do mfma_kernels+=("pk_attn_mfma_${dt}_d${d}"); done
+done
+
+archs=$(meson introspect "$build" --buildoptions |
+  python3 -c 'import json,sys; print(" ".join(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "hip_archs")))')
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+checks=0
+failed=0
+report() { # ok|fail, text
+  checks=$((checks + 1))
+  if [ "$1" = ok ]; then echo "ok    $2"; else echo "FAIL  $2"; failed=$((failed + 1)); fi
+}
+
+for tu in gemm attention elementwise; do
+  co=$build/backends/hip/$tu.co
+  if [ ! -f "$co" ]; then
+    report fail "$tu.co: not built"
+    continue
+  fi
+  bundled=$("$llvm/clang-offload-bundler" --list --type=o --input="$co")
+  for arch in $archs; do
+    triple=hipv4-amdgcn-amd-amdhsa--$arch
+    if ! grep -qx "$triple" <<<"$bundled"; then
+      report fail "$tu.co: no code for $arch"
+      continue
+    fi
+    elf=$work/$tu-$arch.o
+    "$llvm/clang-offload-bundler" --unbundle --type=o --input="$co" --targets="$triple" --output="$elf"
+    # kernel name, sgpr spills, vgpr spills, one line per kernel
+    "$llvm/llvm-readelf" --notes "$elf" | awk '
+      $1 == ".name:" { name = $2 }
+      $1 == ".sgpr_spill_count:" { s[name] = $2 }
+      $1 == ".vgpr_spill_count:" { v[name] = $2; print name, s[name], v[name] }' >"$work/spills"
+    n=$(wc -l <"$work/spills")
+    spilling=$(awk '$2 != 0 || $3 != 0 { printf "%s%s (sgpr %d, vgpr %d)", sep, $1, $2, $3; sep = ", " }' "$work/spills")
+    if [ "$n" -eq 0 ]; then report fail "$tu.co $arch: no kernels"
+    elif [ -n "$spilling" ]; then report fail "$tu.co $arch: spills in $spilling"
+    else report ok "$tu.co $arch: $n kernels, no spills"
+    fi
+    case $arch in gfx90a | gfx94*) ;; *) continue ;; esac
+    [ "$tu" = elementwise ] && continue
+    # kernels that contain at least one v_mfma instruction
+    "$llvm/llvm-objdump" -d --no-show-raw-insn "$elf" | awk '
+      /^[0-9a-f]+ <[^>]+>:$/ { k = substr($2, 2, length($2) - 3) }
+      /v_mfma_/ && !seen[k]++ { print k }' >"$work/mfma"
+    for k in "${mfma_kernels[@]}"; do
+      case $k in pk_${tu:0:4}*) ;; *) continue ;; esac
+      if ! grep -qx "$k" <(awk '{print $1}' "$work/spills"); then report fail "$tu.co $arch: $k missing"
+      elif grep -qx "$k" "$work/mfma"; then report ok "$tu.co $arch: $k uses MFMA"
+      else report fail "$tu.co $arch: $k has no v_mfma instruction"
+      fi
+    done
+  done
+done
+echo "amd code: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]
