@@ -1,0 +1,79 @@
+/* The argument marshalling the CUDA and HIP backends share
+ * (backends/common/pk_gpu_args.c): parameter order of the GEMM kernels,
+ * the attention block's layout and the split-KV scratch layout. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pk_gpu_args.h"
+
+static int failures;
+#define CHECK(c)                                                          \
+    do {                                                                  \
+        if (!(c)) {                                                       \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);       \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+static void gemm_args(void)
+{
+    static char a_buf[64], b_buf[64], d_buf[64];
+    pk_gemm_problem p = {
+        .batch = 2, .m = 3, .n = 5, .k = 7,
+        .a = {.mem = a_buf, .offset = 4, .dtype = PK_F16, .stride = {21, 7, 1}},
+        .b = {.mem = b_buf, .offset = 1, .dtype = PK_F16, .stride = {0, 1, 7}},
+        .d = {.mem = d_buf, .offset = 2, .dtype = PK_F32, .stride = {15, 5, 1}},
+        .alpha = 1.5f, .beta = 0.0f, .act = PK_ACT_SILU,
+    };
+    pk_gpu_gemm_args g;
+    pk_gpu_gemm_args_fill(&p, &g);
+    /* PK_GEMM_PARAMS order: batch m n k, a a_sb a_sm a_sk, b b_sb b_sk b_sn,
+     * c (3 strides), d (3), bias bias_sn, res (3), alpha beta act d_dt */
+    CHECK(*(long long *)g.args[0] == 2 && *(long long *)g.args[3] == 7);
+    CHECK(*(uint64_t *)g.args[4] == (uint64_t)(uintptr_t)a_buf + 8); /* 4 f16 elements */
+    CHECK(*(long long *)g.args[5] == 21 && *(long long *)g.args[7] == 1);
+    CHECK(*(uint64_t *)g.args[8] == (uint64_t)(uintptr_t)b_buf + 2);
+    CHECK(*(long long *)g.args[11] == 7);
+    CHECK(*(uint64_t *)g.args[12] == 0); /* c absent */
+    CHECK(*(uint64_t *)g.args[16] == (uint64_t)(uintptr_t)d_buf + 8); /* 2 f32 elements */
+    CHECK(*(long long *)g.args[18] == 5);
+    CHECK(*(uint64_t *)g.args[20] == 0 && *(uint64_t *)g.args[22] == 0); /* bias, res absent */
+    CHECK(*(float *)g.args[26] == 1.5f);
+    CHECK(*(int *)g.args[28] == PK_ACT_SILU && *(int *)g.args[29] == PK_F32);
+}
+
+static void attention(void)
+{
+    /* the kernels' struct: 7 pointers, 5 + 20 + 2 int64, 7 int32, 1 float */
+    CHECK(offsetof(pk_gpu_attn_params, off) == 56);
+    CHECK(offsetof(pk_gpu_attn_params, wl) == 56 + 25 * 8);
+    CHECK(offsetof(pk_gpu_attn_params, batch) == 272);
+    CHECK(offsetof(pk_gpu_attn_params, qscale) == 300);
+
+    int32_t lq[3] = {1, 1, 1}, lkv[3] = {9, 9, 9};
+    pk_attention_problem p = {.batch = 3, .sq = 1, .skv = 9, .hq = 8, .hkv = 2, .d = 64,
+                              .len_q = lq, .len_kv = lkv, .uniform_lengths = 0};
+    pk_gpu_attn_scratch s = pk_gpu_attn_scratch_layout(&p, 4);
+    CHECK(s.lens_bytes == 3 * 2 * 4 && s.part_start == 256);
+    CHECK(s.part_bytes == (size_t)3 * 8 * 1 * 4 * (64 + 2) * 4);
+    p.uniform_lengths = 1;
+    s = pk_gpu_attn_scratch_layout(&p, 1);
+    CHECK(s.lens_bytes == 0 && s.part_start == 0 && s.part_bytes == 0);
+
+    pk_gpu_attn_params a;
+    p.scale = 0.125f;
+    p.window_left = -5;
+    p.window_right = 0;
+    pk_gpu_attn_params_fill(&p, 128, 4, 0, 4096, &a);
+    CHECK(a.wl == -1 && a.wr == 0 && a.chunk == 128 && a.n_splits == 4 && a.part == 4096);
+    CHECK(a.qscale > 0.18f && a.qscale < 0.181f); /* 0.125 log2(e) */
+}
+
+int main(void)
+{
+    gemm_args();
+    attention();
+    if (failures) return 1;
+    printf("gpu args: ok\n");
+    return 0;
+}
