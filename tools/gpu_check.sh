@@ -48,5 +48,21 @@ if [[ $parts == *sanitize* ]]; then
     summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$out/sanitize-$tool.txt" | tail -1)")
   done
 fi
+# part `hip`: the HIP backend on this GPU, built with -Dhip_platform=nvidia
+# (HIP host code over hip_on_cuda.h, HIP kernels by nvcc) in build-gpu-hip
+if [[ $parts == *hip* ]]; then
+  t0=$(date +%s)
+  if { meson setup build-gpu-hip -Dhip_platform=nvidia -Dnvcc_archs=sm_90a &&
+       ninja -C build-gpu-hip -j16 portkern libportkern-hip.so; } >"$out/build-hip.txt" 2>&1; then
+    build-gpu-hip/portkern devices 2>&1 | grep -A2 '^hip' | tee "$out/devices-hip.txt"
+    timeout "${PK_STEP_TIMEOUT:-240}" build-gpu-hip/portkern conform --backend hip:0 --json "$out/conform-hip.json" \
+      >"$out/conform-hip.txt" 2>&1
+    summary+=("conform hip:0, HIP on NVIDIA (build and run $(($(date +%s) - t0)) s): $(tail -1 "$out/conform-hip.txt")")
+    grep -E '^(FAIL|SKIP)' "$out/conform-hip.txt" | cut -c1-220 | head -25
+  else
+    tail -40 "$out/build-hip.txt"
+    summary+=("hip: build failed (build-hip.txt)")
+  fi
+fi
 echo "--- $(tail -1 "$out/gpu.txt")"
 printf '%s\n' "${summary[@]}"
