@@ -38,7 +38,7 @@
  *     void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t,
  *                                pk_hip_attn_plan *plan);
  *   pk_hip_attn_plan has pk_cu_attn_plan's fields (kernel, bm, threads,
- *   smem, row_tiles, n_splits, chunk) plus char name[64], the entry point
+ *   smem, row_tiles, n_splits, chunk) plus char kernel_name[64], the entry point
  *   the plan chose (so the host does not mirror the kernels' naming).
  *   The launch is CUDA's: grid {batch * hkv, n_splits, row_tiles}, block
  *   {threads}, dynamic LDS smem; with n_splits > 1 then
