@@ -18,19 +18,24 @@ static pk_hip_function_entry *find(pk_hip_device *d, hipFunction_t f)
     return NULL;
 }
 
-/* The module that holds kernels named prefix*: asking only there keeps
- * every lookup a hit. */
-static hipModule_t module_of(const pk_hip_device *d, const char *name)
+/* The kernel file that holds kernels named prefix* ("gemm"), or NULL. */
+static const char *file_of(const char *name)
 {
     static const struct {
-        const char *prefix, *module;
+        const char *prefix, *file;
     } owners[] = {{"pk_gemm_", "gemm"}, {"pk_attn_", "attention"}, {"pk_ew_", "elementwise"}};
     for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
-        if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix)))
-            for (int m = 0; m < d->n_modules; m++)
-                if (!strncmp(d->module_names[m], owners[i].module, strlen(owners[i].module)) &&
-                    d->module_names[m][strlen(owners[i].module)] == '.')
-                    return d->modules[m]; /* "gemm.co" (AMD) or "gemm.fatbin" (NVIDIA) */
+        if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix))) return owners[i].file;
+    return NULL;
+}
+
+/* The loaded module of that file: "gemm.co" (AMD) or "gemm.fatbin"
+ * (NVIDIA). Asking only there keeps every lookup a hit. */
+static hipModule_t module_of(const pk_hip_device *d, const char *file)
+{
+    size_t n = strlen(file);
+    for (int m = 0; m < d->n_modules; m++)
+        if (!strncmp(d->module_names[m], file, n) && d->module_names[m][n] == '.') return d->modules[m];
     return NULL;
 }
 
@@ -43,7 +48,12 @@ pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out
         }
     pk_hip_function_entry *e = calloc(1, sizeof *e);
     if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    hipModule_t mod = module_of(d, name);
+    const char *file = file_of(name);
+    hipModule_t mod = file ? module_of(d, file) : NULL;
+    if (file && !mod) {
+        free(e);
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: this build has no kernels_hip/%s.hip kernels", file);
+    }
     if (!mod || hipModuleGetFunction(&e->function, mod, name) != hipSuccess) {
         free(e);
         return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded code objects", name);
