@@ -49,6 +49,25 @@ PK_GEMM_SIMT_ENTRY(1, f16, 1, 64)
 PK_GEMM_SIMT_ENTRY(2, bf16, 2, 128)
 PK_GEMM_SIMT_ENTRY(2, bf16, 1, 64)
 
+/* f32 with a contiguous, 16-byte aligned direction per operand
+ * (gemm_simt_vec.cuh); a/b letter as for the mma kernels. Two blocks of
+ * 128 x 128 per SM: at most 128 registers. */
+#define PK_GEMM_SIMT_VEC_ENTRY(bm, minb, al, ak, bl, bk)                                                  \
+    extern "C" __global__ void __launch_bounds__(256, minb)                                               \
+        pk_gemm_simt_f32_##bm##_a##al##_b##bl(PK_GEMM_PARAMS)                                             \
+    {                                                                                                     \
+        pk_gemm_simt_vec<bm, ak, bk>(PK_GEMM_ARGS);                                                       \
+    }
+
+#define PK_GEMM_SIMT_VEC_LAYOUTS(bm, minb)                                                                \
+    PK_GEMM_SIMT_VEC_ENTRY(bm, minb, k, true, k, true)                                                    \
+    PK_GEMM_SIMT_VEC_ENTRY(bm, minb, k, true, n, false)                                                   \
+    PK_GEMM_SIMT_VEC_ENTRY(bm, minb, m, false, k, true)                                                   \
+    PK_GEMM_SIMT_VEC_ENTRY(bm, minb, m, false, n, false)
+
+PK_GEMM_SIMT_VEC_LAYOUTS(128, 2)
+PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
+
 #define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
     extern "C" __global__ void __launch_bounds__(256, 1) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
     {                                                                                                     \

@@ -16,6 +16,8 @@
 #pragma once
 
 #include "gemm_common.cuh"
+/* the f32 kernel of the aligned layouts, which the plan prefers */
+#include "gemm_simt_vec.cuh"
 
 template <int DT, int G> __device__ __forceinline__ void pk_gemm_simt(PK_GEMM_PARAMS)
 {

@@ -137,12 +137,40 @@ int main(void)
     p = problem(PK_BF16, 1, 1, 4096, 4096, 0, 0);
     EXPECT(p, "pk_gemm_mma_bf16_64x64_ak_bn", 64, 1, 32768);
 
-    /* f32 is exact f32 on the CUDA cores, TF32 allowed or not */
+    /* f32 is exact f32 on the CUDA cores, TF32 allowed or not; aligned
+     * layouts read float4s, the letters naming each operand's contiguous
+     * direction */
     p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
     p.allow_tf32 = 1;
-    EXPECT(p, "pk_gemm_simt_f32_128", 32 * 32, 1, 0);
+    EXPECT(p, "pk_gemm_simt_f32_128_ak_bk", 32 * 32, 1, 0);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 0);
+    EXPECT(p, "pk_gemm_simt_f32_128_ak_bn", 32 * 32, 1, 0);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 1, 0);
+    EXPECT(p, "pk_gemm_simt_f32_128_am_bn", 32 * 32, 1, 0);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 1, 1);
+    EXPECT(p, "pk_gemm_simt_f32_128_am_bk", 32 * 32, 1, 0);
+    /* fewer 128 x 128 tiles than two per SM: 64 x 64 */
+    p = problem(PK_F32, 1, 1000, 1000, 300, 0, 0);
+    EXPECT(p, "pk_gemm_simt_f32_64_ak_bn", 16 * 16, 1, 0);
+    /* edges in m, n and k stay on the float4 kernel; rows 16-byte aligned */
+    p = problem(PK_F32, 1, 1, 12, 10, 0, 0);
+    EXPECT(p, "pk_gemm_simt_f32_64_ak_bn", 1, 1, 0);
+    /* a size-1 dimension's stride does not matter, a broadcast batch (stride 0) is aligned */
+    p = problem(PK_F32, 3, 1, 12, 10, 0, 0);
+    p.a.stride[1] = 5, p.a.stride[0] = 0;
+    EXPECT(p, "pk_gemm_simt_f32_64_ak_bn", 1, 3, 0);
+    /* not in whole 16-byte units: the general kernel */
     p = problem(PK_F32, 1, 1, 10, 10, 0, 0);
     EXPECT(p, "pk_gemm_simt_f32_64", 1, 1, 0);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 0);
+    p.a.offset = 2;
+    EXPECT(p, "pk_gemm_simt_f32_128", 32 * 32, 1, 0);
+    p = problem(PK_F32, 2, 4096, 4096, 4096, 0, 0);
+    p.b.stride[0] = 4096 * 4096 + 2;
+    EXPECT(p, "pk_gemm_simt_f32_128", 32 * 32, 2, 0);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 0);
+    p.b.stride[1] = 2, p.b.stride[2] = 8192; /* no contiguous direction */
+    EXPECT(p, "pk_gemm_simt_f32_128", 32 * 32, 1, 0);
 
     /* what cp.async cannot copy in 16-byte chunks goes to the SIMT kernel */
     p = problem(PK_BF16, 1, 512, 512, 4100, 0, 1); /* rows of 4100 elements: not 16-byte aligned */

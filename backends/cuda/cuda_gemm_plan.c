@@ -99,6 +99,31 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
     out->block[1] = out->block[2] = 1;
 }
 
+/* 16 bytes of f32 elements, or a dimension with one index */
+static int aligned4(int64_t stride, int64_t size) { return size <= 1 || stride % 4 == 0; }
+
+/* Which direction of A (k: 'k', m: 'm') and B (k: 'k', n: 'n') the f32
+ * SIMT kernel of the aligned layouts reads in float4s: contiguous, with
+ * rows and batches whole 16-byte units apart from a 16-byte aligned
+ * start; 0 when none. */
+static char simt_layout_a(const pk_gemm_problem *p)
+{
+    const pk_view *a = &p->a;
+    if (a->dtype != PK_F32 || a->offset % 4 || !aligned4(a->stride[0], p->batch)) return 0;
+    if (contiguous(a->stride[2], p->k) && aligned4(a->stride[1], p->m)) return 'k';
+    if (contiguous(a->stride[1], p->m) && aligned4(a->stride[2], p->k)) return 'm';
+    return 0;
+}
+
+static char simt_layout_b(const pk_gemm_problem *p)
+{
+    const pk_view *b = &p->b;
+    if (b->dtype != PK_F32 || b->offset % 4 || !aligned4(b->stride[0], p->batch)) return 0;
+    if (contiguous(b->stride[1], p->k) && aligned4(b->stride[2], p->n)) return 'k';
+    if (contiguous(b->stride[2], p->n) && aligned4(b->stride[1], p->k)) return 'n';
+    return 0;
+}
+
 void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out)
 {
     pk_cu_gemm_plan_pick_knob(p, sm_count, smem_optin, getenv("PORTKERN_CUDA_GEMM"), out);
@@ -158,8 +183,13 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         }
     }
 
+    /* two blocks of 128 x 128 per SM: 128 when that fills the device once */
     int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
+    char sa = simt_layout_a(p), sb = simt_layout_b(p);
     out->kind = PK_CU_GEMM_SIMT;
-    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d", dt, bm);
+    if (sa && sb)
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d_a%c_b%c", dt, bm, sa, sb);
+    else
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d", dt, bm);
     set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
 }
