@@ -272,6 +272,25 @@ void cf_cases_gemm(cf_case_list *l)
         g.c_mode = C_SEPARATE;
         add(l, &g);
 
+        /* Large enough that a GPU runs its biggest tiles (on the H200: at
+         * least one 128 x 256 tile per SM for the Hopper kernel, two
+         * 128 x 128 per SM for the SIMT kernel), with edges in m, n and k. */
+        g = G(dt, 1500, 2900, 136, 0, 1);
+        add(l, &g);
+        if (dt != PK_F32) {
+            g = G(dt, 1500, 2900, 72, 0, 1);
+            g.beta = 0.5f;
+            g.c_mode = C_ALIAS;
+            g.bias = 1;
+            g.res = 1;
+            g.act = PK_ACT_GELU_TANH;
+            add(l, &g);
+            g = G(dt, 1030, 1100, 96, 0, 1);
+            g.batch = 3;
+            g.bcast = BC_B0;
+            add(l, &g);
+        }
+
         /* NaN and inf in A: rows 1 and m-1 of D are NaN / inf. */
         g = G(dt, 9, 13, 21, t == 1, 1);
         g.special = SP_NAN_INF;

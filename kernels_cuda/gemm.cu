@@ -3,10 +3,13 @@
  *   pk_gemm_mma_<dt>_<BMxBN>_a<k|m>_b<k|n>  f16/bf16 on tensor cores; a/b
  *       letter: the operand's contiguous direction (gemm_mma.cuh)
  *   pk_gemm_simt_<dt>_<BM>                  anything, exact f32 (gemm_simt.cuh)
+ *   pk_gemm_simt_f32_<BM>_a<k|m>_b<k|n>     f32 with 16-byte aligned rows, float4
+ *                                           loads (gemm_simt_vec.cuh)
  *   pk_gemm_skinny_<dt>_m<MR>               decode, M <= MR (gemm_skinny.cuh)
  *   pk_gemm_decode_<dt>                     decode on tensor cores, M <= 16
  *                                           (gemm_decode.cuh)
- * All take PK_GEMM_PARAMS (gemm_common.cuh). */
+ * All take PK_GEMM_PARAMS (gemm_common.cuh). The Hopper kernel is in
+ * gemm_sm90.cu, a fatbin of its own. */
 #include "common.cuh"
 #include "gemm_common.cuh"
 #include "gemm_decode.cuh"

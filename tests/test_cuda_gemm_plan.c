@@ -69,6 +69,62 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 
 #define EXPECT(p, kernel, gx, gy, smem) expect(&(p), H200_SMS, H200_SMEM, kernel, gx, gy, smem, __LINE__)
 
+/* the Hopper kernel takes p (kernel non-NULL: with that grid) or leaves it (NULL) */
+static void expect_wgmma(const pk_gemm_problem *p, const char *knob, const char *kernel, unsigned gx, unsigned gy,
+                         int line)
+{
+    pk_cu_gemm_plan plan;
+    int took = pk_cu_gemm_plan_wgmma(p, H200_SMS, knob, &plan);
+    if (!kernel ? took
+                : !took || strcmp(plan.kernel, kernel) || plan.grid[0] != gx || plan.grid[1] != gy ||
+                      plan.block[0] != PK_CU_WGMMA_THREADS || plan.smem != PK_CU_WGMMA_SMEM ||
+                      plan.kind != PK_CU_GEMM_WGMMA) {
+        failures++;
+        printf("FAIL line %d: wgmma %s (%s grid %u,%u); want %s grid %u,%u\n", line, took ? "took it" : "left it",
+               took ? plan.kernel : "-", took ? plan.grid[0] : 0, took ? plan.grid[1] : 0, kernel ? kernel : "none",
+               gx, gy);
+    }
+}
+
+static void wgmma_cases(void)
+{
+    /* the linear layout, a tile per SM at least: one persistent block per SM */
+    pk_gemm_problem p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    expect_wgmma(&p, "mma", NULL, 0, 0, __LINE__);
+    expect_wgmma(&p, "decode", "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    p = problem(PK_F16, 1, 2048, 14336, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_f16_128x256", H200_SMS, 1, __LINE__);
+    /* edges everywhere: TMA fills zeros */
+    p = problem(PK_BF16, 1, 3001, 5000, 1000, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    /* fewer tiles than SMs: the mma.sync tiles fill the device better */
+    p = problem(PK_BF16, 1, 1024, 2048, 4096, 0, 1);
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    /* batches count: 8 x 32 tiles; 132 / 32 = 4 batches at a time */
+    p = problem(PK_BF16, 8, 1024, 1024, 512, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 32, 4, __LINE__);
+    p.b.stride[0] = 0; /* one W for every batch */
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 32, 4, __LINE__);
+    p.a.stride[0] = 1000 * 512; /* batch planes overlap: not a TMA map */
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    /* only k-contiguous operands, 16-bit, whole 16-byte rows that do not overlap */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 0);
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 1, 1);
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    p.a.offset = 4;
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    p.b.stride[2] = 64;
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    p = problem(PK_BF16, 1, 4096, 4096, 4100, 0, 1);
+    expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+}
+
 int main(void)
 {
     /* the linear layout x @ W^T on tensor cores, the largest tile when it fills the device */
@@ -193,6 +249,8 @@ int main(void)
     p = problem(PK_BF16, 100000, 64, 64, 64, 0, 1);
     p.b.stride[0] = 0;
     EXPECT(p, "pk_gemm_mma_bf16_128x256_ak_bk", 1, 65535, 98304);
+
+    wgmma_cases();
 
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;

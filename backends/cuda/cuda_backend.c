@@ -102,9 +102,13 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
     s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);
     for (const pk_embedded_blob *b = pk_cuda_fatbins; s == PK_SUCCESS && b->name && d->n_modules < PK_CU_MAX_MODULES; b++) {
+        /* sm_90a code runs on compute capability 9.0 only, and has no PTX */
+        const int sm90 = strstr(b->name, "_sm90.") != NULL;
+        if (sm90 && d->sm != 90) continue;
         s = pk_cu_check(cuModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
         if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
         else s = PK_ERR_BUILD_FAILED; /* no code for this GPU in the fatbin, or a bad image */
+        if (s == PK_SUCCESS && !strcmp(b->name, "gemm_sm90.fatbin")) d->has_sm90_gemm = 1;
     }
     if (s != PK_SUCCESS) {
         while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);

@@ -1,6 +1,9 @@
 /* CUDA GEMM host side: plan, arguments and launch of kernels_cuda/gemm.cu.
  * Every entry point takes the same parameters (PK_GEMM_PARAMS in
- * kernels_cuda/gemm_common.cuh), in the order of `args` below. */
+ * kernels_cuda/gemm_common.cuh), in the order of `args` below; the Hopper
+ * kernel takes the TMA maps of A and B before them. */
+#include <stdlib.h>
+
 #include "cuda_gemm_plan.h"
 #include "cuda_internal.h"
 
@@ -12,12 +15,37 @@ static CUdeviceptr origin(const pk_view *v)
     return v->mem ? pk_cu_ptr(v->mem) + (CUdeviceptr)(v->offset * (int64_t)esize(v->dtype)) : 0;
 }
 
+/* The TMA map of a k-contiguous operand: k, then rows `row_stride`
+ * apart, then batch planes (one plane when broadcast or batch is 1); boxes
+ * of BK x box_rows with the 128-byte swizzle the wgmma kernel reads. */
+static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_t k, int64_t batch,
+                        int64_t row_stride, int64_t batch_stride, unsigned box_rows)
+{
+    const int planes = batch > 1 && batch_stride != 0;
+    const cuuint64_t dim[3] = {(cuuint64_t)k, (cuuint64_t)rows, (cuuint64_t)(planes ? batch : 1)};
+    const cuuint64_t stride[2] = {(cuuint64_t)row_stride * 2,
+                                  (cuuint64_t)(planes ? batch_stride : rows * row_stride) * 2};
+    const cuuint32_t box[3] = {PK_CU_WGMMA_BK, box_rows, 1}, step[3] = {1, 1, 1};
+    return cuTensorMapEncodeTiled(map, v->dtype == PK_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                  3, (void *)(uintptr_t)origin(v), dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
 pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
     pk_cu_device *d = dev;
     if (p->batch == 0 || p->m == 0 || p->n == 0) return PK_SUCCESS;
     pk_cu_gemm_plan plan;
-    pk_cu_gemm_plan_pick(p, d->sm_count, d->smem_optin, &plan);
+    CUtensorMap maps[2];
+    /* a map the driver refuses leaves the problem to the other kernels,
+     * which take any layout */
+    int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, getenv("PORTKERN_CUDA_GEMM"), &plan) &&
+                tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], PK_CU_WGMMA_BM) ==
+                    CUDA_SUCCESS &&
+                tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], PK_CU_WGMMA_BN) ==
+                    CUDA_SUCCESS;
+    if (!wgmma) pk_cu_gemm_plan_pick(p, d->sm_count, d->smem_optin, &plan);
     CUfunction f;
     pk_status s = pk_cu_function(d, plan.kernel, &f, msg);
     if (s != PK_SUCCESS) return s;
@@ -33,8 +61,9 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     long long r_sb = p->residual.stride[0], r_sm = p->residual.stride[1], r_sn = p->residual.stride[2];
     float alpha = p->alpha, beta = p->beta;
     int act = (int)p->act, d_dt = (int)p->d.dtype;
-    void *args[] = {&batch, &m,    &n,    &k,    &a,    &a_sb, &a_sm,    &a_sk, &b,    &b_sb,
+    void *args[] = {&maps[0], &maps[1], &batch, &m,    &n,    &k,    &a,    &a_sb, &a_sm,    &a_sk, &b,    &b_sb,
                     &b_sk,  &b_sn, &c,    &c_sb, &c_sm, &c_sn, &dd,      &d_sb, &d_sm, &d_sn,
                     &bias,  &bias_sn, &res, &r_sb, &r_sm, &r_sn, &alpha, &beta, &act,  &d_dt};
-    return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, args, msg);
+    /* the other kernels take PK_GEMM_PARAMS alone: skip the maps */
+    return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2, msg);
 }

@@ -99,6 +99,36 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
     out->block[1] = out->block[2] = 1;
 }
 
+/* rows of `size` elements `stride` apart, side by side (no overlap) and
+ * whole 16-byte units apart: a TMA map's row */
+static int tma_rows(int64_t stride, int64_t row_elems) { return stride >= row_elems && stride % 8 == 0; }
+
+int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out)
+{
+    if (knob && !strcmp(knob, "mma")) return 0;
+    if (p->a.dtype == PK_F32 || mma_layout_a(p) != 'k' || mma_layout_b(p) != 'k') return 0;
+    if (p->a.stride[2] != 1 || p->b.stride[1] != 1) return 0; /* k really contiguous, not just size 1 */
+    if (p->m < 2 || p->n < 2 || !tma_rows(p->a.stride[1], p->k) || !tma_rows(p->b.stride[2], p->k)) return 0;
+    /* a batch plane is a map's third dimension: after the whole matrix, or
+     * the same plane for every batch (stride 0) */
+    if (p->batch > 1 && p->a.stride[0] && p->a.stride[0] < p->m * p->a.stride[1]) return 0;
+    if (p->batch > 1 && p->b.stride[0] && p->b.stride[0] < p->n * p->b.stride[2]) return 0;
+    if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
+    if (tiles_of(p, PK_CU_WGMMA_BM, PK_CU_WGMMA_BN) < (int64_t)(sm_count < 1 ? 1 : sm_count)) return 0;
+
+    memset(out, 0, sizeof *out);
+    out->kind = PK_CU_GEMM_WGMMA;
+    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_wgmma_%s_128x256", dtype_name(p->a.dtype));
+    /* persistent: one block per multiprocessor walks the tiles */
+    int64_t tiles = cdiv(p->m, PK_CU_WGMMA_BM) * cdiv(p->n, PK_CU_WGMMA_BN);
+    int64_t per_batch = tiles < sm_count ? tiles : sm_count;
+    set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
+    if ((int64_t)out->grid[0] * out->grid[1] > sm_count) /* several batches: fill the device, not more */
+        out->grid[1] = (unsigned)(sm_count / out->grid[0] > 0 ? sm_count / out->grid[0] : 1);
+    out->smem = PK_CU_WGMMA_SMEM;
+    return 1;
+}
+
 /* 16 bytes of f32 elements, or a dimension with one index */
 static int aligned4(int64_t stride, int64_t size) { return size <= 1 || stride % 4 == 0; }
 

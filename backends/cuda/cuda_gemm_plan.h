@@ -15,6 +15,7 @@
 typedef enum pk_cu_gemm_kind {
     PK_CU_GEMM_SKINNY, /* M <= 16, linear layout, f16/bf16, aligned: streams W */
     PK_CU_GEMM_DECODE, /* the same problems from a few rows on: streams W into tensor cores */
+    PK_CU_GEMM_WGMMA,  /* f16/bf16, both operands k-contiguous, large: Hopper wgmma fed by TMA */
     PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
     PK_CU_GEMM_SIMT    /* everything else, f32 included: exact f32 on the CUDA cores */
 } pk_cu_gemm_kind;
@@ -36,5 +37,20 @@ void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_op
  * sends every decode problem (M <= 16, linear layout) to that kernel. */
 void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
                                pk_cu_gemm_plan *out);
+
+/* The Hopper kernel (kernels_cuda/gemm_sm90.cu) for p, where the device
+ * has sm_90a code loaded: returns 1 and fills out when it takes p. It
+ * takes f16/bf16 with both operands k-contiguous in non-overlapping,
+ * 16-byte aligned rows (what a TMA map can describe), with at least one
+ * 128 x 256 tile per multiprocessor; knob is PORTKERN_CUDA_GEMM, and "mma"
+ * turns it off (A/B timing against the mma.sync kernel). */
+int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out);
+
+/* tile of the Hopper kernel; must match pk_wgmma:: in gemm_wgmma.cuh */
+#define PK_CU_WGMMA_BM 128
+#define PK_CU_WGMMA_BN 256
+#define PK_CU_WGMMA_BK 64
+#define PK_CU_WGMMA_THREADS 384
+#define PK_CU_WGMMA_SMEM (4 * (128 + 256) * 64 * 2 + 1024 + 2 * 4 * 8)
 
 #endif

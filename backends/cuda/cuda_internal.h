@@ -19,6 +19,7 @@ typedef struct pk_cu_device {
     CUmodule modules[PK_CU_MAX_MODULES]; /* the embedded fatbins, loaded once at open */
     const char *module_names[PK_CU_MAX_MODULES]; /* their files: "gemm.fatbin", ... */
     int n_modules;
+    int has_sm90_gemm;         /* gemm_sm90.fatbin loaded: the wgmma GEMM runs here */
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
@@ -34,8 +35,9 @@ typedef struct pk_cu_device {
 pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg);
 
 /* The kernel `name` (an extern "C" __global__ of kernels_cuda/), looked up
- * once per device and kept. Its prefix names its module: pk_gemm_ in
- * gemm.fatbin, pk_attn_ in attention.fatbin, pk_ew_ in elementwise.fatbin. */
+ * once per device and kept. Its prefix names its module: pk_gemm_wgmma_ in
+ * gemm_sm90.fatbin, pk_gemm_ in gemm.fatbin, pk_attn_ in attention.fatbin,
+ * pk_ew_ in elementwise.fatbin. */
 pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg);
 
 /* Launches f on the device's stream; smem is dynamic shared memory in bytes

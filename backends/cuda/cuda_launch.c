@@ -19,12 +19,13 @@ static pk_cu_function_entry *find(pk_cu_device *d, CUfunction f)
 }
 
 /* The module that holds kernels named prefix*: asking only there keeps
- * every lookup a hit (compute-sanitizer reports a miss as an API error). */
+ * every lookup a hit (compute-sanitizer reports a miss as an API error).
+ * The first prefix that matches wins: longer ones come first. */
 static CUmodule module_of(const pk_cu_device *d, const char *name)
 {
     static const struct {
         const char *prefix, *module;
-    } owners[] = {{"pk_gemm_", "gemm.fatbin"}, {"pk_attn_", "attention.fatbin"}, {"pk_ew_", "elementwise.fatbin"}};
+    } owners[] = {{"pk_gemm_wgmma_", "gemm_sm90.fatbin"}, {"pk_gemm_", "gemm.fatbin"}, {"pk_attn_", "attention.fatbin"}, {"pk_ew_", "elementwise.fatbin"}};
     for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
         if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix)))
             for (int m = 0; m < d->n_modules; m++)

@@ -1,0 +1,243 @@
+/* Hopper GEMM for f16/bf16 with both operands k-contiguous (the linear
+ * layout x[M,K] @ W[N,K]^T): wgmma on sm_90a, fed by the tensor memory
+ * accelerator (TMA). mma.sync tops out near a third of the H200's matrix
+ * rate here (gemm_mma.cuh: 212-232 TFLOP/s of 770); wgmma issues a 64 x 256
+ * x 16 product per warpgroup from shared memory with no ldmatrix traffic
+ * through the registers.
+ *
+ * Block: three warpgroups. The first is the producer: one thread issues
+ * the TMA copies of a BM x BK tile of A and a BN x BK tile of B into a
+ * STAGES-deep ring and gives its registers to the others (setmaxnreg).
+ * The other two are consumers, each owning 64 rows x BN columns of the
+ * block's tile in 128 f32 accumulators per thread. Stage s has two
+ * mbarriers: full[s] completes when its bytes have landed (TMA counts
+ * them), empty[s] when the 8 consumer warps are done reading it.
+ *
+ * Layout: TMA writes each 64-element (128-byte) k row with the 128-byte
+ * swizzle (16-byte chunk c of row r at c ^ (r % 8)), which is the layout
+ * the wgmma descriptor names; the tile bases are 1024-byte aligned, as the
+ * swizzle pattern repeats every 8 rows. A k16 step is a 32-byte advance of
+ * the descriptor's start address inside the swizzled row.
+ *
+ * Edges: TMA fills everything outside the matrix with zeros (rows past M
+ * or N, k past K), so any M, N, K work and the mainloop has no guards; the
+ * epilogue stores only inside the matrix. The grid is persistent: block b
+ * takes tiles b, b + gridDim.x, ..., and the producer runs ahead into the
+ * next tile while the consumers store the last one.
+ *
+ * Determinism: each output is one thread's accumulator, summed in k order
+ * by the tensor core: the same bits every run. */
+#pragma once
+
+#include <cuda.h>
+
+#include "gemm_common.cuh"
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define PK_WGMMA_ENABLED 1
+#endif
+
+namespace pk_wgmma {
+
+constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
+constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+/* the ring, 1024 bytes to align its base, and the 2 x STAGES barriers */
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+constexpr int THREADS = 3 * 128;
+
+#ifdef PK_WGMMA_ENABLED
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+__device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+/* box at (c0 along k, c1 along rows, c2 batch) of map into dst; completes
+ * `bar` by the box's bytes */
+__device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4}], [%5];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+
+/* K-major operand, 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
+ * bytes apart (stride byte offset); the leading offset is unused for this
+ * layout and set to one unit. */
+__device__ __forceinline__ unsigned long long smem_desc(unsigned addr)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) |
+           (1ull << 62);
+}
+
+#define PK_WG_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define PK_WG_D16(i) PK_WG_D4(i), PK_WG_D4(i + 4), PK_WG_D4(i + 8), PK_WG_D4(i + 12)
+#define PK_WG_D128 PK_WG_D16(0), PK_WG_D16(16), PK_WG_D16(32), PK_WG_D16(48), PK_WG_D16(64), PK_WG_D16(80), \
+                   PK_WG_D16(96), PK_WG_D16(112)
+#define PK_WG_REGS                                                                                          \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                        \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                        \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                        \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+
+/* d[64 x 256] += a[64 x 16] b[256 x 16]^T, both from shared memory */
+template <int DT> __device__ __forceinline__ void mma_64x256x16(float (&d)[128], unsigned long long da, unsigned long long db)
+{
+    if (DT == 2)
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PK_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
+                     : PK_WG_D128
+                     : "l"(da), "l"(db));
+    else
+        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " PK_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
+                     : PK_WG_D128
+                     : "l"(da), "l"(db));
+}
+
+/* keeps the compiler from moving the accumulators while a wgmma that
+ * writes them is in flight */
+__device__ __forceinline__ void fence_acc(float (&d)[128])
+{
+#pragma unroll
+    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#undef PK_WG_D4
+#undef PK_WG_D16
+#undef PK_WG_D128
+#undef PK_WG_REGS
+
+/* Stores (i, j) and (i, j + 1) through the fused epilogue; one 32-bit
+ * store when both are in the matrix, adjacent and 4-byte aligned (the
+ * common row-major 16-bit output). */
+__device__ __forceinline__ void finish_pair(const pk_gemm_out &o, long long z, long long i, long long j, long long n,
+                                            float x0, float x1)
+{
+    const long long at = z * o.d_sb + i * o.d_sm + j * o.d_sn;
+    if (o.dt != 0 && o.d_sn == 1 && j + 1 < n && (at & 1) == 0 && !o.c && !o.bias && !o.res && o.act == 0) {
+        x0 *= o.alpha;
+        x1 *= o.alpha;
+        if (o.dt == 2)
+            *reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(o.d) + at) = __floats2bfloat162_rn(x0, x1);
+        else
+            *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
+        return;
+    }
+    if (j < n) pk_gemm_finish(o, z, i, j, x0);
+    if (j + 1 < n) pk_gemm_finish(o, z, i, j + 1, x1);
+}
+#endif
+
+template <int DT>
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, PK_GEMM_PARAMS)
+{
+#ifdef PK_WGMMA_ENABLED
+    extern __shared__ __align__(1024) unsigned char pk_wgmma_smem[];
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(pk_wgmma_smem);
+    const unsigned ring = (raw + 1023u) & ~1023u;
+    const unsigned full = ring + STAGES * STAGE_BYTES, empty = full + STAGES * 8;
+    const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(full + 8 * s, 1);
+            bar_init(empty + 8 * s, 8);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    const long long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
+    const long long tiles = m_tiles * n_tiles;
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x != 0) return;
+        unsigned long long it = 0;
+        for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+            /* a broadcast operand (batch stride 0) is one plane in its map */
+            const int za = a_sb ? (int)z : 0, zb = b_sb ? (int)z : 0;
+            for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+                long long tm, tn;
+                pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
+                for (long long kt = 0; kt < k_tiles; kt++, it++) {
+                    const unsigned s = (unsigned)(it % STAGES);
+                    if (it >= STAGES) bar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                    const unsigned sa = ring + s * STAGE_BYTES;
+                    bar_expect(full + 8 * s, STAGE_BYTES);
+                    tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM), za, full + 8 * s);
+                    tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
+                }
+            }
+        }
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = wg - 1; /* consumer: rows cw * 64 .. + 63 of the tile */
+    const pk_gemm_out out = PK_GEMM_OUT;
+    float acc[128];
+    unsigned long long it = 0;
+    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+        for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+            long long tm, tn;
+            pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
+#pragma unroll
+            for (int i = 0; i < 128; i++) acc[i] = 0.0f;
+            fence_acc(acc);
+            for (long long kt = 0; kt < k_tiles; kt++, it++) {
+                const unsigned s = (unsigned)(it % STAGES);
+                bar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
+                const unsigned sa = ring + s * STAGE_BYTES + cw * (64 * BK * 2), sb = ring + s * STAGE_BYTES + A_BYTES;
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+                for (int kk = 0; kk < BK / 16; kk++) mma_64x256x16<DT>(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+                fence_acc(acc);
+                if (lane == 0) bar_arrive(empty + 8 * s);
+            }
+            /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8 for
+             * v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
+            const long long i0 = tm * BM + cw * 64 + warp * 16 + lane / 4, j0 = tn * BN + 2 * (lane % 4);
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const long long i = i0 + 8 * h;
+                    if (i < m) finish_pair(out, z, i, j0 + 8 * j, n, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                }
+        }
+    }
+#else
+    __trap(); /* the host picks this kernel only where sm_90a code was loaded */
+#endif
+}
+
+} // namespace pk_wgmma
