@@ -40,9 +40,11 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
 {
     typedef PK_T(DT) T;
     /* more rows reuse each weight chunk more; more columns per warp reuse
-     * each x chunk more; U keeps ~4 weight loads per lane in flight */
+     * each x chunk more; U keeps ~4 weight loads per lane in flight, 8 for
+     * one row, where a 4096-wide W (17 us on the H200) is over after a few
+     * rounds of loads and each round's latency shows */
     constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
-    constexpr int U = 4 / NC;
+    constexpr int U = MR == 1 ? 8 : 4 / NC;
     const int lane = threadIdx.x & 31;
     const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
     const long long groups = (n + NC - 1) / NC;
