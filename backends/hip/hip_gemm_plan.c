@@ -6,8 +6,7 @@
  *    strides (the kernel copies k-contiguous, aligned operands in 16-byte
  *    chunks and anything else element by element). 128 x 128 tiles when
  *    they give every CU two of them, else 64 x 64.
- *  - tiled: the rest, and every f32 problem (exact f32), with the same
- *    tile choice.
+ *  - tiled: the rest, and every f32 problem (exact f32), 64 x 64 tiles.
  * A stride of a dimension of size 1 is never used, so it does not count
  * against alignment. */
 #include <stdio.h>
@@ -66,13 +65,14 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
         return;
     }
 
-    const int tile = p->batch * cdiv(p->m, 128) * cdiv(p->n, 128) >= 2 * cus ? 128 : 64;
+    int tile = 64;
     if (t->has_mfma && !t->platform_nvidia && p->a.dtype != PK_F32) {
+        if (p->batch * cdiv(p->m, 128) * cdiv(p->n, 128) >= 2 * cus) tile = 128;
         out->kind = PK_HIP_GEMM_MFMA;
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mfma_%s_%d", dt, tile);
     } else {
         out->kind = PK_HIP_GEMM_TILED;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_tiled_%s_%d", dt, tile);
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_tiled_%s_64", dt);
     }
     set_grid(out, cdiv(p->m, tile) * cdiv(p->n, tile), p->batch);
 }

@@ -1,0 +1,106 @@
+/* Decode GEMM: M <= MR rows in the linear layout, d = x[M,K] @ W[N,K]^T
+ * with k contiguous in both (f16/bf16, rows 16-byte aligned; the plan
+ * checks). The work is streaming W once, so the kernel is built for bytes
+ * in flight: each wave owns NC output columns for all M rows; its lanes
+ * take 16-byte chunks of the NC weight rows, U chunks at a time, adjacent
+ * lanes adjacent chunks. x is small and stays in the caches. The lanes'
+ * partial sums meet in a fixed xor-shuffle tree over the wave, whatever
+ * its size, and one fixed lane writes each output: deterministic, no
+ * atomics, no split-K. The grid covers column groups (x) and batches (y),
+ * looping beyond. */
+#pragma once
+
+#include "gemm_common.h"
+
+template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v, float (&f)[8])
+{
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const float2 p = pk_gemm_unpack2<DT>(w[i]);
+        f[2 * i] = p.x;
+        f[2 * i + 1] = p.y;
+    }
+}
+
+template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM_PARAMS)
+{
+    typedef PK_T(DT) T;
+    /* more rows reuse each weight chunk more; more columns per wave reuse
+     * each x chunk more; U keeps ~4 weight loads per lane in flight.
+     * NC must match SKINNY_COLS in backends/hip/hip_gemm_plan.c. */
+    constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
+    constexpr int U = 4 / NC;
+    const int wave = warpSize, lane = threadIdx.x % wave, waves_per_block = blockDim.x / wave;
+    const long long waves = (long long)gridDim.x * waves_per_block;
+    const long long groups = (n + NC - 1) / NC;
+    const long long k8 = k / 8; /* whole 16-byte chunks; the rest is the tail */
+    const T *at = static_cast<const T *>(a), *bt = static_cast<const T *>(b);
+    const pk_gemm_out out = PK_GEMM_OUT;
+
+    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+        const T *x = at + z * a_sb;
+        for (long long grp = (long long)blockIdx.x * waves_per_block + threadIdx.x / wave; grp < groups;
+             grp += waves) {
+            const long long col0 = grp * NC;
+            const T *w[NC];
+#pragma unroll
+            for (int c = 0; c < NC; c++) /* columns past n repeat the last one, and are not stored */
+                w[c] = bt + z * b_sb + (col0 + c < n ? col0 + c : n - 1) * b_sn;
+
+            float acc[MR][NC];
+#pragma unroll
+            for (int r = 0; r < MR; r++)
+#pragma unroll
+                for (int c = 0; c < NC; c++) acc[r][c] = 0.0f;
+
+            for (long long ch0 = lane; ch0 < k8; ch0 += (long long)wave * U) {
+                uint4 wv[U][NC];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+#pragma unroll
+                    for (int c = 0; c < NC; c++)
+                        if (ch0 + u * wave < k8)
+                            wv[u][c] = *reinterpret_cast<const uint4 *>(w[c] + (ch0 + u * wave) * 8);
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    if (ch0 + u * wave >= k8) break;
+                    float wf[NC][8];
+#pragma unroll
+                    for (int c = 0; c < NC; c++) pk_gemm_unpack8<DT>(wv[u][c], wf[c]);
+#pragma unroll
+                    for (int r = 0; r < MR; r++) {
+                        if (r >= m) break;
+                        float xf[8];
+                        pk_gemm_unpack8<DT>(*reinterpret_cast<const uint4 *>(x + r * a_sm + (ch0 + u * wave) * 8),
+                                            xf);
+#pragma unroll
+                        for (int c = 0; c < NC; c++)
+#pragma unroll
+                            for (int e = 0; e < 8; e++) acc[r][c] = fmaf(xf[e], wf[c][e], acc[r][c]);
+                    }
+                }
+            }
+            for (long long kk = k8 * 8 + lane; kk < k; kk += wave)
+#pragma unroll
+                for (int r = 0; r < MR; r++) {
+                    if (r >= m) break;
+                    const float xv = pk_to_f32(x[r * a_sm + kk]);
+#pragma unroll
+                    for (int c = 0; c < NC; c++) acc[r][c] = fmaf(xv, pk_to_f32(w[c][kk]), acc[r][c]);
+                }
+
+            /* the lanes of a wave reconverge here (its group loop is
+             * uniform), so all of them take part in the shuffles */
+#pragma unroll
+            for (int r = 0; r < MR; r++)
+#pragma unroll
+                for (int c = 0; c < NC; c++) {
+                    for (int off = wave / 2; off > 0; off >>= 1) acc[r][c] += __shfl_xor(acc[r][c], off, wave);
+                    /* spread the stores over the lanes */
+                    if (lane == (r * NC + c) % wave && r < m && col0 + c < n)
+                        pk_gemm_finish(out, z, r, col0 + c, acc[r][c]);
+                }
+        }
+    }
+}
