@@ -1,8 +1,8 @@
 /* Kernel and tile choice for HIP attention. The tile shapes mirror the
  * configurations in kernels_hip/attention*.h (named beside each constant).
  *
- * Kernels, per dtype and head dim D:
- *   pk_attn_mfma_<dt>_d<D>        CDNA matrix cores: 4 waves of 16 rows
+ * Kernels, per dtype and head dim D (no MFMA kernel yet: CDNA runs the
+ * tiled ones too):
  *   pk_attn_tiled_<dt>_d<D>       vector ALUs, prefill rows (tiled_cfg)
  *   pk_attn_tiled_<dt>_d<D>_rows16  the same for at most 16 rows per kv
  *                                 head (decode), D <= 128: 16 threads a row
@@ -21,21 +21,7 @@
 /* resident blocks per CU a split aims for */
 #define BLOCKS_PER_CU 4
 
-static int aligned16(int64_t elements, size_t elem_size) { return (elements * (int64_t)elem_size) % 16 == 0; }
-
 static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
-
-int pk_hip_attn_mfma_layout(const pk_attention_problem *p)
-{
-    if (p->q.dtype != PK_F16 && p->q.dtype != PK_BF16) return 0;
-    const pk_view *v[3] = {&p->q, &p->k, &p->v};
-    for (int i = 0; i < 3; i++) {
-        if (v[i]->stride[3] != 1 || !aligned16(v[i]->offset, 2)) return 0;
-        for (int j = 0; j < 3; j++)
-            if (!aligned16(v[i]->stride[j], 2)) return 0;
-    }
-    return 1;
-}
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan)
 {
@@ -45,18 +31,12 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     const int d = (int)p->d;
     *plan = (pk_hip_attn_plan){0};
 
-    if (t->has_mfma && !t->platform_nvidia && t->wave_size == 64 && pk_hip_attn_mfma_layout(p)) {
-        plan->kernel = PK_HIP_ATTN_MFMA; /* mfma_cfg: 4 waves of 16 rows */
-        plan->bm = 64;
-        plan->threads = 256;
-        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_mfma_%s_d%d", dt, d);
-    } else if (rows <= 16 && d <= 128) {
-        plan->kernel = PK_HIP_ATTN_TILED; /* tiled_cfg<D, true> */
+    plan->kernel = PK_HIP_ATTN_TILED;
+    if (rows <= 16 && d <= 128) { /* tiled_cfg<D, true> */
         plan->bm = 16;
         plan->threads = 256;
         snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d_rows16", dt, d);
-    } else {
-        plan->kernel = PK_HIP_ATTN_TILED; /* tiled_cfg<D, false> */
+    } else { /* tiled_cfg<D, false> */
         plan->bm = d == 64 ? 64 : d == 256 ? 16 : 32;
         plan->threads = plan->bm * (d == 256 ? 8 : 4);
         snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d", dt, d);

@@ -40,8 +40,7 @@ typedef struct pk_hip_attn_params {
 } pk_hip_attn_params;
 
 typedef enum pk_hip_attn_kernel {
-    PK_HIP_ATTN_MFMA, /* f16/bf16 with D-contiguous q/k/v on CDNA matrix cores */
-    PK_HIP_ATTN_TILED /* the vector ALUs: any dtype, strides, target */
+    PK_HIP_ATTN_TILED /* the vector ALUs: any dtype, strides, target (MFMA: not yet) */
 } pk_hip_attn_kernel;
 
 typedef struct pk_hip_attn_plan {
@@ -54,10 +53,6 @@ typedef struct pk_hip_attn_plan {
     int chunk;         /* keys per split */
     char kernel_name[64];
 } pk_hip_attn_plan;
-
-/* Whether the MFMA kernel can read q, k and v: f16/bf16, the head dim
- * contiguous, offsets and strides whole 16-byte units. */
-int pk_hip_attn_mfma_layout(const pk_attention_problem *p);
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan);
 
