@@ -6,6 +6,7 @@
  *   pk_gemm_simt_f32_<BM>_a<k|m>_b<k|n>     f32 with 16-byte aligned rows, float4
  *                                           loads (gemm_simt_vec.cuh)
  *   pk_gemm_skinny_<dt>_m<MR>               decode, M <= MR (gemm_skinny.cuh)
+ *   pk_gemm_skinny_<dt>_m1_k2               decode, M = 1, 2 warps per column
  *   pk_gemm_decode_<dt>                     decode on tensor cores, M <= 16
  *                                           (gemm_decode.cuh)
  * All take PK_GEMM_PARAMS (gemm_common.cuh). The Hopper kernel is in
@@ -71,10 +72,15 @@ PK_GEMM_SIMT_ENTRY(2, bf16, 1, 64)
 PK_GEMM_SIMT_VEC_LAYOUTS(128, 2)
 PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
 
+/* Blocks per SM the register budget must allow: 4 (32 warps, 64
+ * registers) for up to 2 rows, where a W of 4096 columns then runs in one
+ * wave on the H200 (at 88 registers it took two); more rows need their
+ * accumulators. Must match SKINNY_WARPS_PER_SM in cuda_gemm_plan.c. */
+#define PK_GEMM_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
 #define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
-    extern "C" __global__ void __launch_bounds__(256, 1) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
+    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(mr)) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS) \
     {                                                                                                     \
-        pk_gemm_skinny<dt, mr>(PK_GEMM_ARGS);                                                             \
+        pk_gemm_skinny<dt, mr, 1>(PK_GEMM_ARGS);                                                          \
     }
 
 #define PK_GEMM_SKINNY_ROWS(dt, dtn)                                                                      \
@@ -86,6 +92,16 @@ PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
 
 PK_GEMM_SKINNY_ROWS(1, f16)
 PK_GEMM_SKINNY_ROWS(2, bf16)
+
+/* one row, two warps per column splitting K: for W with few columns */
+#define PK_GEMM_SKINNY_K2_ENTRY(dt, dtn)                                                                  \
+    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(1)) pk_gemm_skinny_##dtn##_m1_k2(PK_GEMM_PARAMS) \
+    {                                                                                                     \
+        pk_gemm_skinny<dt, 1, 2>(PK_GEMM_ARGS);                                                           \
+    }
+
+PK_GEMM_SKINNY_K2_ENTRY(1, f16)
+PK_GEMM_SKINNY_K2_ENTRY(2, bf16)
 
 /* 16 columns per block, 4 chunks of 32 k per warp and step: 8 loads of
  * 16 bytes in flight per lane (2 chunks before sm_90, where 4 would spill

@@ -6,7 +6,8 @@
  * lanes adjacent chunks: one 512-byte run per row per load), and x is read
  * through the read-only cache, where every warp of the SM finds it. The
  * lanes' partial sums meet in a fixed xor-shuffle tree and one fixed lane
- * writes each output: deterministic, no atomics, no split-K.
+ * writes each output: deterministic, no atomics. With KS = 2 two warps of
+ * the block split K for a column group and add in a fixed order.
  * The grid covers column groups (x) and batches (y), looping beyond. */
 #pragma once
 
@@ -36,26 +37,35 @@ template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v
     }
 }
 
-template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM_PARAMS)
+template <int DT, int MR, int KS> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM_PARAMS)
 {
     typedef PK_T(DT) T;
     /* more rows reuse each weight chunk more; more columns per warp reuse
-     * each x chunk more; U keeps ~4 weight loads per lane in flight, 8 for
-     * one row, where a 4096-wide W (17 us on the H200) is over after a few
-     * rounds of loads and each round's latency shows */
+     * each x chunk more; U keeps ~4 weight loads per lane in flight. KS
+     * warps share a column group, each taking 1/KS of K: for a narrow W
+     * (N = 4096: one warp per column fills half the H200's warp slots) it
+     * doubles the loads in flight and halves each warp's chain of rounds. */
     constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
-    constexpr int U = MR == 1 ? 8 : 4 / NC;
-    const int lane = threadIdx.x & 31;
-    const long long warps = (long long)gridDim.x * (blockDim.x >> 5);
+    constexpr int U = 4 / NC;
+    constexpr int GPB = 8 / KS; /* column groups per block of 8 warps */
+    static_assert(KS == 1 || KS == 2, "one or two warps per column group");
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int slot = warp % GPB, part = warp / GPB;
     const long long groups = (n + NC - 1) / NC;
     const long long k8 = k / 8; /* whole 16-byte chunks; the rest is the tail */
+    const long long part_chunks = (k8 + KS - 1) / KS;
+    const long long c_lo = part * part_chunks, c_hi = c_lo + part_chunks < k8 ? c_lo + part_chunks : k8;
     const T *at = static_cast<const T *>(a), *bt = static_cast<const T *>(b);
     const pk_gemm_out out = PK_GEMM_OUT;
+    __shared__ float partial[KS > 1 ? GPB * MR * NC : 1];
 
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
         const T *x = at + z * a_sb;
-        for (long long grp = blockIdx.x * (long long)(blockDim.x >> 5) + (threadIdx.x >> 5); grp < groups;
-             grp += warps) {
+        /* every warp of the block runs the same trips: the partial sums
+         * meet at barriers */
+        for (long long base = (long long)blockIdx.x * GPB; base < groups; base += (long long)gridDim.x * GPB) {
+            const long long grp = base + slot;
+            const bool active = grp < groups;
             const long long col0 = grp * NC;
             const T *w[NC];
 #pragma unroll
@@ -68,17 +78,17 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
 #pragma unroll
                 for (int c = 0; c < NC; c++) acc[r][c] = 0.0f;
 
-            for (long long ch0 = lane; ch0 < k8; ch0 += 32 * U) {
+            for (long long ch0 = c_lo + lane; active && ch0 < c_hi; ch0 += 32 * U) {
                 uint4 wv[U][NC];
 #pragma unroll
                 for (int u = 0; u < U; u++)
 #pragma unroll
                     for (int c = 0; c < NC; c++)
-                        if (ch0 + u * 32 < k8)
+                        if (ch0 + u * 32 < c_hi)
                             wv[u][c] = __ldcs(reinterpret_cast<const uint4 *>(w[c] + (ch0 + u * 32) * 8));
 #pragma unroll
                 for (int u = 0; u < U; u++) {
-                    if (ch0 + u * 32 >= k8) break;
+                    if (ch0 + u * 32 >= c_hi) break;
                     float wf[NC][8];
 #pragma unroll
                     for (int c = 0; c < NC; c++) pk_gemm_unpack8<DT>(wv[u][c], wf[c]);
@@ -95,26 +105,46 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
                     }
                 }
             }
-            for (long long kk = k8 * 8 + lane; kk < k; kk += 32)
+            if (active && part == KS - 1)
+                for (long long kk = k8 * 8 + lane; kk < k; kk += 32)
 #pragma unroll
-                for (int r = 0; r < MR; r++) {
-                    if (r >= m) break;
-                    const float xv = pk_to_f32(x[r * a_sm + kk]);
+                    for (int r = 0; r < MR; r++) {
+                        if (r >= m) break;
+                        const float xv = pk_to_f32(x[r * a_sm + kk]);
 #pragma unroll
-                    for (int c = 0; c < NC; c++) acc[r][c] = fmaf(xv, pk_to_f32(w[c][kk]), acc[r][c]);
-                }
+                        for (int c = 0; c < NC; c++) acc[r][c] = fmaf(xv, pk_to_f32(w[c][kk]), acc[r][c]);
+                    }
 
 #pragma unroll
             for (int r = 0; r < MR; r++)
 #pragma unroll
-                for (int c = 0; c < NC; c++) {
+                for (int c = 0; c < NC; c++)
 #pragma unroll
                     for (int off = 16; off > 0; off >>= 1)
                         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-                    /* spread the stores over the lanes */
-                    if (lane == (r * NC + c) % 32 && r < m && col0 + c < n)
-                        pk_gemm_finish(out, z, r, col0 + c, acc[r][c]);
-                }
+            if (KS > 1) {
+                /* the second half's sums join the first's, in that order */
+                if (part == 1 && lane == 0)
+#pragma unroll
+                    for (int r = 0; r < MR; r++)
+#pragma unroll
+                        for (int c = 0; c < NC; c++) partial[(slot * MR + r) * NC + c] = acc[r][c];
+                __syncthreads();
+                if (part == 0)
+#pragma unroll
+                    for (int r = 0; r < MR; r++)
+#pragma unroll
+                        for (int c = 0; c < NC; c++) acc[r][c] += partial[(slot * MR + r) * NC + c];
+                __syncthreads(); /* read before the next trip writes */
+            }
+            if (active && part == 0)
+#pragma unroll
+                for (int r = 0; r < MR; r++)
+#pragma unroll
+                    for (int c = 0; c < NC; c++)
+                        /* spread the stores over the lanes */
+                        if (lane == (r * NC + c) % 32 && r < m && col0 + c < n)
+                            pk_gemm_finish(out, z, r, col0 + c, acc[r][c]);
         }
     }
 }

@@ -154,6 +154,16 @@ int main(void)
     /* decode, a few rows: the skinny kernel, rows rounded up to 1, 2, 4 */
     p = problem(PK_BF16, 1, 1, 14336, 4096, 0, 1);
     EXPECT(p, "pk_gemm_skinny_bf16_m1", 14336 / 8, 1, 0);
+    /* one row of a narrow W: two warps per column while they fit the
+     * H200's 132 x 32 slots at once, unless K is too short to split */
+    p = problem(PK_BF16, 1, 1, 2048, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1_k2", 2048 / 4, 1, 0);
+    p = problem(PK_F16, 2, 1, 1024, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_f16_m1_k2", 1024 / 4, 2, 0);
+    p = problem(PK_BF16, 1, 1, 4096, 4096, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1", 4096 / 8, 1, 0);
+    p = problem(PK_BF16, 1, 1, 2048, 256, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1", 2048 / 8, 1, 0);
     p = problem(PK_F16, 1, 3, 4096, 4096, 0, 1);
     EXPECT(p, "pk_gemm_skinny_f16_m4", 4096 / 2 / 8, 1, 0);
     p = problem(PK_BF16, 1, 4, 14336, 4096, 0, 1);
@@ -243,7 +253,7 @@ int main(void)
     /* a size-1 dimension's stride does not matter */
     p = problem(PK_BF16, 1, 1, 512, 512, 0, 1);
     p.a.stride[1] = 3;
-    EXPECT(p, "pk_gemm_skinny_bf16_m1", 0, 1, 0);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1_k2", 0, 1, 0);
 
     /* batches beyond grid.y's limit are looped over inside the kernel; a batch stride 0 broadcasts */
     p = problem(PK_BF16, 100000, 64, 64, 64, 0, 1);

@@ -39,6 +39,9 @@ static const mma_tile mma_tiles[] = {
  * 16 columns (2 n8 tiles) per block, groups of 4 chunks of 32 k per warp,
  * at most 64 registers (32 warps per SM), up to 16 warps per block */
 #define DECODE_MIN_M 5
+/* the one-row skinny kernel's warps that an SM holds (4 blocks of 8, as
+ * PK_GEMM_SKINNY_BLOCKS in kernels_cuda/gemm.cu) */
+#define SKINNY_WARPS_PER_SM 32
 #define DECODE_COLS 16
 #define DECODE_GROUP_K (4 * 32)
 #define DECODE_WARPS_PER_SM 32
@@ -186,9 +189,12 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     if (skinny_fits(p)) {
         int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
         int nc = mr <= 2 ? 1 : mr <= 4 ? 2 : 4; /* columns per warp, as gemm_skinny.cuh */
+        /* one row and fewer columns than warp slots: two warps per column */
+        int ks = mr == 1 && 2 * p->n * p->batch <= (int64_t)SKINNY_WARPS_PER_SM * sm_count &&
+                         p->k / 8 >= 2 * 32 ? 2 : 1;
         out->kind = PK_CU_GEMM_SKINNY;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
-        set_grid(out, cdiv(cdiv(p->n, nc), 8), p->batch, 256);
+        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d%s", dt, mr, ks == 2 ? "_k2" : "");
+        set_grid(out, cdiv(cdiv(p->n, nc), 8 / ks), p->batch, 256);
         return;
     }
 
