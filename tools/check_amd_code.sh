@@ -68,7 +68,7 @@ for tu in gemm attention elementwise; do
       /^[0-9a-f]+ <[^>]+>:$/ { k = substr($2, 2, length($2) - 3) }
       /v_mfma_/ && !seen[k]++ { print k }' >"$work/mfma"
     for k in "${mfma_kernels[@]}"; do
-      case $k in pk_${tu:0:4}*) ;; *) continue ;; esac
+      case $tu:$k in gemm:pk_gemm_* | attention:pk_attn_*) ;; *) continue ;; esac
       if ! grep -qx "$k" <(awk '{print $1}' "$work/spills"); then report fail "$tu.co $arch: $k missing"
       elif grep -qx "$k" "$work/mfma"; then report ok "$tu.co $arch: $k uses MFMA"
       else report fail "$tu.co $arch: $k has no v_mfma instruction"
