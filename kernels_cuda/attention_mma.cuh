@@ -269,16 +269,6 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
      * Their windows stay in shared memory (s_lo, s_hi), read on edge tiles
      * only, which keeps registers for the accumulators. */
     auto my_row = [&](int mt, int hf) { return (wm * MT + mt) * 16 + g + 8 * hf; };
-    /* The keys this warp's rows see: a key tile outside them would add
-     * P = 0 and leave the maxima alone, so the warp skips it (the two
-     * warps of causal's diagonal whose rows all end before the tile's
-     * second half), leaving the tensor cores to the SM's other warps. */
-    int w_lo = INT_MAX, w_hi = -1;
-    for (int r = wm * MT * 16; r < (wm + 1) * MT * 16; r++)
-        if (s_lo[r] <= s_hi[r]) {
-            w_lo = min(w_lo, s_lo[r]);
-            w_hi = max(w_hi, s_hi[r]);
-        }
 
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
@@ -331,8 +321,6 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
             cp_commit();
         }
-
-        if (n0 + wn * KW > w_hi || n0 + wn * KW + KW - 1 < w_lo) continue; /* uniform in the warp */
 
         float sc[MT][NKT][4];
 #pragma unroll
