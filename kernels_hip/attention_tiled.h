@@ -73,8 +73,14 @@ template <int DT, int D, bool ROWS16> __device__ __forceinline__ void tiled_atte
     /* the keys any row of the block sees: the tile loop is block-uniform,
      * so every lane reaches every shuffle */
     int lo_min = 0x7fffffff, hi_max = -1;
-    for (int i = 0; i < BM; i++)
-        if (s_lo[i] <= s_hi[i]) lo_min = min(lo_min, s_lo[i]), hi_max = max(hi_max, s_hi[i]);
+    /* unrolled 8 at a time: 64 rows at once kept 64 compare masks in
+     * scalar register pairs, which spilled */
+#pragma unroll 8
+    for (int i = 0; i < BM; i++) {
+        const int lo = s_lo[i], hi = s_hi[i];
+        lo_min = min(lo_min, lo <= hi ? lo : 0x7fffffff);
+        hi_max = max(hi_max, lo <= hi ? hi : -1);
+    }
     const int my_lo = s_lo[r], my_hi = s_hi[r];
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];

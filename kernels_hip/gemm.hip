@@ -14,7 +14,7 @@
 #define PK_GEMM_TILED_ENTRY(dt, dtn, g, bm)                                                               \
     extern "C" __global__ void __launch_bounds__(256) pk_gemm_tiled_##dtn##_##bm(PK_GEMM_PARAMS)         \
     {                                                                                                     \
-        pk_gemm_tiled<dt, g>(PK_GEMM_ARGS);                                                               \
+        pk_gemm_tiled<dt, g>(PK_GEMM_KARGS);                                                               \
     }
 
 /* 64 x 64 only: at 128 x 128 the k loop's addresses spill scalar
@@ -26,9 +26,9 @@ PK_GEMM_TILED_ENTRY(2, bf16, 1, 64)
 /* without matrix cores the 64 x 64 tiled body, which loops over however
  * many tiles the grid leaves it */
 #if PK_HIP_MFMA
-#define PK_GEMM_MFMA_BODY(dt, g) pk_gemm_mfma<dt, 64 * (g)>(PK_GEMM_ARGS)
+#define PK_GEMM_MFMA_BODY(dt, g) pk_gemm_mfma<dt, 64 * (g)>(PK_GEMM_KARGS)
 #else
-#define PK_GEMM_MFMA_BODY(dt, g) pk_gemm_tiled<dt, 1>(PK_GEMM_ARGS)
+#define PK_GEMM_MFMA_BODY(dt, g) pk_gemm_tiled<dt, 1>(PK_GEMM_KARGS)
 #endif
 
 #define PK_GEMM_MFMA_ENTRY(dt, dtn, g, bm)                                                                \
@@ -45,7 +45,7 @@ PK_GEMM_MFMA_ENTRY(2, bf16, 1, 64)
 #define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
     extern "C" __global__ void __launch_bounds__(256) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
     {                                                                                                     \
-        pk_gemm_skinny<dt, mr>(PK_GEMM_ARGS);                                                             \
+        pk_gemm_skinny<dt, mr>(PK_GEMM_KARGS);                                                             \
     }
 
 #define PK_GEMM_SKINNY_ROWS(dt, dtn)                                                                      \

@@ -21,6 +21,47 @@
     batch, m, n, k, a, a_sb, a_sm, a_sk, b, b_sb, b_sk, b_sn, c, c_sb, c_sm, c_sn, d, d_sb, d_sm, d_sn, \
         bias, bias_sn, res, r_sb, r_sm, r_sn, alpha, beta, act, d_dt
 
+/* The arguments as one struct, laid out as the kernel's parameter list
+ * (natural alignment, in order: the kernarg segment's layout). */
+struct pk_gemm_kargs {
+    long long batch, m, n, k;
+    const void *a;
+    long long a_sb, a_sm, a_sk;
+    const void *b;
+    long long b_sb, b_sk, b_sn;
+    const void *c;
+    long long c_sb, c_sm, c_sn;
+    void *d;
+    long long d_sb, d_sm, d_sn;
+    const void *bias;
+    long long bias_sn;
+    const void *res;
+    long long r_sb, r_sm, r_sn;
+    float alpha, beta;
+    int act, d_dt;
+};
+static_assert(sizeof(pk_gemm_kargs) == 224, "pk_gemm_kargs must match PK_GEMM_PARAMS");
+
+#define PK_GEMM_KARGS pk_gemm_kargs{PK_GEMM_ARGS}
+
+/* The arguments, read where they are used. On AMD, a pointer to the
+ * kernarg segment that the compiler cannot see through (as
+ * pk_ew::fresh_args): each use is a scalar load there, instead of all 30
+ * arguments loaded up front and held in the ~100 scalar registers of a
+ * wave, which spilled. NVIDIA reads arguments from the constant bank
+ * anyway: there it is the struct itself. */
+__device__ __forceinline__ const pk_gemm_kargs &pk_gemm_fresh(const pk_gemm_kargs &ka)
+{
+#if PK_HIP_AMD
+    typedef const __attribute__((address_space(4))) pk_gemm_kargs kernarg;
+    kernarg *p = (kernarg *)__builtin_amdgcn_kernarg_segment_ptr();
+    asm volatile("" : "+s"(p));
+    return *(const pk_gemm_kargs *)p;
+#else
+    return ka;
+#endif
+}
+
 /* The epilogue's operands, gathered once so that the kernels pass one
  * value around instead of eighteen. */
 struct pk_gemm_out {
@@ -51,6 +92,27 @@ __device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z
     x = pk_act(o.act, x);
     if (o.res) x += pk_load_dt(o.res, z * o.r_sb + i * o.r_sm + j * o.r_sn, o.dt);
     pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, x);
+}
+
+/* The same, with the operands read from the arguments (pk_gemm_fresh). */
+__device__ __forceinline__ void pk_gemm_finish(const pk_gemm_kargs &ka, long long z, long long i, long long j,
+                                               float acc)
+{
+    float x = pk_gemm_fresh(ka).alpha * acc;
+    if (pk_gemm_fresh(ka).c)
+        x += pk_gemm_fresh(ka).beta * pk_load_dt(pk_gemm_fresh(ka).c,
+                                                 z * pk_gemm_fresh(ka).c_sb + i * pk_gemm_fresh(ka).c_sm +
+                                                     j * pk_gemm_fresh(ka).c_sn,
+                                                 pk_gemm_fresh(ka).d_dt);
+    if (pk_gemm_fresh(ka).bias)
+        x += pk_load_dt(pk_gemm_fresh(ka).bias, j * pk_gemm_fresh(ka).bias_sn, pk_gemm_fresh(ka).d_dt);
+    x = pk_act(pk_gemm_fresh(ka).act, x);
+    if (pk_gemm_fresh(ka).res)
+        x += pk_load_dt(pk_gemm_fresh(ka).res,
+                        z * pk_gemm_fresh(ka).r_sb + i * pk_gemm_fresh(ka).r_sm + j * pk_gemm_fresh(ka).r_sn,
+                        pk_gemm_fresh(ka).d_dt);
+    pk_store_dt(pk_gemm_fresh(ka).d, z * pk_gemm_fresh(ka).d_sb + i * pk_gemm_fresh(ka).d_sm + j * pk_gemm_fresh(ka).d_sn,
+                pk_gemm_fresh(ka).d_dt, x);
 }
 
 /* Tile t of an m_tiles x n_tiles grid, in groups of 8 m-tiles walked

@@ -75,33 +75,33 @@ template <int CH> struct pk_mfma_operand {
     }
 };
 
-template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(PK_GEMM_PARAMS)
+template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const pk_gemm_kargs &ka)
 {
+#define KA pk_gemm_fresh(ka)
     constexpr int BK = 32, LD = BK + 4, WT = TILE / 2, NB = WT / 32, CH = TILE * BK / 8 / 256;
     /* [buffer][A rows, then B rows][LD] */
     __shared__ __attribute__((aligned(16))) unsigned short lds[2][2 * TILE][LD];
-    /* the epilogue's arguments wait in LDS, out of the scalar registers */
-    __shared__ pk_gemm_out out;
-    if (threadIdx.x == 0) out = PK_GEMM_OUT;
+    /* the arguments are read where they are used (pk_gemm_fresh): held in
+     * scalar registers across the loops they spilled */
 
     const int lane = threadIdx.x % 64, wave = threadIdx.x / 64;
     const int wm = wave / 2 * WT, wn = wave % 2 * WT;
-    const unsigned short *at = static_cast<const unsigned short *>(a), *bt = static_cast<const unsigned short *>(b);
-    const long long m_tiles = (m + TILE - 1) / TILE, n_tiles = (n + TILE - 1) / TILE;
-    const long long k_steps = (k + BK - 1) / BK;
+    const unsigned short *at = static_cast<const unsigned short *>(KA.a), *bt = static_cast<const unsigned short *>(KA.b);
+    const long long m_tiles = (KA.m + TILE - 1) / TILE, n_tiles = (KA.n + TILE - 1) / TILE;
+    const long long k_steps = (KA.k + BK - 1) / BK;
     /* 16-byte chunks need k contiguous and every chunk start aligned */
-    const bool a_fast = a_sk == 1 && a_sm % 8 == 0 && a_sb % 8 == 0 && reinterpret_cast<uintptr_t>(a) % 16 == 0;
-    const bool b_fast = b_sk == 1 && b_sn % 8 == 0 && b_sb % 8 == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0;
+    const bool a_fast = KA.a_sk == 1 && KA.a_sm % 8 == 0 && KA.a_sb % 8 == 0 && reinterpret_cast<uintptr_t>(KA.a) % 16 == 0;
+    const bool b_fast = KA.b_sk == 1 && KA.b_sn % 8 == 0 && KA.b_sb % 8 == 0 && reinterpret_cast<uintptr_t>(KA.b) % 16 == 0;
 
-    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+    for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
         for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {
             long long tm, tn;
             pk_gemm_tile_of((unsigned)t, (unsigned)m_tiles, (unsigned)n_tiles, tm, tn);
             const long long m0 = tm * TILE, n0 = tn * TILE;
-            const pk_mfma_operand<CH> oa = {at + z * a_sb + m0 * a_sm, a_sm, a_sk,
-                                            (int)(m - m0 < TILE ? m - m0 : TILE), a_fast};
-            const pk_mfma_operand<CH> ob = {bt + z * b_sb + n0 * b_sn, b_sn, b_sk,
-                                            (int)(n - n0 < TILE ? n - n0 : TILE), b_fast};
+            const pk_mfma_operand<CH> oa = {at + z * KA.a_sb + m0 * KA.a_sm, KA.a_sm, KA.a_sk,
+                                            (int)(KA.m - m0 < TILE ? KA.m - m0 : TILE), a_fast};
+            const pk_mfma_operand<CH> ob = {bt + z * KA.b_sb + n0 * KA.b_sn, KA.b_sn, KA.b_sk,
+                                            (int)(KA.n - n0 < TILE ? KA.n - n0 : TILE), b_fast};
             uint4 va[CH], vb[CH];
             auto stash = [&](int buf) {
                 const int kc = (int)(threadIdx.x % 4) * 8;
@@ -127,16 +127,16 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(PK_GEMM
             /* the previous tile's last step may still read the LDS */
             __syncthreads();
             if (k_steps > 0) {
-                oa.fetch(va, 0, k);
-                ob.fetch(vb, 0, k);
+                oa.fetch(va, 0, KA.k);
+                ob.fetch(vb, 0, KA.k);
                 stash(0);
             }
             __syncthreads();
             for (long long ks = 0; ks < k_steps; ks++) {
                 const int buf = (int)(ks & 1);
                 if (ks + 1 < k_steps) {
-                    oa.fetch(va, (ks + 1) * BK, k);
-                    ob.fetch(vb, (ks + 1) * BK, k);
+                    oa.fetch(va, (ks + 1) * BK, KA.k);
+                    ob.fetch(vb, (ks + 1) * BK, KA.k);
                 }
 #pragma unroll
                 for (int s = 0; s < BK / 8; s++) {
@@ -165,10 +165,11 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(PK_GEMM
                     for (int r = 0; r < 16; r++) {
                         const long long gm = m0 + wm + 32 * i + 8 * (r / 4) + 4 * (lane / 32) + r % 4;
                         const long long gn = n0 + wn + 32 * j + lane % 32;
-                        if (gm < m && gn < n) pk_gemm_finish(out, z, gm, gn, acc[i][j][r]);
+                        if (gm < KA.m && gn < KA.n) pk_gemm_finish(ka, z, gm, gn, acc[i][j][r]);
                     }
         }
     }
+#undef KA
 }
 
 #endif

@@ -23,8 +23,12 @@ template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v
     }
 }
 
-template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM_PARAMS)
+/* The arguments are read where they are used (pk_gemm_fresh): held in
+ * scalar registers across the loops, with the unrolled rows' addresses,
+ * they spilled. Each row's x address is a per-lane value (pk_vgpr). */
+template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const pk_gemm_kargs &ka)
 {
+#define KA pk_gemm_fresh(ka)
     typedef PK_T(DT) T;
     /* more rows reuse each weight chunk more; more columns per wave reuse
      * each x chunk more; U keeps ~4 weight loads per lane in flight.
@@ -33,20 +37,16 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
     constexpr int U = 4 / NC;
     const int wave = warpSize, lane = threadIdx.x % wave, waves_per_block = blockDim.x / wave;
     const long long waves = (long long)gridDim.x * waves_per_block;
-    const long long groups = (n + NC - 1) / NC;
-    const long long k8 = k / 8; /* whole 16-byte chunks; the rest is the tail */
-    const T *at = static_cast<const T *>(a), *bt = static_cast<const T *>(b);
-    const pk_gemm_out out = PK_GEMM_OUT;
 
-    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-        const T *x = at + z * a_sb;
-        for (long long grp = (long long)blockIdx.x * waves_per_block + threadIdx.x / wave; grp < groups;
-             grp += waves) {
-            const long long col0 = grp * NC;
+    for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
+        for (long long grp = (long long)blockIdx.x * waves_per_block + threadIdx.x / wave;
+             grp < (KA.n + NC - 1) / NC; grp += waves) {
+            const long long col0 = grp * NC, n = KA.n, m = KA.m;
+            const long long k8 = KA.k / 8; /* whole 16-byte chunks; the rest is the tail */
             const T *w[NC];
 #pragma unroll
             for (int c = 0; c < NC; c++) /* columns past n repeat the last one, and are not stored */
-                w[c] = bt + z * b_sb + (col0 + c < n ? col0 + c : n - 1) * b_sn;
+                w[c] = static_cast<const T *>(KA.b) + z * KA.b_sb + (col0 + c < n ? col0 + c : n - 1) * KA.b_sn;
 
             float acc[MR][NC];
 #pragma unroll
@@ -62,18 +62,20 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
                     for (int c = 0; c < NC; c++)
                         if (ch0 + u * wave < k8)
                             wv[u][c] = *reinterpret_cast<const uint4 *>(w[c] + (ch0 + u * wave) * 8);
+                const T *x = static_cast<const T *>(KA.a) + z * KA.a_sb;
+                const long long a_sm = KA.a_sm;
 #pragma unroll
                 for (int u = 0; u < U; u++) {
                     if (ch0 + u * wave >= k8) break;
                     float wf[NC][8];
 #pragma unroll
                     for (int c = 0; c < NC; c++) pk_gemm_unpack8<DT>(wv[u][c], wf[c]);
+                    const T *xu = x + (ch0 + u * wave) * 8;
 #pragma unroll
                     for (int r = 0; r < MR; r++) {
                         if (r >= m) break;
                         float xf[8];
-                        pk_gemm_unpack8<DT>(*reinterpret_cast<const uint4 *>(x + r * a_sm + (ch0 + u * wave) * 8),
-                                            xf);
+                        pk_gemm_unpack8<DT>(*reinterpret_cast<const uint4 *>(xu + pk_vgpr(r) * a_sm), xf);
 #pragma unroll
                         for (int c = 0; c < NC; c++)
 #pragma unroll
@@ -81,14 +83,17 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
                     }
                 }
             }
-            for (long long kk = k8 * 8 + lane; kk < k; kk += wave)
+            for (long long kk = k8 * 8 + lane; kk < KA.k; kk += wave) {
+                const T *x = static_cast<const T *>(KA.a) + z * KA.a_sb + kk;
+                const long long a_sm = KA.a_sm;
 #pragma unroll
                 for (int r = 0; r < MR; r++) {
                     if (r >= m) break;
-                    const float xv = pk_to_f32(x[r * a_sm + kk]);
+                    const float xv = pk_to_f32(x[pk_vgpr(r) * a_sm]);
 #pragma unroll
                     for (int c = 0; c < NC; c++) acc[r][c] = fmaf(xv, pk_to_f32(w[c][kk]), acc[r][c]);
                 }
+            }
 
             /* the lanes of a wave reconverge here (its group loop is
              * uniform), so all of them take part in the shuffles */
@@ -99,8 +104,9 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(PK_GEMM
                     for (int off = wave / 2; off > 0; off >>= 1) acc[r][c] += __shfl_xor(acc[r][c], off, wave);
                     /* spread the stores over the lanes */
                     if (lane == (r * NC + c) % wave && r < m && col0 + c < n)
-                        pk_gemm_finish(out, z, r, col0 + c, acc[r][c]);
+                        pk_gemm_finish(ka, z, r, col0 + c, acc[r][c]);
                 }
         }
     }
+#undef KA
 }

@@ -25,20 +25,21 @@ template <int DT, int G> struct pk_gemm_tiled_cfg {
 };
 
 template <int DT, int G, bool AK, bool BKF>
-__device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out &out, PK_GEMM_PARAMS)
+__device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_kargs &ka)
 {
+#define KA pk_gemm_fresh(ka)
     typedef PK_T(DT) T;
     typedef pk_gemm_tiled_cfg<DT, G> C;
     constexpr int NT = C::NT, BM = C::BM, BK = C::BK, LD = C::LD, R = 4 * G;
     constexpr int PER = BM * BK / NT; /* elements of each operand a thread copies per step */
 
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    const T *at = static_cast<const T *>(a), *bt = static_cast<const T *>(b);
-    const long long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BM - 1) / BM;
-    const long long k_steps = (k + BK - 1) / BK;
+    const T *at = static_cast<const T *>(KA.a), *bt = static_cast<const T *>(KA.b);
+    const long long m_tiles = (KA.m + BM - 1) / BM, n_tiles = (KA.n + BM - 1) / BM;
+    const long long k_steps = (KA.k + BK - 1) / BK;
 
-    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-        const T *az = at + z * a_sb, *bz = bt + z * b_sb;
+    for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
+        const T *az = at + z * KA.a_sb, *bz = bt + z * KA.b_sb;
         for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {
             long long tm, tn;
             pk_gemm_tile_of((unsigned)t, (unsigned)m_tiles, (unsigned)n_tiles, tm, tn);
@@ -50,21 +51,21 @@ __device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out
             constexpr int b_dr = BKF ? NT / BK : 0, b_dk = BKF ? 0 : NT / BM;
             const int a_r0 = AK ? tid / BK : tid % BM, a_k0 = AK ? tid % BK : tid / BM;
             const int b_r0 = BKF ? tid / BK : tid % BM, b_k0 = BKF ? tid % BK : tid / BM;
-            const int a_rows = (int)(m - m0 < BM ? m - m0 : BM), b_rows = (int)(n - n0 < BM ? n - n0 : BM);
-            const T *pa = az + (m0 + a_r0) * a_sm + a_k0 * a_sk, *pb = bz + (n0 + b_r0) * b_sn + b_k0 * b_sk;
+            const int a_rows = (int)(KA.m - m0 < BM ? KA.m - m0 : BM), b_rows = (int)(KA.n - n0 < BM ? KA.n - n0 : BM);
+            const T *pa = az + (m0 + a_r0) * KA.a_sm + a_k0 * KA.a_sk, *pb = bz + (n0 + b_r0) * KA.b_sn + b_k0 * KA.b_sk;
             float ra[PER], rb[PER];
 
             auto fetch = [&](long long k0) {
-                const int kr = (int)(k - k0 < BK ? k - k0 : BK);
-                const T *qa = pa + k0 * a_sk, *qb = pb + k0 * b_sk;
+                const int kr = (int)(KA.k - k0 < BK ? KA.k - k0 : BK);
+                const T *qa = pa + k0 * KA.a_sk, *qb = pb + k0 * KA.b_sk;
 #pragma unroll
                 for (int i = 0; i < PER; i++) {
                     const int ia = pk_vgpr(i), ib = pk_vgpr(i);
                     ra[i] = a_r0 + i * a_dr < a_rows && a_k0 + i * a_dk < kr
-                                ? pk_to_f32(qa[ia * a_dr * a_sm + ia * a_dk * a_sk])
+                                ? pk_to_f32(qa[ia * a_dr * KA.a_sm + ia * a_dk * KA.a_sk])
                                 : 0.0f;
                     rb[i] = b_r0 + i * b_dr < b_rows && b_k0 + i * b_dk < kr
-                                ? pk_to_f32(qb[ib * b_dr * b_sn + ib * b_dk * b_sk])
+                                ? pk_to_f32(qb[ib * b_dr * KA.b_sn + ib * b_dk * KA.b_sk])
                                 : 0.0f;
                 }
             };
@@ -130,28 +131,29 @@ __device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out
 #pragma unroll 1
                 for (int e = tid; e < 64 * BM; e += NT) {
                     const long long gm = m0 + gi * 64 + e / BM, gn = n0 + e % BM;
-                    if (gm < m && gn < n) pk_gemm_finish(out, z, gm, gn, lds[(e / BM) * LD + e % BM]);
+                    if (gm < KA.m && gn < KA.n) pk_gemm_finish(ka, z, gm, gn, lds[(e / BM) * LD + e % BM]);
                 }
             }
         }
     }
+#undef KA
 }
 
 /* AK / BKF: whether adjacent threads load A / B along k, the operand's
  * unit (or smaller) stride; compile-time, so that the copy's index steps
  * are constants. */
-template <int DT, int G> __device__ __forceinline__ void pk_gemm_tiled(PK_GEMM_PARAMS)
+template <int DT, int G> __device__ __forceinline__ void pk_gemm_tiled(const pk_gemm_kargs &ka)
 {
+    const long long a_sk = pk_gemm_fresh(ka).a_sk, a_sm = pk_gemm_fresh(ka).a_sm;
+    const long long b_sk = pk_gemm_fresh(ka).b_sk, b_sn = pk_gemm_fresh(ka).b_sn;
     const bool ak = a_sk == 1 || (a_sm != 1 && (a_sk < 0 ? -a_sk : a_sk) <= (a_sm < 0 ? -a_sm : a_sm));
     const bool bk = b_sk == 1 || (b_sn != 1 && (b_sk < 0 ? -b_sk : b_sk) <= (b_sn < 0 ? -b_sn : b_sn));
     __shared__ __attribute__((aligned(16))) float lds[pk_gemm_tiled_cfg<DT, G>::LDS];
-    /* The epilogue's 18 arguments wait in LDS: in scalar registers they
-     * would crowd out the k loop's (an AMD wave has about 100). The k
-     * loop's barriers order this store before every read. */
-    __shared__ pk_gemm_out out;
-    if (threadIdx.x == 0) out = PK_GEMM_OUT;
-    if (ak && bk) pk_gemm_tiled_body<DT, G, true, true>(lds, out, PK_GEMM_ARGS);
-    else if (ak) pk_gemm_tiled_body<DT, G, true, false>(lds, out, PK_GEMM_ARGS);
-    else if (bk) pk_gemm_tiled_body<DT, G, false, true>(lds, out, PK_GEMM_ARGS);
-    else pk_gemm_tiled_body<DT, G, false, false>(lds, out, PK_GEMM_ARGS);
+    /* The arguments are read where they are used (pk_gemm_fresh): held
+     * in scalar registers across the k loop they spilled (an AMD wave has
+     * about 100). */
+    if (ak && bk) pk_gemm_tiled_body<DT, G, true, true>(lds, ka);
+    else if (ak) pk_gemm_tiled_body<DT, G, true, false>(lds, ka);
+    else if (bk) pk_gemm_tiled_body<DT, G, false, true>(lds, ka);
+    else pk_gemm_tiled_body<DT, G, false, false>(lds, ka);
 }
