@@ -21,8 +21,8 @@
 
 #include <math_constants.h>
 
-/* Mirrors pk_cu_attn_params in backends/cuda/cuda_attention_plan.h; the
- * sizes are checked on both sides. */
+/* Mirrors pk_gpu_attn_params in backends/common/pk_gpu_args.h; the sizes
+ * are checked on both sides. */
 struct pk_attn_params {
     const void *q, *k, *v;
     void *o;
@@ -37,7 +37,7 @@ struct pk_attn_params {
     int32_t n_splits;
     float qscale;         /* scale * log2(e): scores are kept in base 2 */
 };
-static_assert(sizeof(pk_attn_params) == 304, "pk_attn_params must match the host's pk_cu_attn_params");
+static_assert(sizeof(pk_attn_params) == 304, "pk_attn_params must match the host's pk_gpu_attn_params");
 
 namespace pk_attn {
 

@@ -1,6 +1,6 @@
 /* Entry points of the fused elementwise ops; the bodies are templates in
- * ew_rows.cuh, ew_rope.cuh and ew_chain.cuh. The host (backends/cuda/
- * cuda_rows.c, cuda_rope.c, cuda_chain.c) picks a kernel by name:
+ * ew_rows.cuh, ew_rope.cuh and ew_chain.cuh. The host (backends/common/
+ * pk_gpu_ew.c, launched by backends/cuda/cuda_ew.c) picks a kernel by name:
  *   pk_ew_<rmsnorm|layernorm|softmax>_<dt>_<vec|str>_c<C>  C = chunks per thread, 0 streams
  *   pk_ew_<glu|bias_act>_<dt>_<vec|str>
  *   pk_ew_rope_<dt>
@@ -30,7 +30,7 @@
     PK_EW_ROW(op, OP, dt, DT, str, 1, 4)
 
 /* rmsnorm's vector path with the row in registers: the pipelined kernel,
- * on a grid of about one wave (backends/cuda/cuda_rows.c) */
+ * on a grid of about one wave (backends/cuda/cuda_ew.c) */
 #define PK_EW_RMS_VEC(dt, DT, V, C)                                                                  \
     extern "C" __global__ void __launch_bounds__(512) pk_ew_rmsnorm_##dt##_vec_c##C(pk_ew_rows_args a) \
     {                                                                                                 \

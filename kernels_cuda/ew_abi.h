@@ -1,7 +1,7 @@
 /* Kernel arguments of the elementwise kernels (elementwise.cu), passed by
  * value as one struct each. Plain C with fixed-width fields and no device
- * code: the host op files (backends/cuda/cuda_rows.c, cuda_rope.c,
- * cuda_chain.c) fill the same structs, so the two sides cannot drift. */
+ * code: the host plans (backends/common/pk_gpu_ew.c, shared by CUDA and
+ * HIP) fill the same structs, so the two sides cannot drift. */
 #ifndef PK_EW_ABI_H
 #define PK_EW_ABI_H
 

@@ -8,18 +8,6 @@
 
 #include "backend.h"
 
-/* The kernels' argument block; mirrors pk_attn_params in
- * kernels_cuda/attention_common.cuh field for field. */
-typedef struct pk_cu_attn_params {
-    unsigned long long q, k, v, o, lse, part, lens; /* device pointers; 0: absent */
-    int64_t off[5];
-    int64_t qs[4], ks[4], vs[4], os[4], ls[4];
-    int64_t wl, wr;
-    int32_t batch, sq, skv, hq, hkv;
-    int32_t chunk, n_splits;
-    float qscale;
-} pk_cu_attn_params;
-
 typedef enum pk_cu_attn_kernel {
     PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill, 64-row blocks */
     PK_CU_ATTN_MMA_ROWS128, /* the same, 128-row blocks of 32 rows a warp, 64-key tiles (D <= 128, many rows) */

@@ -1,28 +1,72 @@
-#include "cuda_ew.h"
+/* The elementwise ops on CUDA: row ops, RoPE and the fused chain. Their
+ * launch plans are shared with HIP (pk_gpu_ew.c); the kernels are
+ * kernels_cuda/ew_*.cuh, built from elementwise.cu. */
+#include <stdlib.h>
 
-int64_t pk_cu_ew_dtype_size(pk_dtype t) { return t == PK_F32 ? 4 : 2; }
+#include "cuda_internal.h"
+#include "pk_gpu_ew.h"
+#include "pk_rope_freq.h"
 
-pk_ew_view pk_cu_ew_view(const pk_view *v)
+static pk_status run(pk_cu_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
 {
-    pk_ew_view w = {0, {0, 0, 0, 0}};
-    if (!v->mem) return w;
-    w.ptr = (uint64_t)pk_cu_ptr(v->mem) + (uint64_t)v->offset * pk_cu_ew_dtype_size(v->dtype);
-    for (int i = 0; i < PK_MAX_DIMS; i++) w.stride[i] = v->stride[i];
-    return w;
+    CUfunction f;
+    pk_status s = pk_cu_function(d, l->name, &f, msg);
+    void *params[] = {args};
+    return s != PK_SUCCESS ? s : pk_cu_launch(d, f, l->grid, l->block, 0, params, msg);
 }
 
-int pk_cu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[3], int bytes)
+static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)
 {
-    if (!w->ptr) return 1;
-    if (w->stride[3] != 1 || w->ptr % (uint64_t)bytes) return 0;
-    for (int i = 0; i < 3; i++)
-        if (lead[i] > 1 && w->stride[i] * elem_size % bytes) return 0;
-    return 1;
+    pk_cu_device *d = dev;
+    pk_ew_rows_args a;
+    pk_gpu_launch l;
+    int pipelined;
+    pk_status s = pk_gpu_rows_plan(p, op, per_row, "CUDA", &a, &l, &pipelined, msg);
+    if (s != PK_SUCCESS) return s;
+    if (pipelined) {
+        /* one wave of blocks: as many as fit on the device at once */
+        CUfunction f;
+        int per_sm = 0;
+        s = pk_cu_function(d, l.name, &f, msg);
+        if (s != PK_SUCCESS) return s;
+        if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)(l.block[0] * l.block[1]), 0) ==
+                CUDA_SUCCESS &&
+            per_sm > 0 && d->sm_count > 0 && (uint64_t)per_sm * (uint64_t)d->sm_count < l.grid[0])
+            l.grid[0] = (unsigned)per_sm * (unsigned)d->sm_count;
+    }
+    return run(d, &l, &a, msg);
 }
 
-unsigned pk_cu_ew_block_x(int64_t n, unsigned total)
+pk_status pk_cu_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "rmsnorm", 1, msg); }
+pk_status pk_cu_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "layernorm", 1, msg); }
+pk_status pk_cu_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "softmax", 1, msg); }
+pk_status pk_cu_glu(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "glu", 0, msg); }
+pk_status pk_cu_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "bias_act", 0, msg); }
+
+pk_status pk_cu_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 {
-    unsigned x = 1;
-    while (x < total && (int64_t)x < n) x *= 2;
-    return x;
+    pk_cu_device *d = dev;
+    pk_ew_rope_args a;
+    pk_gpu_launch l;
+    size_t pos_bytes, freq_bytes;
+    if (!pk_gpu_rope_plan(p, &a, &l, &pos_bytes, &freq_bytes)) return PK_SUCCESS;
+    float *inv_freq = malloc(freq_bytes);
+    if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
+    CUdeviceptr base, pos = 0, freq = 0;
+    pk_status s = pk_cu_scratch(d, pos_bytes + freq_bytes, &base, msg); /* once, for both tables */
+    if (s == PK_SUCCESS) s = pk_cu_upload_scratch(d, 0, p->positions, (size_t)a.tokens * sizeof(int32_t), &pos, msg);
+    if (s == PK_SUCCESS) s = pk_cu_upload_scratch(d, pos_bytes, inv_freq, freq_bytes, &freq, msg);
+    free(inv_freq);
+    a.tab_pos = (uint64_t)pos;
+    a.tab_freq = (uint64_t)freq;
+    return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
+}
+
+pk_status pk_cu_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
+{
+    pk_ew_chain_args a;
+    pk_gpu_launch l;
+    pk_status s = pk_gpu_chain_plan(p, "CUDA", &a, &l, msg);
+    return s != PK_SUCCESS ? s : run(dev, &l, &a, msg);
 }

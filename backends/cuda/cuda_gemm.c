@@ -1,19 +1,12 @@
 /* CUDA GEMM host side: plan, arguments and launch of kernels_cuda/gemm.cu.
- * Every entry point takes the same parameters (PK_GEMM_PARAMS in
- * kernels_cuda/gemm_common.cuh), in the order of `args` below; the Hopper
- * kernel takes the TMA maps of A and B before them. */
+ * Every entry point takes PK_GEMM_PARAMS (kernels_cuda/gemm_common.cuh),
+ * marshalled as for HIP (pk_gpu_args); the Hopper kernel takes the TMA
+ * maps of A and B before them. */
 #include <stdlib.h>
 
 #include "cuda_gemm_plan.h"
 #include "cuda_internal.h"
-
-static size_t esize(pk_dtype t) { return t == PK_F32 ? 4 : 2; }
-
-/* the view's element (0, 0, 0); 0 when the operand is absent */
-static CUdeviceptr origin(const pk_view *v)
-{
-    return v->mem ? pk_cu_ptr(v->mem) + (CUdeviceptr)(v->offset * (int64_t)esize(v->dtype)) : 0;
-}
+#include "pk_gpu_args.h"
 
 /* The TMA map of a k-contiguous operand: k, then rows `row_stride`
  * apart, then batch planes (one plane when broadcast or batch is 1); boxes
@@ -27,7 +20,7 @@ static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_
                                   (cuuint64_t)(planes ? batch_stride : rows * row_stride) * 2};
     const cuuint32_t box[3] = {PK_CU_WGMMA_BK, box_rows, 1}, step[3] = {1, 1, 1};
     return cuTensorMapEncodeTiled(map, v->dtype == PK_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                                  3, (void *)(uintptr_t)origin(v), dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  3, (void *)(uintptr_t)(pk_gpu_addr(v->mem) + (uint64_t)v->offset * 2), dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
@@ -50,20 +43,10 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_status s = pk_cu_function(d, plan.kernel, &f, msg);
     if (s != PK_SUCCESS) return s;
 
-    long long batch = p->batch, m = p->m, n = p->n, k = p->k;
-    CUdeviceptr a = origin(&p->a), b = origin(&p->b), c = origin(&p->c), dd = origin(&p->d),
-                bias = origin(&p->bias), res = origin(&p->residual);
-    long long a_sb = p->a.stride[0], a_sm = p->a.stride[1], a_sk = p->a.stride[2];
-    long long b_sb = p->b.stride[0], b_sk = p->b.stride[1], b_sn = p->b.stride[2];
-    long long c_sb = p->c.stride[0], c_sm = p->c.stride[1], c_sn = p->c.stride[2];
-    long long d_sb = p->d.stride[0], d_sm = p->d.stride[1], d_sn = p->d.stride[2];
-    long long bias_sn = p->bias.stride[0];
-    long long r_sb = p->residual.stride[0], r_sm = p->residual.stride[1], r_sn = p->residual.stride[2];
-    float alpha = p->alpha, beta = p->beta;
-    int act = (int)p->act, d_dt = (int)p->d.dtype;
-    void *args[] = {&maps[0], &maps[1], &batch, &m,    &n,    &k,    &a,    &a_sb, &a_sm,    &a_sk, &b,    &b_sb,
-                    &b_sk,  &b_sn, &c,    &c_sb, &c_sm, &c_sn, &dd,      &d_sb, &d_sm, &d_sn,
-                    &bias,  &bias_sn, &res, &r_sb, &r_sm, &r_sn, &alpha, &beta, &act,  &d_dt};
+    pk_gpu_gemm_args g;
+    pk_gpu_gemm_args_fill(p, &g);
+    void *args[2 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1]};
+    for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[2 + i] = g.args[i];
     /* the other kernels take PK_GEMM_PARAMS alone: skip the maps */
     return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2, msg);
 }
