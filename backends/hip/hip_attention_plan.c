@@ -1,8 +1,11 @@
 /* Kernel and tile choice for HIP attention. The tile shapes mirror the
  * configurations in kernels_hip/attention*.h (named beside each constant).
  *
- * Kernels, per dtype and head dim D (no MFMA kernel yet: CDNA runs the
- * tiled ones too):
+ * Kernels, per dtype and head dim D:
+ *   pk_attn_mfma_<dt>_d<D>        CDNA matrix cores (mfma_cfg: 128 rows, 256
+ *                                 threads): f16/bf16 with the head dim
+ *                                 contiguous in q, k and v, on wave64
+ *                                 targets with MFMA (gfx90a, gfx940)
  *   pk_attn_tiled_<dt>_d<D>       vector ALUs, prefill rows (tiled_cfg)
  *   pk_attn_tiled_<dt>_d<D>_rows16  the same for at most 16 rows per kv
  *                                 head (decode), D <= 128: 16 threads a row
@@ -20,6 +23,18 @@
 #define KEY_UNIT 64
 /* resident blocks per CU a split aims for */
 #define BLOCKS_PER_CU 4
+/* mfma_cfg<D> in kernels_hip/attention_mfma.h */
+#define MFMA_BM 128
+#define MFMA_THREADS 256
+
+/* The MFMA kernels: matrix cores, wave64, 16-bit q, k, v of one dtype
+ * whose head dim is contiguous (the kernels read d with unit stride). */
+static int mfma_fits(const pk_attention_problem *p, const pk_hip_target *t)
+{
+    if (!t->has_mfma || t->platform_nvidia || t->wave_size != 64) return 0;
+    if (p->q.dtype == PK_F32 || p->k.dtype != p->q.dtype || p->v.dtype != p->q.dtype) return 0;
+    return p->q.stride[3] == 1 && p->k.stride[3] == 1 && p->v.stride[3] == 1;
+}
 
 static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
 
@@ -32,7 +47,12 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     *plan = (pk_hip_attn_plan){0};
 
     plan->kernel = PK_HIP_ATTN_TILED;
-    if (rows <= 16 && d <= 128) { /* tiled_cfg<D, true> */
+    if (!(rows <= 16 && d <= 128) && mfma_fits(p, t)) { /* mfma_cfg<D> */
+        plan->kernel = PK_HIP_ATTN_MFMA;
+        plan->bm = MFMA_BM;
+        plan->threads = MFMA_THREADS;
+        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_mfma_%s_d%d", dt, d);
+    } else if (rows <= 16 && d <= 128) { /* tiled_cfg<D, true> */
         plan->bm = 16;
         plan->threads = 256;
         snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d_rows16", dt, d);

@@ -40,7 +40,8 @@ typedef struct pk_hip_attn_params {
 } pk_hip_attn_params;
 
 typedef enum pk_hip_attn_kernel {
-    PK_HIP_ATTN_TILED /* the vector ALUs: any dtype, strides, target (MFMA: not yet) */
+    PK_HIP_ATTN_TILED, /* the vector ALUs: any dtype, strides, target */
+    PK_HIP_ATTN_MFMA   /* CDNA matrix cores: f16/bf16, head dim contiguous */
 } pk_hip_attn_kernel;
 
 typedef struct pk_hip_attn_plan {
