@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_report.h"
 #include "pk_commit.h"
 
 static void usage(FILE *f)
@@ -19,7 +19,9 @@ static void usage(FILE *f)
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
           "  --reps N              timed runs per case (default 20)\n"
           "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
-          "  --list                print the case names\n",
+          "  --list                print the case names\n"
+          "The vendor comparison report (portkern bench --suite NAME --help): --suite,\n"
+          "--shape, --all-backends, --out DIR and a --backend list select it.\n",
           f);
 }
 
@@ -61,8 +63,23 @@ static int open_context(const char *spec, pk_context **ctx)
     return 1;
 }
 
+/* The report's options; without them the floors table runs exactly as
+ * before, since the lead's --record history depends on its format. */
+static int wants_report(int argc, char **argv)
+{
+    static const char *const opts[] = {"--suite", "--shape", "--all-backends", "--with-ref", "--out",
+                                       "--no-unfused", "--refresh-roofline"};
+    for (int i = 1; i < argc; i++) {
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+            if (!strcmp(argv[i], opts[k])) return 1;
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc && strchr(argv[i + 1], ',')) return 1;
+    }
+    return 0;
+}
+
 int pk_bench_main(int argc, char **argv)
 {
+    if (wants_report(argc, argv)) return pk_bench_report_main(argc, argv);
     const char *backend = NULL, *filter = NULL, *record = NULL;
     int reps = 20, list = 0;
     for (int i = 1; i < argc; i++) {

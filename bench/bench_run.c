@@ -122,8 +122,7 @@ static pk_status bench_gemm(pk_context *ctx, const pk_device_info *info, const p
                             pk_bench_result *r)
 {
     double es = (double)pk_dtype_size(c->dtype);
-    r->flops = 2.0 * c->m * c->n * c->k;
-    r->bytes = es * ((double)c->m * c->k + (double)c->n * c->k + (double)c->m * c->n);
+    pk_bench_counts(c, &r->flops, &r->bytes);
     r->metric_bytes = es * (double)c->n * c->k;
     gemm_state g = {ctx, c, {0}, {0}, NULL, copies_for(es * ((double)c->m * c->k + (double)c->n * c->k), info)};
     pk_status s = PK_SUCCESS;
@@ -139,6 +138,14 @@ static pk_status bench_gemm(pk_context *ctx, const pk_device_info *info, const p
         const char *why = NULL;
         r->vendor_ms = pk_bench_cublas_gemm(ctx, c, g.x[0], g.w, g.copies, g.y, reps, &why);
         if (r->vendor_ms <= 0 && why) snprintf(r->note, sizeof r->note, "cuBLAS: %s", why);
+        if (r->vendor_ms <= 0 && why) snprintf(r->vendor_na, sizeof r->vendor_na, "%s", why);
+    } else if (s == PK_SUCCESS && info->backend == PK_BACKEND_OPENCL) {
+        r->vendor = "CLBlast";
+        const char *why = NULL;
+        r->vendor_ms = pk_bench_clblast_gemm(ctx, c, g.x[0], g.w, g.copies, g.y, reps, &why);
+        if (r->vendor_ms <= 0) snprintf(r->vendor_na, sizeof r->vendor_na, "%s", why ? why : "failed");
+    } else if (s == PK_SUCCESS) {
+        snprintf(r->vendor_na, sizeof r->vendor_na, "no vendor library for %s", pk_backend_name(info->backend));
     }
     for (int i = 0; i < made; i++) {
         pk_free(g.x[i]);
@@ -175,13 +182,8 @@ static pk_status bench_attention(pk_context *ctx, const pk_device_info *info, co
                                  pk_bench_result *r)
 {
     double es = (double)pk_dtype_size(c->dtype);
-    double pairs = (double)c->sq * c->skv;
-    if (c->causal) /* visible (query, key) pairs, bottom-right aligned */
-        pairs = c->sq <= c->skv ? (double)c->sq * (c->skv - c->sq) + c->sq * (c->sq + 1.0) / 2
-                                : c->skv * (c->skv + 1.0) / 2;
-    r->flops = 4.0 * c->batch * c->hq * pairs * c->d;
+    pk_bench_counts(c, &r->flops, &r->bytes);
     double qo = es * c->batch * c->sq * c->hq * c->d, kv = 2 * es * c->batch * c->skv * c->hkv * c->d;
-    r->bytes = 2 * qo + kv;
     r->metric_bytes = kv;
     attn_state a = {ctx, c, NULL, {0}, {0}, NULL, copies_for(kv, info)};
     pk_status s = random_buffer(ctx, c->dtype, c->batch * c->sq * c->hq * c->d, 1.0f, &a.q);
@@ -231,9 +233,8 @@ static pk_status bench_rows(pk_context *ctx, const pk_bench_case *c, int reps, p
 {
     double es = (double)pk_dtype_size(c->dtype), t = es * c->m * c->n;
     int norm = c->op == PK_BENCH_RMSNORM;
-    r->bytes = norm ? 4 * t + es * c->n : 3 * t;
+    pk_bench_counts(c, &r->flops, &r->bytes);
     r->metric_bytes = r->bytes;
-    r->flops = 0;
     rows_state st = {ctx, c, {0}, {0}, NULL};
     /* each tensor here is larger than the L2, so one copy does not flatter */
     pk_status s = random_buffer(ctx, c->dtype, c->m * c->n, 1.0f, &st.in[0]);
@@ -259,4 +260,9 @@ pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_ben
     case PK_BENCH_ATTENTION: return bench_attention(ctx, &info, c, reps, r);
     default: return bench_rows(ctx, c, reps, r);
     }
+}
+
+pk_status pk_bench_random_buffer(pk_context *ctx, pk_dtype dt, int64_t n, pk_buffer **out)
+{
+    return random_buffer(ctx, dt, n, 1.0f, out);
 }

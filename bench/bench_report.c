@@ -1,0 +1,310 @@
+/* The report mode of `portkern bench`: a suite on every platform asked for
+ * (or every one present), each case beside the device's measured roofline,
+ * the vendor library and the unfused path; the portability across the
+ * platforms; a table on the terminal and, with --out, report.csv,
+ * report.json, roofline.svg and portability.svg. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "pk_commit.h"
+
+#define MAX_PLATFORMS 16
+
+static void usage(FILE *f)
+{
+    fputs("usage: portkern bench --suite NAME | --shape SPEC [options]\n"
+          "A vendor comparison report: per case, time and spread, the fraction of the device's\n"
+          "measured roofline, the vendor library and the unfused path on the same device; across\n"
+          "the platforms of the run, Pennycook's performance portability.\n"
+          "  --suite NAME          one of the suites below (repeatable)\n"
+          "  --shape SPEC          one case, e.g. op=gemm,m=1,n=4096,k=4096,dtype=bf16 or\n"
+          "                        op=attention,b=1,sq=1,skv=8192,hq=32,hkv=8,d=128,causal=0 or\n"
+          "                        op=rmsnorm,rows=16,cols=4096 (op=swiglu likewise)\n"
+          "  --backend LIST        platforms, e.g. cuda,opencl:0,hip (default: auto)\n"
+          "  --all-backends        every device of every backend present (ref only with --with-ref)\n"
+          "  --with-ref            add the reference backend to --all-backends\n"
+          "  --case SUBSTR         only cases whose name contains SUBSTR\n"
+          "  --reps N              timed runs per case (default 20)\n"
+          "  --out DIR             write report.csv, report.json, roofline.svg, portability.svg\n"
+          "  --no-unfused          skip the unfused baseline\n"
+          "  --refresh-roofline    probe the roofline again instead of reading the cache\n"
+          "suites:\n",
+          f);
+    for (int i = 0; pk_bench_suite_names[i]; i++)
+        fprintf(f, "  %-16s %s\n", pk_bench_suite_names[i], pk_bench_suite_about[i]);
+}
+
+static int add_platform(pk_bench_platform *p, int *np, pk_context **ctx, pk_backend b, int idx)
+{
+    if (*np >= MAX_PLATFORMS) return 0;
+    pk_context *c;
+    if (pk_open(b, idx, &c) != PK_SUCCESS) {
+        fprintf(stderr, "bench: cannot open %s:%d: %s\n", pk_backend_name(b), idx, pk_last_error(NULL));
+        return 0;
+    }
+    memset(&p[*np], 0, sizeof p[*np]);
+    pk_context_info(c, &p[*np].info);
+    snprintf(p[*np].label, sizeof p[*np].label, "%s:%d", pk_backend_name(p[*np].info.backend), p[*np].info.index);
+    ctx[(*np)++] = c;
+    return 1;
+}
+
+/* Clocks where the system shows them: nvidia-smi for NVIDIA GPUs (whatever
+ * the backend), /proc/cpuinfo for CPU devices. */
+static void read_clocks(pk_bench_platform *p)
+{
+    if (p->info.is_cpu) {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "cpu MHz", 7) && strchr(line, ':')) {
+                snprintf(p->clocks, sizeof p->clocks, "cpu %.0f MHz (first core, at start)", atof(strchr(line, ':') + 1));
+                break;
+            }
+        if (f) fclose(f);
+        return;
+    }
+    if (!strstr(p->info.vendor, "NVIDIA") && !strstr(p->info.name, "NVIDIA") &&
+        p->info.backend != PK_BACKEND_CUDA)
+        return;
+    FILE *f = popen("nvidia-smi --query-gpu=clocks.sm,clocks.mem,clocks.max.sm,power.limit --format=csv,noheader "
+                    "2>/dev/null | head -1",
+                    "r");
+    if (!f) return;
+    char line[128] = "";
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(p->clocks, sizeof p->clocks, "sm, mem, max sm, power limit: %s", line);
+    }
+    pclose(f);
+}
+
+static int write_file(const char *dir, const char *name, int (*fn)(const pk_bench_report *, FILE *),
+                      const pk_bench_report *rep)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    int ok = f && fn(rep, f) == 0;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) fprintf(stderr, "bench: cannot write %s\n", path);
+    else fprintf(stderr, "wrote %s\n", path);
+    return ok;
+}
+
+static void print_row(const pk_bench_report *rep, const pk_bench_row *w)
+{
+    const pk_bench_case *c = w->c;
+    if (!w->ran) {
+        printf("%-46s %-9s %s\n", c->name, rep->p[w->platform].label, w->status);
+        return;
+    }
+    double ms = w->r.ms;
+    char vendor[48] = "-", unfused[24] = "-";
+    if (w->r.vendor_ms > 0) snprintf(vendor, sizeof vendor, "%s %.4g (%.2fx)", w->r.vendor, w->r.vendor_ms, w->r.vendor_ms / ms);
+    else if (w->r.vendor_na[0]) snprintf(vendor, sizeof vendor, "n/a");
+    if (w->unfused_ms > 0) snprintf(unfused, sizeof unfused, "%.4g (%.2fx)", w->unfused_ms, w->unfused_ms / ms);
+    printf("%-46s %-9s %9.4g %5.1f%% %8.3f %8.1f %5.1f%% %-26s %-18s%s\n", c->name, rep->p[w->platform].label, ms,
+           100 * w->r.spread, w->r.flops / ms * 1e-9, w->r.bytes / ms * 1e-6, 100 * w->eff_roof, vendor, unfused,
+           w->r.spread > 0.10 ? "  spread > 10%" : "");
+}
+
+/* A GEMM of the run that beats the probe (a shape that suits the device
+ * better, or a quieter moment on a shared machine) is the better estimate
+ * of the matrix rate: the roof is the best rate seen, so no fraction of it
+ * exceeds 1 by the probe's bad luck. */
+static void raise_roofs(pk_bench_report *rep)
+{
+    for (int i = 0; i < rep->nc * rep->np; i++) {
+        pk_bench_row *w = &rep->rows[i];
+        if (w->c->op != PK_BENCH_GEMM) continue;
+        pk_bench_roof *roof = &rep->p[w->platform].roof;
+        double ms[2] = {w->ran ? w->r.ms : 0, w->r.vendor_ms};
+        for (int k = 0; k < 2; k++) {
+            double rate = ms[k] > 0 ? w->r.flops / (ms[k] * 1e-3) : 0;
+            if (rate > roof->flops[w->c->dtype] && rate > 0) {
+                roof->flops[w->c->dtype] = rate;
+                size_t len = strlen(roof->source);
+                snprintf(roof->source + len, sizeof roof->source - len, "; %s matrix rate from '%.60s'",
+                         pk_dtype_name(w->c->dtype), w->c->name);
+            }
+        }
+    }
+    for (int i = 0; i < rep->nc * rep->np; i++)
+        rep->rows[i].roof_ms = pk_bench_roof_ms(&rep->p[rep->rows[i].platform].roof, rep->rows[i].c);
+}
+
+int pk_bench_report_main(int argc, char **argv)
+{
+    const char *suites[16], *backends = NULL, *filter = NULL, *out = NULL;
+    char shape_names[8][128];
+    pk_bench_case shapes[8];
+    int ns = 0, nshape = 0, reps = 20, all = 0, with_ref = 0, no_unfused = 0, refresh = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int v = i + 1 < argc;
+        if (!strcmp(a, "--suite") && v && ns < 16) suites[ns++] = argv[++i];
+        else if (!strcmp(a, "--shape") && v && nshape < 8) {
+            if (!pk_bench_parse_case(argv[++i], &shapes[nshape], shape_names[nshape], sizeof shape_names[0])) {
+                fprintf(stderr, "bench: bad --shape '%s'\n", argv[i]);
+                return 2;
+            }
+            nshape++;
+        } else if (!strcmp(a, "--backend") && v) backends = argv[++i];
+        else if (!strcmp(a, "--case") && v) filter = argv[++i];
+        else if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--out") && v) out = argv[++i];
+        else if (!strcmp(a, "--all-backends")) all = 1;
+        else if (!strcmp(a, "--with-ref")) with_ref = 1;
+        else if (!strcmp(a, "--no-unfused")) no_unfused = 1;
+        else if (!strcmp(a, "--refresh-roofline")) refresh = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "bench: bad option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (reps < 5) reps = 5;
+    /* the cases: the named suites in order, then the command line's */
+    static pk_bench_case cases[512];
+    int nc = 0;
+    char suite_label[160] = "";
+    if (ns == 0 && nshape == 0) suites[ns++] = "floors";
+    for (int s = 0; s < ns; s++) {
+        const pk_bench_case *src;
+        int n = pk_bench_suite(suites[s], &src);
+        if (n < 0) {
+            fprintf(stderr, "bench: unknown suite '%s'\n", suites[s]);
+            usage(stderr);
+            return 2;
+        }
+        for (int i = 0; i < n && nc < 512; i++)
+            if (!filter || strstr(src[i].name, filter)) cases[nc++] = src[i];
+        snprintf(suite_label + strlen(suite_label), sizeof suite_label - strlen(suite_label), "%s%s", s ? "+" : "",
+                 suites[s]);
+    }
+    for (int i = 0; i < nshape && nc < 512; i++) cases[nc++] = shapes[i];
+    if (nshape)
+        snprintf(suite_label + strlen(suite_label), sizeof suite_label - strlen(suite_label), "%scommand line",
+                 ns ? "+" : "");
+
+    pk_bench_platform plat[MAX_PLATFORMS];
+    pk_context *ctx[MAX_PLATFORMS];
+    int np = 0;
+    if (all) {
+        static const pk_backend order[] = {PK_BACKEND_CUDA, PK_BACKEND_HIP, PK_BACKEND_OPENCL, PK_BACKEND_REF};
+        for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+            int n = 0;
+            if (order[k] == PK_BACKEND_REF && !with_ref) continue;
+            if (pk_device_count(order[k], &n) != PK_SUCCESS) continue;
+            for (int i = 0; i < n; i++) add_platform(plat, &np, ctx, order[k], i);
+        }
+    } else {
+        char list[256];
+        snprintf(list, sizeof list, "%s", backends ? backends : "auto");
+        for (char *save = NULL, *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
+            char *colon = strchr(b, ':');
+            int idx = colon ? atoi(colon + 1) : 0;
+            if (colon) *colon = 0;
+            pk_backend be;
+            if (pk_backend_from_name(b, &be) != PK_SUCCESS) {
+                fprintf(stderr, "bench: unknown backend '%s'\n", b);
+                return 2;
+            }
+            add_platform(plat, &np, ctx, be, idx);
+        }
+    }
+    if (np == 0 || nc == 0) {
+        fprintf(stderr, "bench: %s\n", np == 0 ? "no platform could be opened" : "no case matches");
+        for (int p = 0; p < np; p++) pk_close(ctx[p]);
+        return 1;
+    }
+
+    pk_bench_report rep = {0};
+    rep.suite = suite_label;
+    const char *env_commit = getenv("PORTKERN_COMMIT");
+    rep.commit = env_commit && *env_commit ? env_commit : PK_COMMIT;
+    time_t now = time(NULL);
+    strftime(rep.date, sizeof rep.date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    rep.reps = reps;
+    rep.np = np;
+    rep.nc = nc;
+    rep.p = plat;
+    rep.cases = cases;
+    rep.rows = calloc((size_t)(np * nc), sizeof *rep.rows);
+    rep.pp_roof = calloc((size_t)nc, sizeof(double));
+    rep.pp_best = calloc((size_t)nc, sizeof(double));
+    rep.pp_vendor_roof = calloc((size_t)nc, sizeof(double));
+    if (!rep.rows || !rep.pp_roof || !rep.pp_best || !rep.pp_vendor_roof) return 1;
+
+    printf("portkern bench --suite %s, %s, commit %s, median of %d runs\n", suite_label, rep.date, rep.commit, reps);
+    for (int p = 0; p < np; p++) {
+        read_clocks(&plat[p]);
+        pk_status s = pk_bench_roofline(ctx[p], cases, nc, refresh, &plat[p].roof);
+        if (s != PK_SUCCESS) fprintf(stderr, "bench: roofline probe on %s failed: %s\n", plat[p].label, pk_status_string(s));
+        printf("%-9s %s (%s)%s%s\n          roofline (%s): copy %.1f GB/s, matrix f32 %.3g, f16 %.3g, bf16 %.3g TFLOP/s\n",
+               plat[p].label, plat[p].info.name, plat[p].info.driver, plat[p].clocks[0] ? "; " : "", plat[p].clocks,
+               plat[p].roof.source, plat[p].roof.copy_bps * 1e-9, plat[p].roof.flops[PK_F32] * 1e-12,
+               plat[p].roof.flops[PK_F16] * 1e-12, plat[p].roof.flops[PK_BF16] * 1e-12);
+    }
+    int failed = 0, step = 0;
+    for (int c = 0; c < nc; c++)
+        for (int p = 0; p < np; p++) {
+            pk_bench_row *w = &rep.rows[c * np + p];
+            w->c = &cases[c];
+            w->platform = p;
+            step++;
+            if (isatty(2)) fprintf(stderr, "\033[K[%d/%d] %s on %s ...\r", step, nc * np, cases[c].name, plat[p].label);
+            pk_status s = pk_bench_run(ctx[p], &cases[c], reps, &w->r);
+            w->ran = s == PK_SUCCESS;
+            if (!w->ran) {
+                snprintf(w->status, sizeof w->status, "%s: %s", pk_status_string(s), pk_last_error(ctx[p]));
+                failed += s != PK_ERR_UNSUPPORTED;
+            }
+            pk_bench_counts(&cases[c], &w->r.flops, &w->r.bytes);
+            w->roof_ms = pk_bench_roof_ms(&plat[p].roof, &cases[c]);
+            if (cases[c].op != PK_BENCH_GEMM && !w->r.vendor_na[0])
+                snprintf(w->r.vendor_na, sizeof w->r.vendor_na, "no vendor library for this op");
+            if (no_unfused) snprintf(w->unfused_na, sizeof w->unfused_na, "skipped (--no-unfused)");
+            else w->unfused_ms = pk_bench_unfused(ctx[p], &cases[c], reps, w->unfused_na, sizeof w->unfused_na);
+            if (!isatty(2)) fprintf(stderr, "[%d/%d] %s on %s: %s\n", step, nc * np, cases[c].name, plat[p].label,
+                                    w->ran ? "done" : w->status);
+        }
+    if (isatty(2)) fprintf(stderr, "\033[K");
+    raise_roofs(&rep);
+    pk_bench_report_score(&rep);
+    printf("%-46s %-9s %9s %6s %8s %8s %6s %-26s %-18s\n", "case", "platform", "ms", "spread", "TFLOP/s", "GB/s",
+           "roof", "vendor ms (vendor/ours)", "unfused ms (x)");
+    for (int i = 0; i < nc * np; i++) print_row(&rep, &rep.rows[i]);
+    printf("\nperformance portability over %d platform(s) (Pennycook et al.; 0 when one cannot run the case)\n", np);
+    printf("%-46s %10s %10s %12s\n", "case", "PP roof", "PP best", "vendor PP");
+    for (int c = 0; c < nc; c++)
+        printf("%-46s %10.3f %10.3f %12.3f\n", cases[c].name, rep.pp_roof[c], rep.pp_best[c], rep.pp_vendor_roof[c]);
+    printf("%-46s %10.3f %10.3f\n", "suite mean", pk_bench_report_pp_mean(&rep, 0), pk_bench_report_pp_mean(&rep, 1));
+    for (int i = 0; i < nc * np; i++)
+        if (rep.rows[i].r.vendor_na[0] && rep.rows[i].c->op == PK_BENCH_GEMM)
+            printf("vendor n/a: %s on %s: %s\n", rep.rows[i].c->name, plat[rep.rows[i].platform].label,
+                   rep.rows[i].r.vendor_na);
+    if (out) {
+        mkdir(out, 0755);
+        int ok = write_file(out, "report.csv", pk_bench_write_csv, &rep);
+        ok &= write_file(out, "report.json", pk_bench_write_json, &rep);
+        ok &= write_file(out, "roofline.svg", pk_bench_svg_roofline, &rep);
+        ok &= write_file(out, "portability.svg", pk_bench_svg_portability, &rep);
+        if (!ok) failed++;
+    }
+    for (int p = 0; p < np; p++) pk_close(ctx[p]);
+    free(rep.rows);
+    free(rep.pp_roof);
+    free(rep.pp_best);
+    free(rep.pp_vendor_roof);
+    return failed ? 1 : 0;
+}
