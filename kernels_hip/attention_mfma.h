@@ -8,7 +8,7 @@
  * Per tile of BN = 32 keys the block copies K as [key][d] and V
  * transposed as [d][key] into LDS (16-bit, rows padded by 4 elements);
  * each wave then computes, with v_mfma_f32_32x32x8 (f16 / bf16_1k),
- *   S^T = K Q^T   (32 keys x 32 rows; Q stays in registers, unscaled)
+ *   S^T = K Q^T   (32 keys x 32 rows; Q in registers for D <= 128, unscaled)
  *   O^T += V^T P^T (D x 32 rows, in ceil(D / 32) blocks of 32)
  * Operand and result layout of v_mfma_f32_32x32x8, wave64 (gemm_mfma.h):
  *   A (32 x 8):  lane l holds A[l % 32][4 (l / 32) + 0..3]
@@ -95,6 +95,7 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
     __shared__ __attribute__((aligned(16))) unsigned short sk[BN * LDK], sv[32 * DB * LDV];
     __shared__ float sp[BM * LDP];
     __shared__ int s_lo[BM], s_hi[BM];
+    __shared__ float s_m[BM], s_l[BM];
     /* the 304 bytes of arguments are read from LDS, out of the scalar
      * registers (as the tiled kernel) */
     __shared__ pk_attn_params p;
@@ -109,21 +110,25 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
     if (tid < BM) row_window(p, s, row0 + tid, s_lo[tid], s_hi[tid]);
 
     /* this lane's row; its Q fragments: B operand of step t holds
-     * Q[row][8 t + 4 h .. + 3] (zeros past the rows) */
+     * Q[row][8 t + 4 h .. + 3] (zeros past the rows), unscaled */
     const int pr = row0 + 32 * wave + q;
-    uint2 qf[D / 8];
-    {
-        const bool in = pr < s.rows && pr % p.sq < s.lq;
-        const unsigned short *qr =
-            (const unsigned short *)p.q + (in ? row_offset(p, s, p.qs, p.off[0], pr) : 0) + 4 * h;
+    const bool q_in = pr < s.rows && pr % p.sq < s.lq;
+    const unsigned short *qr =
+        (const unsigned short *)p.q + (q_in ? row_offset(p, s, p.qs, p.off[0], pr) : 0) + 4 * h;
+    auto q_frag = [&](int t) {
+        unsigned short e[4];
 #pragma unroll
-        for (int t = 0; t < D / 8; t++) {
-            unsigned short e[4];
+        for (int j = 0; j < 4; j++) e[j] = q_in ? qr[8 * t + j] : 0;
+        return make_uint2(e[0] | (unsigned)e[1] << 16, e[2] | (unsigned)e[3] << 16);
+    };
+    /* D <= 128: Q's fragments stay in registers; D = 256 reads them again
+     * each tile (from the caches): in registers beside the 128
+     * accumulators they spilled */
+    constexpr bool QREG = D <= 128;
+    uint2 qf[QREG ? D / 8 : 1];
+    if (QREG)
 #pragma unroll
-            for (int j = 0; j < 4; j++) e[j] = in ? qr[8 * t + j] : 0;
-            qf[t] = make_uint2(e[0] | (unsigned)e[1] << 16, e[2] | (unsigned)e[3] << 16);
-        }
-    }
+        for (int t = 0; t < (QREG ? D / 8 : 1); t++) qf[t] = q_frag(t);
     __syncthreads();
 
     /* the keys any row of the block sees (the tile loop is block-uniform,
@@ -174,7 +179,7 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
 #pragma unroll
         for (int t = 0; t < D / 8; t++) {
             const uint2 ka = *reinterpret_cast<const uint2 *>(&sk[q * LDK + 8 * t + 4 * h]);
-            st = mfma_32x32x8<DT>(ka, qf[t], st);
+            st = mfma_32x32x8<DT>(ka, QREG ? qf[QREG ? t : 0] : q_frag(t), st);
         }
 
         /* register r: key n0 + 8 (r / 4) + 4 h + r % 4 of row q */
@@ -241,15 +246,28 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
         }
     }
 
-    if (pr >= s.rows) return;
-    const bool live = my_lo <= my_hi && l != 0.0f;
+    /* The output leaves through LDS, 32 columns at a time: adjacent lanes
+     * store adjacent columns, and the store loop stays rolled with acc
+     * indexed by constants only (unrolled with the epilogue, acc went to
+     * scratch memory). */
+    float *so = sp + 32 * wave * LDP; /* this wave's 32 rows x 32 columns */
+    const int rw = 32 * wave;
 #pragma unroll
-    for (int c = 0; c < DB; c++)
+    for (int c = 0; c < DB; c++) {
+        __syncthreads(); /* the previous block's (or the slow path's) reads are done */
 #pragma unroll
-        for (int r = 0; r < 16; r++) {
-            const int d = 32 * c + 8 * (r / 4) + 4 * h + r % 4;
-            if (d < D) write_elem<T, D>(p, s, pr, live, m, l, d, acc[c][r]);
+        for (int r = 0; r < 16; r++) so[q * LDP + 8 * (r / 4) + 4 * h + r % 4] = acc[c][r];
+        if (c == 0 && h == 0) s_m[rw + q] = m, s_l[rw + q] = l;
+        __syncthreads();
+#pragma unroll 1
+        for (int i = lane; i < 32 * 32; i += 64) {
+            const int row = i / 32, col = i % 32, d = 32 * c + col, prow = row0 + rw + row;
+            if (prow < s.rows && d < D) {
+                const bool live = s_lo[rw + row] <= s_hi[rw + row] && s_l[rw + row] != 0.0f;
+                write_elem<T, D>(p, s, prow, live, s_m[rw + row], s_l[rw + row], d, so[row * LDP + col]);
+            }
         }
+    }
 }
 
 #endif

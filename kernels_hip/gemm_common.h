@@ -81,6 +81,12 @@ struct pk_gemm_out {
     pk_gemm_out{d, d_sb, d_sm, d_sn, c, c_sb, c_sm, c_sn, bias, bias_sn, res, r_sb, r_sm, r_sn, alpha,  \
                 beta, act, d_dt}
 
+__device__ __forceinline__ pk_gemm_out pk_gemm_out_of(const pk_gemm_kargs &a)
+{
+    return pk_gemm_out{a.d,    a.d_sb, a.d_sm, a.d_sn, a.c,    a.c_sb, a.c_sm, a.c_sn, a.bias,
+                       a.bias_sn, a.res, a.r_sb, a.r_sm, a.r_sn, a.alpha, a.beta, a.act, a.d_dt};
+}
+
 /* d[z][i][j] = act(alpha * acc + beta * c + bias) + res. The thread reads
  * c before it writes d, which makes c == d safe. */
 __device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z, long long i, long long j,
@@ -92,27 +98,6 @@ __device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z
     x = pk_act(o.act, x);
     if (o.res) x += pk_load_dt(o.res, z * o.r_sb + i * o.r_sm + j * o.r_sn, o.dt);
     pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, x);
-}
-
-/* The same, with the operands read from the arguments (pk_gemm_fresh). */
-__device__ __forceinline__ void pk_gemm_finish(const pk_gemm_kargs &ka, long long z, long long i, long long j,
-                                               float acc)
-{
-    float x = pk_gemm_fresh(ka).alpha * acc;
-    if (pk_gemm_fresh(ka).c)
-        x += pk_gemm_fresh(ka).beta * pk_load_dt(pk_gemm_fresh(ka).c,
-                                                 z * pk_gemm_fresh(ka).c_sb + i * pk_gemm_fresh(ka).c_sm +
-                                                     j * pk_gemm_fresh(ka).c_sn,
-                                                 pk_gemm_fresh(ka).d_dt);
-    if (pk_gemm_fresh(ka).bias)
-        x += pk_load_dt(pk_gemm_fresh(ka).bias, j * pk_gemm_fresh(ka).bias_sn, pk_gemm_fresh(ka).d_dt);
-    x = pk_act(pk_gemm_fresh(ka).act, x);
-    if (pk_gemm_fresh(ka).res)
-        x += pk_load_dt(pk_gemm_fresh(ka).res,
-                        z * pk_gemm_fresh(ka).r_sb + i * pk_gemm_fresh(ka).r_sm + j * pk_gemm_fresh(ka).r_sn,
-                        pk_gemm_fresh(ka).d_dt);
-    pk_store_dt(pk_gemm_fresh(ka).d, z * pk_gemm_fresh(ka).d_sb + i * pk_gemm_fresh(ka).d_sm + j * pk_gemm_fresh(ka).d_sn,
-                pk_gemm_fresh(ka).d_dt, x);
 }
 
 /* Tile t of an m_tiles x n_tiles grid, in groups of 8 m-tiles walked

@@ -82,7 +82,10 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const p
     /* [buffer][A rows, then B rows][LD] */
     __shared__ __attribute__((aligned(16))) unsigned short lds[2][2 * TILE][LD];
     /* the arguments are read where they are used (pk_gemm_fresh): held in
-     * scalar registers across the loops they spilled */
+     * scalar registers across the loops they spilled; the epilogue's wait
+     * in LDS (the k loop's barriers order the store before the reads) */
+    __shared__ pk_gemm_out out;
+    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_gemm_fresh(ka));
 
     const int lane = threadIdx.x % 64, wave = threadIdx.x / 64;
     const int wm = wave / 2 * WT, wn = wave % 2 * WT;
@@ -157,6 +160,7 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const p
                 __syncthreads();
             }
 
+            const long long m = KA.m, n = KA.n;
 #pragma unroll
             for (int i = 0; i < NB; i++)
 #pragma unroll
@@ -165,7 +169,7 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const p
                     for (int r = 0; r < 16; r++) {
                         const long long gm = m0 + wm + 32 * i + 8 * (r / 4) + 4 * (lane / 32) + r % 4;
                         const long long gn = n0 + wn + 32 * j + lane % 32;
-                        if (gm < KA.m && gn < KA.n) pk_gemm_finish(ka, z, gm, gn, acc[i][j][r]);
+                        if (gm < m && gn < n) pk_gemm_finish(out, z, gm, gn, acc[i][j][r]);
                     }
         }
     }

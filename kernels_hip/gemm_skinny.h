@@ -25,7 +25,8 @@ template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v
 
 /* The arguments are read where they are used (pk_gemm_fresh): held in
  * scalar registers across the loops, with the unrolled rows' addresses,
- * they spilled. Each row's x address is a per-lane value (pk_vgpr). */
+ * they spilled; the epilogue's wait in LDS. Each row's x address is a
+ * per-lane value (pk_vgpr). */
 template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const pk_gemm_kargs &ka)
 {
 #define KA pk_gemm_fresh(ka)
@@ -37,12 +38,18 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const p
     constexpr int U = 4 / NC;
     const int wave = warpSize, lane = threadIdx.x % wave, waves_per_block = blockDim.x / wave;
     const long long waves = (long long)gridDim.x * waves_per_block;
+    /* the epilogue's arguments wait in LDS */
+    __shared__ pk_gemm_out out;
+    if (threadIdx.x == 0) out = pk_gemm_out_of(KA);
+    __syncthreads();
+    if (KA.m <= 0) return;
 
     for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
         for (long long grp = (long long)blockIdx.x * waves_per_block + threadIdx.x / wave;
              grp < (KA.n + NC - 1) / NC; grp += waves) {
             const long long col0 = grp * NC, n = KA.n, m = KA.m;
             const long long k8 = KA.k / 8; /* whole 16-byte chunks; the rest is the tail */
+            const int last = (int)(m < MR ? m : MR) - 1; /* the last row read */
             const T *w[NC];
 #pragma unroll
             for (int c = 0; c < NC; c++) /* columns past n repeat the last one, and are not stored */
@@ -64,22 +71,26 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const p
                             wv[u][c] = *reinterpret_cast<const uint4 *>(w[c] + (ch0 + u * wave) * 8);
                 const T *x = static_cast<const T *>(KA.a) + z * KA.a_sb;
                 const long long a_sm = KA.a_sm;
+                /* Rows past m read row m - 1 again (their sums are never
+                 * stored): no per-row branch, whose masks held across the
+                 * loop spilled scalar registers */
 #pragma unroll
                 for (int u = 0; u < U; u++) {
-                    if (ch0 + u * wave >= k8) break;
-                    float wf[NC][8];
+                    if (ch0 + u * wave < k8) {
+                        float wf[NC][8];
 #pragma unroll
-                    for (int c = 0; c < NC; c++) pk_gemm_unpack8<DT>(wv[u][c], wf[c]);
-                    const T *xu = x + (ch0 + u * wave) * 8;
+                        for (int c = 0; c < NC; c++) pk_gemm_unpack8<DT>(wv[u][c], wf[c]);
+                        const T *xu = x + (ch0 + u * wave) * 8;
 #pragma unroll
-                    for (int r = 0; r < MR; r++) {
-                        if (r >= m) break;
-                        float xf[8];
-                        pk_gemm_unpack8<DT>(*reinterpret_cast<const uint4 *>(xu + pk_vgpr(r) * a_sm), xf);
+                        for (int r = 0; r < MR; r++) {
+                            float xf[8];
+                            pk_gemm_unpack8<DT>(*reinterpret_cast<const uint4 *>(xu + min(pk_vgpr(r), last) * a_sm),
+                                                xf);
 #pragma unroll
-                        for (int c = 0; c < NC; c++)
+                            for (int c = 0; c < NC; c++)
 #pragma unroll
-                            for (int e = 0; e < 8; e++) acc[r][c] = fmaf(xf[e], wf[c][e], acc[r][c]);
+                                for (int e = 0; e < 8; e++) acc[r][c] = fmaf(xf[e], wf[c][e], acc[r][c]);
+                        }
                     }
                 }
             }
@@ -88,8 +99,7 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const p
                 const long long a_sm = KA.a_sm;
 #pragma unroll
                 for (int r = 0; r < MR; r++) {
-                    if (r >= m) break;
-                    const float xv = pk_to_f32(x[pk_vgpr(r) * a_sm]);
+                    const float xv = pk_to_f32(x[min(pk_vgpr(r), last) * a_sm]);
 #pragma unroll
                     for (int c = 0; c < NC; c++) acc[r][c] = fmaf(xv, pk_to_f32(w[c][kk]), acc[r][c]);
                 }
@@ -100,12 +110,20 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const p
 #pragma unroll
             for (int r = 0; r < MR; r++)
 #pragma unroll
-                for (int c = 0; c < NC; c++) {
+                for (int c = 0; c < NC; c++)
                     for (int off = wave / 2; off > 0; off >>= 1) acc[r][c] += __shfl_xor(acc[r][c], off, wave);
-                    /* spread the stores over the lanes */
-                    if (lane == (r * NC + c) % wave && r < m && col0 + c < n)
-                        pk_gemm_finish(ka, z, r, col0 + c, acc[r][c]);
-                }
+            /* spread the stores over the lanes: lane e % wave writes output
+             * e = r NC + c, picked from acc by constant indices (one
+             * epilogue call in a rolled loop: unrolled MR NC times it kept
+             * acc out of registers) */
+            for (int e0 = 0; e0 < MR * NC; e0 += wave) {
+                const int e = pk_vgpr(e0 + lane), r = e / NC, c = e % NC;
+                float v = 0.0f;
+#pragma unroll
+                for (int x = 0; x < MR * NC; x++)
+                    if (x == e) v = acc[x / NC][x % NC];
+                if (e < MR * NC && r < m && col0 + c < n) pk_gemm_finish(out, z, r, col0 + c, v);
+            }
         }
     }
 #undef KA

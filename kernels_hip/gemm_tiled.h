@@ -25,7 +25,7 @@ template <int DT, int G> struct pk_gemm_tiled_cfg {
 };
 
 template <int DT, int G, bool AK, bool BKF>
-__device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_kargs &ka)
+__device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out &out, const pk_gemm_kargs &ka)
 {
 #define KA pk_gemm_fresh(ka)
     typedef PK_T(DT) T;
@@ -131,7 +131,7 @@ __device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_kar
 #pragma unroll 1
                 for (int e = tid; e < 64 * BM; e += NT) {
                     const long long gm = m0 + gi * 64 + e / BM, gn = n0 + e % BM;
-                    if (gm < KA.m && gn < KA.n) pk_gemm_finish(ka, z, gm, gn, lds[(e / BM) * LD + e % BM]);
+                    if (gm < KA.m && gn < KA.n) pk_gemm_finish(out, z, gm, gn, lds[(e / BM) * LD + e % BM]);
                 }
             }
         }
@@ -151,9 +151,12 @@ template <int DT, int G> __device__ __forceinline__ void pk_gemm_tiled(const pk_
     __shared__ __attribute__((aligned(16))) float lds[pk_gemm_tiled_cfg<DT, G>::LDS];
     /* The arguments are read where they are used (pk_gemm_fresh): held
      * in scalar registers across the k loop they spilled (an AMD wave has
-     * about 100). */
-    if (ak && bk) pk_gemm_tiled_body<DT, G, true, true>(lds, ka);
-    else if (ak) pk_gemm_tiled_body<DT, G, true, false>(lds, ka);
-    else if (bk) pk_gemm_tiled_body<DT, G, false, true>(lds, ka);
-    else pk_gemm_tiled_body<DT, G, false, false>(lds, ka);
+     * about 100). The epilogue's wait in LDS; the k loop's barriers order
+     * this store before every read. */
+    __shared__ pk_gemm_out out;
+    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_gemm_fresh(ka));
+    if (ak && bk) pk_gemm_tiled_body<DT, G, true, true>(lds, out, ka);
+    else if (ak) pk_gemm_tiled_body<DT, G, true, false>(lds, out, ka);
+    else if (bk) pk_gemm_tiled_body<DT, G, false, true>(lds, out, ka);
+    else pk_gemm_tiled_body<DT, G, false, false>(lds, out, ka);
 }
