@@ -1,0 +1,233 @@
+/* One transformer pass as a queue of portkern ops. The residual stream
+ * ping-pongs between two buffers because a GEMM's residual input may not
+ * overlap its output: the O and down projections add the stream in their
+ * epilogue and write the other buffer, two swaps per layer. */
+#include "llama_forward.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct llama_state {
+    const llama_model *m;
+    int64_t max_tokens, max_seq, pos;
+    pk_buffer *x[2], *xn, *q, *attn, *gate, *up, *act, *logits;
+    pk_buffer **k_cache, **v_cache; /* one per layer */
+    int32_t *positions;             /* host, max_tokens */
+};
+
+#define LLAMA_TRY(call, what)                                                                            \
+    do {                                                                                                 \
+        pk_status s_ = (call);                                                                           \
+        if (s_ != PK_SUCCESS) {                                                                          \
+            snprintf(err, errlen, "%s: %s: %s", (what), pk_status_string(s_), pk_last_error(m->ctx));     \
+            return -1;                                                                                   \
+        }                                                                                                \
+    } while (0)
+
+int64_t llama_state_pos(const llama_state *s)
+{
+    return s->pos;
+}
+
+/* Rows [row0, row0 + rows) of a row-major [*, cols] matrix in buf. */
+static pk_tensor llama_rows(pk_buffer *buf, pk_dtype dt, int64_t row0, int64_t rows, int64_t cols)
+{
+    return pk_tensor_make(buf, (size_t)(row0 * cols) * pk_dtype_size(dt), dt, 2, (int64_t[]){rows, cols});
+}
+
+/* The same rows seen as [1, rows, heads, hd] for RoPE and attention. */
+static pk_tensor llama_heads(pk_buffer *buf, pk_dtype dt, int64_t row0, int64_t rows, int64_t heads, int64_t hd)
+{
+    return pk_tensor_make(buf, (size_t)(row0 * heads * hd) * pk_dtype_size(dt), dt, 4,
+                          (int64_t[]){1, rows, heads, hd});
+}
+
+static pk_status llama_linear(pk_context *ctx, const pk_tensor *x, const pk_tensor *w, const pk_tensor *residual,
+                              const pk_tensor *out)
+{
+    pk_gemm_desc g = PK_GEMM_DESC_INIT;
+    g.trans_b = 1; /* HF stores W as [out, in] */
+    g.residual = residual;
+    return pk_gemm(ctx, &g, x, w, NULL, out);
+}
+
+static pk_status llama_norm(const llama_model *m, const pk_tensor *x, const pk_tensor *w, const pk_tensor *out)
+{
+    pk_norm_desc d = PK_NORM_DESC_INIT;
+    d.eps = (float)m->cfg.rms_norm_eps;
+    return pk_rmsnorm(m->ctx, &d, x, w, out);
+}
+
+static int llama_alloc(const llama_model *m, pk_buffer **out, int64_t elems, pk_dtype dt, const char *what, char *err,
+                       size_t errlen)
+{
+    LLAMA_TRY(pk_alloc(m->ctx, (size_t)elems * pk_dtype_size(dt), out), what);
+    return 0;
+}
+
+int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq, llama_state **out, char *err,
+                       size_t errlen)
+{
+    const llama_config *c = &m->cfg;
+    *out = NULL;
+    if (max_tokens < 1 || max_seq < max_tokens || max_seq > c->max_position_embeddings) {
+        snprintf(err, errlen, "context of %lld positions does not fit max_position_embeddings %lld",
+                 (long long)max_seq, (long long)c->max_position_embeddings);
+        return -1;
+    }
+    llama_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    *out = s;
+    s->m = m;
+    s->max_tokens = max_tokens;
+    s->max_seq = max_seq;
+    s->k_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->k_cache);
+    s->v_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->v_cache);
+    s->positions = calloc((size_t)max_tokens, sizeof *s->positions);
+    if (!s->k_cache || !s->v_cache || !s->positions) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    const pk_dtype dt = m->dtype;
+    const int64_t h = c->hidden_size, q = c->num_attention_heads * c->head_dim, ff = c->intermediate_size,
+                  kv = max_seq * c->num_key_value_heads * c->head_dim;
+    if (llama_alloc(m, &s->x[0], max_tokens * h, dt, "residual stream", err, errlen) ||
+        llama_alloc(m, &s->x[1], max_tokens * h, dt, "residual stream", err, errlen) ||
+        llama_alloc(m, &s->xn, max_tokens * h, dt, "normed activations", err, errlen) ||
+        llama_alloc(m, &s->q, max_tokens * q, dt, "queries", err, errlen) ||
+        llama_alloc(m, &s->attn, max_tokens * q, dt, "attention output", err, errlen) ||
+        llama_alloc(m, &s->gate, max_tokens * ff, dt, "gate", err, errlen) ||
+        llama_alloc(m, &s->up, max_tokens * ff, dt, "up", err, errlen) ||
+        llama_alloc(m, &s->act, max_tokens * ff, dt, "SwiGLU output", err, errlen) ||
+        llama_alloc(m, &s->logits, c->vocab_size, PK_F32, "logits", err, errlen))
+        return -1;
+    for (int64_t l = 0; l < c->num_hidden_layers; l++)
+        if (llama_alloc(m, &s->k_cache[l], kv, dt, "K cache", err, errlen) ||
+            llama_alloc(m, &s->v_cache[l], kv, dt, "V cache", err, errlen))
+            return -1;
+    return 0;
+}
+
+void llama_state_free(llama_state *s)
+{
+    if (!s) return;
+    pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->attn, s->gate, s->up, s->act, s->logits};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]) pk_free(bufs[i]);
+    for (int64_t l = 0; s->k_cache && l < s->m->cfg.num_hidden_layers; l++)
+        if (s->k_cache[l]) pk_free(s->k_cache[l]);
+    for (int64_t l = 0; s->v_cache && l < s->m->cfg.num_hidden_layers; l++)
+        if (s->v_cache[l]) pk_free(s->v_cache[l]);
+    free(s->k_cache);
+    free(s->v_cache);
+    free(s->positions);
+    free(s);
+}
+
+/* No gather op exists, so each token's embedding row is a device copy. */
+static int llama_embed(llama_state *s, const int32_t *tokens, int64_t n, char *err, size_t errlen)
+{
+    const llama_model *m = s->m;
+    const size_t row = (size_t)m->cfg.hidden_size * pk_dtype_size(m->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab_size) {
+            snprintf(err, errlen, "token id %d is outside the vocabulary [0, %lld)", tokens[i],
+                     (long long)m->cfg.vocab_size);
+            return -1;
+        }
+        LLAMA_TRY(pk_copy(s->x[0], (size_t)i * row, m->embed.buf, m->embed.offset + (size_t)tokens[i] * row, row),
+                  "embedding row copy");
+    }
+    return 0;
+}
+
+/* Self-attention of n new tokens; the stream moves from x[0] to x[1]. K and
+ * V projections write straight into the cache rows of their positions. */
+static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t layer, int64_t n, char *err,
+                                 size_t errlen)
+{
+    const llama_model *m = s->m;
+    const llama_config *c = &m->cfg;
+    const pk_dtype dt = m->dtype;
+    const int64_t h = c->hidden_size, hq = c->num_attention_heads, hkv = c->num_key_value_heads, hd = c->head_dim;
+    const pk_tensor x = llama_rows(s->x[0], dt, 0, n, h), xn = llama_rows(s->xn, dt, 0, n, h);
+    const pk_tensor q = llama_rows(s->q, dt, 0, n, hq * hd);
+    const pk_tensor k_new = llama_rows(s->k_cache[layer], dt, s->pos, n, hkv * hd);
+    const pk_tensor v_new = llama_rows(s->v_cache[layer], dt, s->pos, n, hkv * hd);
+    LLAMA_TRY(llama_norm(m, &x, &l->attn_norm, &xn), "input_layernorm");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, NULL, &q), "q_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wk, NULL, &k_new), "k_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wv, NULL, &v_new), "v_proj");
+
+    const pk_tensor q4 = llama_heads(s->q, dt, 0, n, hq, hd);
+    const pk_tensor k4_new = llama_heads(s->k_cache[layer], dt, s->pos, n, hkv, hd);
+    pk_rope_desc r = PK_ROPE_DESC_INIT;
+    r.theta = (float)c->rope_theta;
+    r.interleaved = 0; /* HF Llama's rotate_half */
+    r.positions = s->positions;
+    LLAMA_TRY(pk_rope(m->ctx, &r, &q4, &k4_new), "rope");
+
+    const pk_tensor k_all = llama_heads(s->k_cache[layer], dt, 0, s->pos + n, hkv, hd);
+    const pk_tensor v_all = llama_heads(s->v_cache[layer], dt, 0, s->pos + n, hkv, hd);
+    const pk_tensor o4 = llama_heads(s->attn, dt, 0, n, hq, hd);
+    pk_attention_desc a = PK_ATTENTION_DESC_INIT;
+    a.causal = 1; /* bottom-right aligned: query i sees keys up to pos + i */
+    LLAMA_TRY(pk_attention(m->ctx, &a, &q4, &k_all, &v_all, &o4), "attention");
+
+    const pk_tensor o = llama_rows(s->attn, dt, 0, n, hq * hd), x_out = llama_rows(s->x[1], dt, 0, n, h);
+    LLAMA_TRY(llama_linear(m->ctx, &o, &l->wo, &x, &x_out), "o_proj");
+    return 0;
+}
+
+/* The SwiGLU MLP; the stream moves from x[1] back to x[0]. */
+static int llama_mlp_block(llama_state *s, const llama_layer *l, int64_t n, char *err, size_t errlen)
+{
+    const llama_model *m = s->m;
+    const pk_dtype dt = m->dtype;
+    const int64_t h = m->cfg.hidden_size, ff = m->cfg.intermediate_size;
+    const pk_tensor x = llama_rows(s->x[1], dt, 0, n, h), xn = llama_rows(s->xn, dt, 0, n, h);
+    const pk_tensor gate = llama_rows(s->gate, dt, 0, n, ff), up = llama_rows(s->up, dt, 0, n, ff),
+                    act = llama_rows(s->act, dt, 0, n, ff), x_out = llama_rows(s->x[0], dt, 0, n, h);
+    LLAMA_TRY(llama_norm(m, &x, &l->ffn_norm, &xn), "post_attention_layernorm");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_gate, NULL, &gate), "gate_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_up, NULL, &up), "up_proj");
+    LLAMA_TRY(pk_glu(m->ctx, PK_ACT_SILU, &gate, &up, &act), "SwiGLU");
+    LLAMA_TRY(llama_linear(m->ctx, &act, &l->w_down, &x, &x_out), "down_proj");
+    return 0;
+}
+
+/* Final norm and LM head on the last position only: the only row sampled.
+ * The GEMM writes f32 logits directly (mixed output dtype). */
+static int llama_logits(llama_state *s, int64_t n, float *logits, char *err, size_t errlen)
+{
+    const llama_model *m = s->m;
+    const int64_t h = m->cfg.hidden_size, v = m->cfg.vocab_size;
+    const pk_tensor last = llama_rows(s->x[0], m->dtype, n - 1, 1, h), xn = llama_rows(s->xn, m->dtype, 0, 1, h);
+    const pk_tensor out = llama_rows(s->logits, PK_F32, 0, 1, v);
+    LLAMA_TRY(llama_norm(m, &last, &m->final_norm, &xn), "model.norm");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &m->lm_head, NULL, &out), "lm_head");
+    LLAMA_TRY(pk_download(s->logits, 0, logits, (size_t)v * sizeof(float)), "logits download");
+    return 0;
+}
+
+int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logits, char *err, size_t errlen)
+{
+    if (n < 1 || n > s->max_tokens || s->pos + n > s->max_seq) {
+        snprintf(err, errlen, "%lld tokens at position %lld do not fit (at most %lld a call, %lld in all)",
+                 (long long)n, (long long)s->pos, (long long)s->max_tokens, (long long)s->max_seq);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) s->positions[i] = (int32_t)(s->pos + i);
+    if (llama_embed(s, tokens, n, err, errlen)) return -1;
+    for (int64_t l = 0; l < s->m->cfg.num_hidden_layers; l++) {
+        const llama_layer *layer = &s->m->layers[l];
+        if (llama_attention_block(s, layer, l, n, err, errlen) || llama_mlp_block(s, layer, n, err, errlen))
+            return -1;
+    }
+    if (llama_logits(s, n, logits, err, errlen)) return -1;
+    s->pos += n;
+    return 0;
+}

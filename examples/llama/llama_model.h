@@ -1,0 +1,38 @@
+/* A Llama-architecture model resident on one portkern device: every weight
+ * uploaded once, in one dtype, and described as a pk_tensor ready for the
+ * forward pass. */
+#ifndef LLAMA_MODEL_H
+#define LLAMA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llama_config.h"
+#include "portkern.h"
+
+typedef struct llama_layer {
+    pk_tensor attn_norm, ffn_norm;     /* [H] */
+    pk_tensor wq, wk, wv, wo;          /* [Hq*hd, H], [Hkv*hd, H] x2, [H, Hq*hd] */
+    pk_tensor w_gate, w_up, w_down;    /* [I, H] x2, [H, I] */
+} llama_layer;
+
+typedef struct llama_model {
+    llama_config cfg;
+    pk_context *ctx;
+    pk_dtype dtype;          /* of every weight and every activation */
+    pk_tensor embed;         /* [V, H] */
+    pk_tensor final_norm;    /* [H] */
+    pk_tensor lm_head;       /* [V, H]; the embedding itself when tied */
+    llama_layer *layers;     /* cfg.num_hidden_layers */
+    pk_buffer **bufs;        /* every buffer this model allocated */
+    size_t n_bufs;
+} llama_model;
+
+/* Reads DIR's config and weights and uploads them to ctx. The model's dtype
+ * is the embedding's; a tensor stored in another dtype is converted on the
+ * host while loading (portkern's row ops want one dtype per op). Returns 0,
+ * or -1 with err naming the file, tensor or call at fault. */
+int llama_model_load(pk_context *ctx, const char *dir, llama_model *out, char *err, size_t errlen);
+void llama_model_free(llama_model *m);
+
+#endif
