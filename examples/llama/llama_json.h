@@ -36,6 +36,8 @@ struct llama_json {
  * expected X, found Y". Duplicate object keys are an error. */
 llama_json *llama_json_parse(const char *text, size_t len, char *err, size_t errlen);
 void llama_json_free(llama_json *v);
+/* Reads and parses a whole file; errors start with the path. */
+llama_json *llama_json_load(const char *path, char *err, size_t errlen);
 
 /* The member `key` of an object; NULL if v is not an object or lacks it. */
 const llama_json *llama_json_get(const llama_json *v, const char *key);

@@ -14,7 +14,7 @@ typedef struct llama_tensor {
     pk_dtype dtype;
     int ndim; /* 0..4; 0 is a scalar */
     int64_t shape[4];
-    const void *data;
+    const void *data; /* inside the mapping; not necessarily aligned */
     uint64_t bytes;
 } llama_tensor;
 
@@ -37,7 +37,7 @@ const llama_tensor *llama_weights_find(const llama_weights *w, const char *name)
 const llama_tensor *llama_weights_expect(const llama_weights *w, const char *name, int ndim, const int64_t *shape,
                                          char *err, size_t errlen);
 
-/* All tensors, in file order then header order (for listing). */
+/* All tensors, sorted by name (for listing). */
 size_t llama_weights_count(const llama_weights *w);
 const llama_tensor *llama_weights_at(const llama_weights *w, size_t i);
 

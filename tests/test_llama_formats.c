@@ -1,0 +1,355 @@
+/* The Llama checkpoint formats on the CPU: a tiny checkpoint written by
+ * portkern-llama-make (argv[1]) reads back with every tensor's name, shape and
+ * size; malformed files, headers and configs fail with an error that names
+ * the tensor or key at fault. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llama_config.h"
+#include "llama_json.h"
+#include "llama_safetensors.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                                                      \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                               \
+            fprintf(stderr, __VA_ARGS__);                                                                      \
+            fprintf(stderr, "\n");                                                                             \
+            failures++;                                                                                        \
+        }                                                                                                      \
+    } while (0)
+
+static char tmpdir[256];
+
+static void write_file(const char *name, const void *data, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+/* A safetensors file from a header and a data area of data_len zero bytes;
+ * hlen_override != 0 replaces the stored header length. */
+static void write_st(const char *name, const char *header, size_t data_len, uint64_t hlen_override)
+{
+    size_t hlen = strlen(header), len = 8 + hlen + data_len;
+    unsigned char *buf = calloc(1, len);
+    uint64_t stored = hlen_override ? hlen_override : hlen;
+    for (int b = 0; b < 8; b++)
+        buf[b] = (unsigned char)(stored >> (8 * b));
+    memcpy(buf + 8, header, hlen);
+    write_file(name, buf, len);
+    free(buf);
+}
+
+/* Opens tmpdir/name as a safetensors file; expects failure with `needle` in the message. */
+static void expect_st_error(const char *name, const char *needle)
+{
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    llama_weights *w = NULL;
+    int rc = llama_weights_open_file(path, &w, err, sizeof err);
+    EXPECT(rc != 0 && w == NULL, "%s: opened, expected an error naming %s", name, needle);
+    EXPECT(strstr(err, needle) != NULL, "%s: error \"%s\" does not name %s", name, err, needle);
+    llama_weights_close(w);
+}
+
+static void expect_config_error(const char *text, const char *needle)
+{
+    llama_config c;
+    char err[512] = "";
+    int rc = llama_config_parse(text, strlen(text), "config.json", &c, err, sizeof err);
+    EXPECT(rc != 0 && strstr(err, needle) != NULL, "config %s: rc %d, error \"%s\" does not name %s", text, rc,
+           err, needle);
+}
+
+static void test_json(void)
+{
+    char err[256];
+    const char *doc = " {\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\n\\u00e9\\ud83d\\ude00\\\"\","
+                      " \"big\": 9007199254740993} ";
+    llama_json *v = llama_json_parse(doc, strlen(doc), err, sizeof err);
+    EXPECT(v != NULL, "valid JSON refused: %s", err);
+    if (v) {
+        const llama_json *a = llama_json_get(v, "a"), *s = llama_json_get(v, "s"), *big = llama_json_get(v, "big");
+        EXPECT(a && a->type == LLAMA_JSON_ARRAY && a->count == 5, "array");
+        EXPECT(a && a->items[0].is_int && a->items[0].integer == 1 && !a->items[1].is_int &&
+                   a->items[1].number == -2500.0 && a->items[2].boolean && a->items[4].type == LLAMA_JSON_NULL,
+               "array items");
+        EXPECT(s && strcmp(s->string, "x\n\xc3\xa9\xf0\x9f\x98\x80\"") == 0, "string escapes");
+        EXPECT(big && big->is_int && big->integer == 9007199254740993LL, "exact integer past 2^53");
+    }
+    llama_json_free(v);
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"{\"a\": 1,}", "a member after ','"},
+        {"[1 2]", "',' or ']'"},
+        {"{\"a\" 1}", "':'"},
+        {"{\"a\": 1, \"a\": 2}", "not seen before"},
+        {"\"abc", "closing the string"},
+        {"\"\\x\"", "an escape"},
+        {"01", "end of input after the value"},
+        {"nul", "a value"},
+        {"{} x", "line 1 column 4"},
+        {"{\n  \"a\": tru\n}", "line 2 column 8"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        v = llama_json_parse(bad[i].text, strlen(bad[i].text), err, sizeof err);
+        EXPECT(v == NULL && strstr(err, bad[i].needle), "json %s: error \"%s\" lacks \"%s\"", bad[i].text, err,
+               bad[i].needle);
+        llama_json_free(v);
+    }
+    char deep[200];
+    memset(deep, '[', sizeof deep);
+    v = llama_json_parse(deep, sizeof deep, err, sizeof err);
+    EXPECT(v == NULL && strstr(err, "nesting"), "deep nesting: %s", err);
+}
+
+static void test_config(void)
+{
+    const char *ok = "{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                     " \"num_attention_heads\": 4, \"vocab_size\": 256, \"head_dim\": null}";
+    llama_config c;
+    char err[512];
+    EXPECT(llama_config_parse(ok, strlen(ok), "config.json", &c, err, sizeof err) == 0, "defaults: %s", err);
+    EXPECT(c.head_dim == 16 && c.num_key_value_heads == 4 && c.max_position_embeddings == 2048 &&
+               c.rope_theta == 10000.0 && c.rms_norm_eps == 1e-6 && c.tie_word_embeddings == 0,
+           "defaults wrong");
+    expect_config_error("{\"intermediate_size\": 176, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+                        " \"vocab_size\": 256}",
+                        "hidden_size: missing");
+    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 0, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "intermediate_size: must be positive");
+    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 256}",
+                        "num_key_value_heads");
+    expect_config_error("{\"hidden_size\": 60, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 8, \"vocab_size\": 256}",
+                        "num_attention_heads");
+    expect_config_error("{\"hidden_size\": 64.5, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "hidden_size: expected an integer");
+    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 4, \"vocab_size\": 256, \"rope_scaling\": {\"factor\": 8}}",
+                        "rope_scaling");
+    expect_config_error("{\"hidden_size\": 64,}", "config.json: json: line 1");
+    EXPECT(llama_config_load(tmpdir, &c, err, sizeof err) != 0 && strstr(err, "config.json"),
+           "missing config.json: %s", err);
+}
+
+/* Names and shapes portkern-llama-make must write for the tiny preset. */
+static void check_tiny(const char *dir, int tied, const char *dtype, pk_dtype want)
+{
+    char err[512];
+    llama_config c;
+    EXPECT(llama_config_load(dir, &c, err, sizeof err) == 0, "tiny config: %s", err);
+    EXPECT(c.hidden_size == 64 && c.intermediate_size == 176 && c.num_hidden_layers == 2 &&
+               c.num_attention_heads == 4 && c.num_key_value_heads == 2 && c.head_dim == 16 &&
+               c.vocab_size == 256 && c.max_position_embeddings == 512 && c.tie_word_embeddings == tied,
+           "tiny config values (%s)", dtype);
+    llama_weights *w;
+    if (llama_weights_open(dir, &w, err, sizeof err) != 0) {
+        EXPECT(0, "tiny weights: %s", err);
+        return;
+    }
+    size_t n = 0;
+    uint64_t total = 0;
+    const int64_t H = 64, I = 176, Q = 64, KV = 32, V = 256;
+#define WANT(name, nd, ...)                                                                                    \
+    do {                                                                                                       \
+        const int64_t shape_[] = {__VA_ARGS__};                                                                \
+        const llama_tensor *t_ = llama_weights_expect(w, name, nd, shape_, err, sizeof err);                   \
+        EXPECT(t_ != NULL, "%s", err);                                                                         \
+        if (t_) {                                                                                              \
+            uint64_t elems_ = 1;                                                                               \
+            for (int d_ = 0; d_ < nd; d_++)                                                                    \
+                elems_ *= (uint64_t)shape_[d_];                                                                \
+            EXPECT(t_->dtype == want && t_->bytes == elems_ * pk_dtype_size(want) && t_->data != NULL,         \
+                   "%s: dtype or bytes", name);                                                                \
+            total += t_->bytes;                                                                                \
+        }                                                                                                      \
+        n++;                                                                                                   \
+    } while (0)
+    WANT("model.embed_tokens.weight", 2, V, H);
+    for (int l = 0; l < 2; l++) {
+        char name[128];
+#define LAYER(suffix, nd, ...)                                                                                 \
+    snprintf(name, sizeof name, "model.layers.%d.%s.weight", l, suffix);                                       \
+    WANT(name, nd, __VA_ARGS__)
+        LAYER("input_layernorm", 1, H);
+        LAYER("self_attn.q_proj", 2, Q, H);
+        LAYER("self_attn.k_proj", 2, KV, H);
+        LAYER("self_attn.v_proj", 2, KV, H);
+        LAYER("self_attn.o_proj", 2, H, Q);
+        LAYER("post_attention_layernorm", 1, H);
+        LAYER("mlp.gate_proj", 2, I, H);
+        LAYER("mlp.up_proj", 2, I, H);
+        LAYER("mlp.down_proj", 2, H, I);
+#undef LAYER
+    }
+    WANT("model.norm.weight", 1, H);
+    if (!tied)
+        WANT("lm_head.weight", 2, V, H);
+#undef WANT
+    EXPECT(llama_weights_count(w) == n, "%s: %zu tensors, expected %zu", dtype, llama_weights_count(w), n);
+    EXPECT(tied == (llama_weights_find(w, "lm_head.weight") == NULL), "lm_head presence");
+    /* tensors tile the data area exactly: nothing unaccounted for */
+    uint64_t span = 0;
+    for (size_t i = 0; i < llama_weights_count(w); i++)
+        span += llama_weights_at(w, i)->bytes;
+    EXPECT(span == total, "sum of bytes");
+    /* norms start near 1, matrices near 0 with std 0.02 */
+    const llama_tensor *norm = llama_weights_find(w, "model.norm.weight"),
+                       *emb = llama_weights_find(w, "model.embed_tokens.weight");
+    if (norm && emb && want == PK_F32) {
+        const float *nv = norm->data, *ev = emb->data;
+        double s = 0, s2 = 0;
+        for (int i = 0; i < 64; i++)
+            EXPECT(nv[i] > 0.89f && nv[i] < 1.11f, "norm weight %g", nv[i]);
+        for (int i = 0; i < 256 * 64; i++) {
+            s += ev[i];
+            s2 += (double)ev[i] * ev[i];
+        }
+        double mean = s / (256 * 64), sd = s2 / (256 * 64);
+        EXPECT(mean > -0.002 && mean < 0.002 && sd > 0.019 * 0.019 && sd < 0.021 * 0.021, "embedding stats");
+    }
+    const int64_t wrong[] = {H, V};
+    EXPECT(!llama_weights_expect(w, "model.embed_tokens.weight", 2, wrong, err, sizeof err) &&
+               strstr(err, "model.embed_tokens.weight") && strstr(err, "[64, 256]") && strstr(err, "[256, 64]"),
+           "wrong shape: %s", err);
+    EXPECT(!llama_weights_expect(w, "model.layers.9.mlp.up_proj.weight", 2, wrong, err, sizeof err) &&
+               strstr(err, "model.layers.9.mlp.up_proj.weight") && strstr(err, "missing"),
+           "missing: %s", err);
+    llama_weights_close(w);
+}
+
+static void make(const char *tool, const char *dir, const char *flags)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' --out '%s' --preset tiny --seed 7 %s", tool, dir, flags);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "failed: %s\n", cmd);
+        exit(1);
+    }
+}
+
+static void test_checkpoints(const char *tool)
+{
+    static const struct {
+        const char *flag;
+        pk_dtype dtype;
+    } dtypes[] = {{"bf16", PK_BF16}, {"f16", PK_F16}, {"f32", PK_F32}};
+    char dir[512], flags[64];
+    for (size_t i = 0; i < 3; i++) {
+        for (int tied = 0; tied < 2; tied++) {
+            snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, dtypes[i].flag, tied ? "-tied" : "");
+            snprintf(flags, sizeof flags, "--dtype %s%s", dtypes[i].flag, tied ? " --tie" : "");
+            make(tool, dir, flags);
+            check_tiny(dir, tied, dtypes[i].flag, dtypes[i].dtype);
+        }
+    }
+    /* the same seed gives the same file, another seed another */
+    char cmd[2048];
+    snprintf(dir, sizeof dir, "%s/again", tmpdir);
+    make(tool, dir, "--dtype bf16");
+    snprintf(cmd, sizeof cmd, "cmp -s '%s/bf16/model.safetensors' '%s/model.safetensors'", tmpdir, dir);
+    EXPECT(system(cmd) == 0, "same seed, different file");
+    snprintf(cmd, sizeof cmd, "'%s' --out '%s' --preset tiny --seed 8 && cmp -s '%s/bf16/model.safetensors' '%s/model.safetensors'",
+             tool, dir, tmpdir, dir);
+    EXPECT(system(cmd) != 0, "another seed, same file");
+}
+
+static void test_malformed(void)
+{
+    const char *one = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}}";
+    write_st("ok.safetensors", one, 24, 0);
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/ok.safetensors", tmpdir);
+    llama_weights *w;
+    EXPECT(llama_weights_open_file(path, &w, err, sizeof err) == 0, "well-formed file: %s", err);
+    llama_weights_close(w);
+
+    write_file("short.safetensors", "\x10\0\0", 3);
+    expect_st_error("short.safetensors", "truncated");
+    write_st("cut.safetensors", one, 23, 0);
+    expect_st_error("cut.safetensors", "tensor w: data_offsets [0, 24] outside");
+    write_st("hlen.safetensors", one, 24, 1u << 20);
+    expect_st_error("hlen.safetensors", "header length 1048576 runs past the end");
+    write_st("range.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[8,32]}}", 24, 0);
+    expect_st_error("range.safetensors", "tensor w: data_offsets [8, 32] outside");
+    write_st("order.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,0]}}", 24, 0);
+    expect_st_error("order.safetensors", "tensor w: data_offsets [8, 0]");
+    write_st("dtype.safetensors", "{\"w\":{\"dtype\":\"I64\",\"shape\":[3],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("dtype.safetensors", "tensor w: dtype \"I64\" not supported");
+    write_st("shape.safetensors", "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("shape.safetensors", "tensor w: data_offsets [0, 24] hold 24 bytes, but BF16 x shape needs 12");
+    write_st("huge.safetensors",
+             "{\"w\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("huge.safetensors", "tensor w: data_offsets [0, 24] hold 24 bytes");
+    write_st("neg.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[-2,3],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("neg.safetensors", "tensor w: shape[0]");
+    write_st("json.safetensors", "{\"w\":{\"dtype\":\"F32\",}}", 24, 0);
+    expect_st_error("json.safetensors", "json.safetensors: header: json: line 1 column 21");
+    write_st("key.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":1}}", 8, 0);
+    expect_st_error("key.safetensors", "tensor w: unknown key \"x\"");
+
+    /* a directory with neither file, then a sharded one with a wrong index */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/empty", tmpdir);
+    EXPECT(llama_weights_open(dir, &w, err, sizeof err) != 0 && strstr(err, "model.safetensors"), "empty dir: %s",
+           err);
+    write_st("model-00001-of-00002.safetensors", one, 24, 0);
+    write_st("model-00002-of-00002.safetensors",
+             "{\"__metadata__\":{\"format\":\"pt\"},\"v\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[0,8]}}",
+             8, 0);
+    const char *index = "{\"metadata\":{\"total_size\":32},\"weight_map\":{\"w\":\"model-00001-of-00002.safetensors\","
+                        "\"v\":\"model-00002-of-00002.safetensors\"}}";
+    write_file("model.safetensors.index.json", index, strlen(index));
+    EXPECT(llama_weights_open(tmpdir, &w, err, sizeof err) == 0, "sharded: %s", err);
+    if (w) {
+        const llama_tensor *v = llama_weights_find(w, "v"), *t = llama_weights_find(w, "w");
+        EXPECT(v && t && v->dtype == PK_F16 && v->bytes == 8 && t->bytes == 24 && llama_weights_count(w) == 2,
+               "sharded contents");
+        llama_weights_close(w);
+    }
+    index = "{\"weight_map\":{\"w\":\"model-00001-of-00002.safetensors\",\"v\":\"model-00001-of-00002.safetensors\"}}";
+    write_file("model.safetensors.index.json", index, strlen(index));
+    EXPECT(llama_weights_open(tmpdir, &w, err, sizeof err) != 0 && strstr(err, "tensor v: not found in"),
+           "index names the wrong shard: %s", err);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_llama_formats PATH-TO-portkern-llama-make\n");
+        return 2;
+    }
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/pk-llama-formats-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_json();
+    test_config();
+    test_checkpoints(argv[1]);
+    test_malformed();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (failures == 0 && system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmpdir);
+    printf("llama formats: %s (%d failures)%s%s\n", failures ? "FAIL" : "ok", failures,
+           failures ? ", files kept in " : "", failures ? tmpdir : "");
+    return failures ? 1 : 0;
+}
