@@ -224,8 +224,12 @@ int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logit
     if (llama_embed(s, tokens, n, err, errlen)) return -1;
     for (int64_t l = 0; l < s->m->cfg.num_hidden_layers; l++) {
         const llama_layer *layer = &s->m->layers[l];
-        if (llama_attention_block(s, layer, l, n, err, errlen) || llama_mlp_block(s, layer, n, err, errlen))
+        if (llama_attention_block(s, layer, l, n, err, errlen) || llama_mlp_block(s, layer, n, err, errlen)) {
+            char op[512];
+            snprintf(op, sizeof op, "%s", err);
+            snprintf(err, errlen, "layer %lld: %s", (long long)l, op);
             return -1;
+        }
     }
     if (llama_logits(s, n, logits, err, errlen)) return -1;
     s->pos += n;
