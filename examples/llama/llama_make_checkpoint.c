@@ -98,6 +98,21 @@ static size_t make_list(const llama_config *c, make_tensor *list)
     return n;
 }
 
+/* The shortest decimal that reads back as v, so config.json says 1e-05 and
+ * not 1.0000000000000001e-05; whole numbers as HF writes them (500000.0). */
+static void shortest(char *buf, size_t len, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, len, "%.1f", v);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 static int write_config(const char *dir, const llama_config *c, const char *dtype_name)
 {
     char path[4096];
@@ -107,17 +122,20 @@ static int write_config(const char *dir, const llama_config *c, const char *dtyp
         fprintf(stderr, "portkern-llama-make: %s: %s\n", path, strerror(errno));
         return -1;
     }
+    char eps[32], theta[32];
+    shortest(eps, sizeof eps, c->rms_norm_eps);
+    shortest(theta, sizeof theta, c->rope_theta);
     fprintf(f,
             "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
             "  \"hidden_act\": \"silu\",\n  \"hidden_size\": %lld,\n  \"intermediate_size\": %lld,\n"
             "  \"num_hidden_layers\": %lld,\n  \"num_attention_heads\": %lld,\n  \"num_key_value_heads\": %lld,\n"
             "  \"head_dim\": %lld,\n  \"vocab_size\": %lld,\n  \"max_position_embeddings\": %lld,\n"
-            "  \"rms_norm_eps\": %.17g,\n  \"rope_theta\": %.17g,\n  \"rope_scaling\": null,\n"
+            "  \"rms_norm_eps\": %s,\n  \"rope_theta\": %s,\n  \"rope_scaling\": null,\n"
             "  \"attention_bias\": false,\n  \"mlp_bias\": false,\n  \"tie_word_embeddings\": %s,\n"
             "  \"torch_dtype\": \"%s\"\n}\n",
             (long long)c->hidden_size, (long long)c->intermediate_size, (long long)c->num_hidden_layers,
             (long long)c->num_attention_heads, (long long)c->num_key_value_heads, (long long)c->head_dim,
-            (long long)c->vocab_size, (long long)c->max_position_embeddings, c->rms_norm_eps, c->rope_theta,
+            (long long)c->vocab_size, (long long)c->max_position_embeddings, eps, theta,
             c->tie_word_embeddings ? "true" : "false", dtype_name);
     if (fclose(f) != 0) {
         fprintf(stderr, "portkern-llama-make: %s: write failed\n", path);
