@@ -165,6 +165,10 @@ static int llama_generate(const llama_args *a, llama_state *st, const int32_t *p
     double t0 = llama_now();
     if (llama_forward(st, prompt, n_prompt, rows, err, sizeof err)) goto fail;
     out[0] = llama_sample(&sampler, rows, vocab);
+    if (out[0] < 0) {
+        snprintf(err, sizeof err, "out of host memory sampling");
+        goto fail;
+    }
     pk_finish(ctx);
     double t1 = llama_now();
     for (long i = 1; i < a->max_new; i++) {
