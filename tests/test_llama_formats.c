@@ -154,8 +154,8 @@ static void check_tiny(const char *dir, int tied, const char *dtype, pk_dtype wa
     char err[512];
     llama_config c;
     EXPECT(llama_config_load(dir, &c, err, sizeof err) == 0, "tiny config: %s", err);
-    EXPECT(c.hidden_size == 64 && c.intermediate_size == 176 && c.num_hidden_layers == 2 &&
-               c.num_attention_heads == 4 && c.num_key_value_heads == 2 && c.head_dim == 16 &&
+    EXPECT(c.hidden_size == 128 && c.intermediate_size == 352 && c.num_hidden_layers == 2 &&
+               c.num_attention_heads == 2 && c.num_key_value_heads == 1 && c.head_dim == 64 &&
                c.vocab_size == 256 && c.max_position_embeddings == 512 && c.tie_word_embeddings == tied,
            "tiny config values (%s)", dtype);
     llama_weights *w;
@@ -165,7 +165,7 @@ static void check_tiny(const char *dir, int tied, const char *dtype, pk_dtype wa
     }
     size_t n = 0;
     uint64_t total = 0;
-    const int64_t H = 64, I = 176, Q = 64, KV = 32, V = 256;
+    const int64_t H = 128, I = 352, Q = 128, KV = 64, V = 256;
 #define WANT(name, nd, ...)                                                                                    \
     do {                                                                                                       \
         const int64_t shape_[] = {__VA_ARGS__};                                                                \
@@ -215,18 +215,18 @@ static void check_tiny(const char *dir, int tied, const char *dtype, pk_dtype wa
     if (norm && emb && want == PK_F32) {
         const float *nv = norm->data, *ev = emb->data;
         double s = 0, s2 = 0;
-        for (int i = 0; i < 64; i++)
+        for (int i = 0; i < 128; i++)
             EXPECT(nv[i] > 0.89f && nv[i] < 1.11f, "norm weight %g", nv[i]);
-        for (int i = 0; i < 256 * 64; i++) {
+        for (int i = 0; i < 256 * 128; i++) {
             s += ev[i];
             s2 += (double)ev[i] * ev[i];
         }
-        double mean = s / (256 * 64), sd = s2 / (256 * 64);
+        double mean = s / (256 * 128), sd = s2 / (256 * 128);
         EXPECT(mean > -0.002 && mean < 0.002 && sd > 0.019 * 0.019 && sd < 0.021 * 0.021, "embedding stats");
     }
     const int64_t wrong[] = {H, V};
     EXPECT(!llama_weights_expect(w, "model.embed_tokens.weight", 2, wrong, err, sizeof err) &&
-               strstr(err, "model.embed_tokens.weight") && strstr(err, "[64, 256]") && strstr(err, "[256, 64]"),
+               strstr(err, "model.embed_tokens.weight") && strstr(err, "[128, 256]") && strstr(err, "[256, 128]"),
            "wrong shape: %s", err);
     EXPECT(!llama_weights_expect(w, "model.layers.9.mlp.up_proj.weight", 2, wrong, err, sizeof err) &&
                strstr(err, "model.layers.9.mlp.up_proj.weight") && strstr(err, "missing"),

@@ -27,8 +27,9 @@ typedef struct make_preset {
 } make_preset;
 
 static const make_preset presets[] = {
-    {"tiny", {.hidden_size = 64, .intermediate_size = 176, .num_hidden_layers = 2, .num_attention_heads = 4,
-              .num_key_value_heads = 2, .head_dim = 16, .vocab_size = 256, .max_position_embeddings = 512,
+    /* head_dim 64: the smallest head dim pk_attention takes */
+    {"tiny", {.hidden_size = 128, .intermediate_size = 352, .num_hidden_layers = 2, .num_attention_heads = 2,
+              .num_key_value_heads = 1, .head_dim = 64, .vocab_size = 256, .max_position_embeddings = 512,
               .rms_norm_eps = 1e-6, .rope_theta = 10000.0}},
     {"small", {.hidden_size = 512, .intermediate_size = 1408, .num_hidden_layers = 4, .num_attention_heads = 8,
                .num_key_value_heads = 2, .head_dim = 64, .vocab_size = 4096, .max_position_embeddings = 2048,
