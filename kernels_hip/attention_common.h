@@ -22,7 +22,7 @@
 
 #include "common.h"
 
-/* Mirrors pk_hip_attn_params in backends/hip/hip_attention_plan.h. */
+/* Mirrors pk_gpu_attn_params in backends/common/pk_gpu_args.h. */
 struct pk_attn_params {
     const void *q, *k, *v;
     void *o;
@@ -37,7 +37,7 @@ struct pk_attn_params {
     int32_t n_splits;
     float qscale;         /* scale * log2(e): scores are kept in base 2 */
 };
-static_assert(sizeof(pk_attn_params) == 304, "pk_attn_params must match the host's pk_hip_attn_params");
+static_assert(sizeof(pk_attn_params) == 304, "pk_attn_params must match the host's pk_gpu_attn_params");
 
 namespace pk_attn {
 

@@ -7,8 +7,8 @@
  *      from a 256-byte boundary and only when n_splits > 1, the split
  *      partials (params.part, f32): batch * hq * sq * n_splits * (d + 2)
  *      floats.
- *   2. kernel_name with one argument, the params struct by value (filled
- *      as cuda_attention.c fills pk_cu_attn_params):
+ *   2. kernel_name with one argument, the params struct by value
+ *      (pk_gpu_attn_params of backends/common/pk_gpu_args.h, as for CUDA):
  *        grid  {batch * hkv, n_splits, row_tiles}
  *        block {threads, 1, 1}, dynamic LDS smem (always 0: static LDS)
  *   3. when n_splits > 1: "pk_attn_merge_<dt of o>" with the arguments
@@ -25,19 +25,6 @@
 
 #include "backend.h"
 #include "hip_target.h"
-
-/* The kernels' argument block: pk_attn_params in
- * kernels_hip/attention_common.h field for field, the same layout as the
- * CUDA backend's pk_cu_attn_params (304 bytes). */
-typedef struct pk_hip_attn_params {
-    unsigned long long q, k, v, o, lse, part, lens; /* device pointers; 0: absent */
-    int64_t off[5];                                 /* elements: q, k, v, o, lse */
-    int64_t qs[4], ks[4], vs[4], os[4], ls[4];      /* {B, S, H, D}; lse {B, H, S, -} */
-    int64_t wl, wr;                                 /* < 0: unbounded */
-    int32_t batch, sq, skv, hq, hkv;
-    int32_t chunk, n_splits;
-    float qscale;                                   /* scale * log2(e) */
-} pk_hip_attn_params;
 
 typedef enum pk_hip_attn_kernel {
     PK_HIP_ATTN_TILED, /* the vector ALUs: any dtype, strides, target */
