@@ -1,68 +1,88 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one call: build portkern there, run the conformance
-# suite on CUDA and on NVIDIA's OpenCL (registered by hand: the driver ships
-# it unregistered), then the bench on CUDA beside cuBLAS. Logs go to $OUT
-# (or ./gpu-out); the short table comes last. Arguments: which parts to run
-# (default: conform bench; also: sanitize). The tree there has no .git: pass the commit as
-# PORTKERN_COMMIT=$(git rev-parse --short HEAD) in the command.
+# On the GPU machine, in one call: one build with every module (CUDA, HIP
+# built for NVIDIA through hip_on_cuda.h, OpenCL), then the parts asked for
+# (default: conform bench):
+#   conform   the suite on cuda:0, hip:0 and NVIDIA's OpenCL (registered by
+#             hand: the driver ships it unregistered)
+#   bench     issue 3's floor cases on CUDA beside cuBLAS (--record)
+#   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
+#   report    the vendor comparison report, every suite, on the three
+#             platforms of the card
+#   llama     a seeded Llama-3-8B-shaped checkpoint through portkern-llama
+#             on each platform: decode at batch 1 and a 2048-token prefill
+# The device tool brings back at most 8 files: every log goes into
+# $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
+# the short summary comes last on stdout. The tree there may carry a stale
+# .git: pass the commit as PORTKERN_COMMIT=$(git rev-parse --short HEAD).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
+logs=$(mktemp -d)
 parts=${*:-conform bench}
+step=${PK_STEP_TIMEOUT:-240}
 mkdir -p "$out" /tmp/icd
 for lib in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib/libnvidia-opencl.so.1; do
   [ -f "$lib" ] && echo "$lib" >/tmp/icd/nvidia.icd && break
 done
 export OCL_ICD_VENDORS=/tmp/icd
 export PORTKERN_CACHE_DIR=/tmp/pk-cache
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$logs/gpu.txt" 2>&1
+pack() { tar -C "$logs" -czf "$out/gpu-logs.tar.gz" .; }
 
 start=$(date +%s)
-# only the H200's own code: a third of the nvcc time of the default targets
-{ meson setup build-gpu -Dnvcc_archs=sm_90a && ninja -C build-gpu -j16; } >"$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
+# only the H200's own code (a third of the nvcc time of the default targets)
+{ meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a && ninja -C build-gpu -j16; } >"$logs/build.txt" 2>&1 ||
+  { tail -40 "$logs/build.txt"; pack; exit 1; }
 echo "build: $(($(date +%s) - start)) s"
-build-gpu/portkern devices 2>&1 | tee "$out/devices.txt"
+pk=build-gpu/portkern
+$pk devices 2>&1 | tee "$logs/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name
-cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$out/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
+cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
+platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
 
 summary=()
 if [[ $parts == *conform* ]]; then
-  for target in cuda:0 ${cl:+opencl:$cl}; do
+  for target in $platforms; do
     t0=$(date +%s)
-    timeout "${PK_STEP_TIMEOUT:-240}" build-gpu/portkern conform --backend "$target" --json "$out/conform-${target%%:*}.json" \
-      >"$out/conform-${target%%:*}.txt" 2>&1
-    summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$out/conform-${target%%:*}.txt")")
-    grep -E '^(FAIL|SKIP)' "$out/conform-${target%%:*}.txt" | cut -c1-220 | head -25
+    name=${target%%:*}
+    timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
+    summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
+    grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
   done
 fi
 if [[ $parts == *bench* ]]; then
-  timeout "${PK_STEP_TIMEOUT:-240}" build-gpu/portkern bench --backend cuda --record "$out/bench-cuda.md" 2>&1 |
-    tee "$out/bench-cuda.txt"
+  timeout "$step" $pk bench --backend cuda --record "$logs/bench-cuda.md" 2>&1 | tee "$logs/bench-cuda.txt"
 fi
 if [[ $parts == *sanitize* ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     t0=$(date +%s)
-    timeout "${PK_STEP_TIMEOUT:-240}" "$san" --tool "$tool" --print-limit 50 \
-      build-gpu/portkern conform --backend cuda:0 >"$out/sanitize-$tool.txt" 2>&1
-    summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$out/sanitize-$tool.txt" | tail -1)")
+    timeout "$step" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 >"$logs/sanitize-$tool.txt" 2>&1
+    summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-$tool.txt" | tail -1)")
   done
 fi
-# part `hip`: the HIP backend on this GPU, built with -Dhip_platform=nvidia
-# (HIP host code over hip_on_cuda.h, HIP kernels by nvcc) in build-gpu-hip
-if [[ $parts == *hip* ]]; then
+if [[ $parts == *report* ]]; then
   t0=$(date +%s)
-  if { meson setup build-gpu-hip -Dhip_platform=nvidia -Dnvcc_archs=sm_90a &&
-       ninja -C build-gpu-hip -j16 portkern libportkern-hip.so; } >"$out/build-hip.txt" 2>&1; then
-    build-gpu-hip/portkern devices 2>&1 | grep -A2 '^hip' | tee "$out/devices-hip.txt"
-    timeout "${PK_STEP_TIMEOUT:-240}" build-gpu-hip/portkern conform --backend hip:0 --json "$out/conform-hip.json" \
-      >"$out/conform-hip.txt" 2>&1
-    summary+=("conform hip:0, HIP on NVIDIA (build and run $(($(date +%s) - t0)) s): $(tail -1 "$out/conform-hip.txt")")
-    grep -E '^(FAIL|SKIP)' "$out/conform-hip.txt" | cut -c1-220 | head -25
-  else
-    tail -40 "$out/build-hip.txt"
-    summary+=("hip: build failed (build-hip.txt)")
-  fi
+  timeout "${PK_REPORT_TIMEOUT:-400}" $pk bench --suite llama3-8b --suite llama3-70b-tp8 --suite small --suite gemm \
+    --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)" --reps 10 \
+    --out "$logs/report" >"$logs/report.txt" 2>&1
+  summary+=("report rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^suite mean' "$logs/report.txt" | tail -1)")
 fi
-echo "--- $(tail -1 "$out/gpu.txt")"
+if [[ $parts == *llama* ]]; then
+  ll=build-gpu/examples/llama
+  t0=$(date +%s)
+  $ll/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 >"$logs/llama-make.txt" 2>&1
+  summary+=("llama3-8b checkpoint: $(($(date +%s) - t0)) s, $(du -sh /tmp/ck-8b | cut -f1)")
+  prompt=$(seq 1 2048 | tr '\n' ' ')
+  for target in $platforms; do
+    name=${target%%:*}
+    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 32 \
+      --backend "$target" >"$logs/llama-decode-$name.txt" 2>&1
+    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "$prompt" --max-new 1 \
+      --backend "$target" >"$logs/llama-prefill-$name.txt" 2>&1
+    summary+=("llama $target: $(sed -n 2p "$logs/llama-decode-$name.txt" | cut -c1-160) | $(grep -h -E 'tokens/s' "$logs/llama-decode-$name.txt" | tr '\n' ' ') | 2048-token $(grep -h prefill "$logs/llama-prefill-$name.txt")")
+  done
+fi
+pack
+echo "--- $(tail -1 "$logs/gpu.txt")"
 printf '%s\n' "${summary[@]}"
