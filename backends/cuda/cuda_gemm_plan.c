@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "cuda_gemm_plan.h"
+#include "pk_gpu_args.h"
+#include "pk_gpu_gemm_shape.h"
 
 typedef struct mma_tile {
     const char *name;
@@ -47,44 +49,27 @@ static const mma_tile mma_tiles[] = {
 #define DECODE_WARPS_PER_SM 32
 #define DECODE_MAX_WARPS 16
 
-static const char *dtype_name(pk_dtype t) { return t == PK_F16 ? "f16" : t == PK_BF16 ? "bf16" : "f32"; }
-
-/* the stride is 1, or its dimension has one index */
-static int contiguous(int64_t stride, int64_t size) { return stride == 1 || size <= 1; }
-
-/* 16 bytes of 16-bit elements, or a dimension with one index */
-static int aligned8(int64_t stride, int64_t size) { return size <= 1 || stride % 8 == 0; }
-
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 static unsigned clamp_grid(int64_t x, unsigned limit) { return x > (int64_t)limit ? limit : (unsigned)x; }
-
-static int skinny_fits(const pk_gemm_problem *p)
-{
-    const pk_view *a = &p->a, *b = &p->b;
-    if (p->m > 16 || a->dtype == PK_F32) return 0;
-    if (a->stride[2] != 1 || b->stride[1] != 1) return 0;
-    return a->offset % 8 == 0 && b->offset % 8 == 0 && aligned8(a->stride[1], p->m) &&
-           aligned8(b->stride[2], p->n) && aligned8(a->stride[0], p->batch) && aligned8(b->stride[0], p->batch);
-}
 
 /* Which direction of A (k: 'k', m: 'm') and B (k: 'k', n: 'n') the mma
  * kernel can copy in 16-byte chunks; 0 when none. */
 static char mma_layout_a(const pk_gemm_problem *p)
 {
     const pk_view *a = &p->a;
-    if (a->offset % 8 || !aligned8(a->stride[0], p->batch)) return 0;
-    if (contiguous(a->stride[2], p->k) && aligned8(a->stride[1], p->m)) return 'k';
-    if (contiguous(a->stride[1], p->m) && aligned8(a->stride[2], p->k)) return 'm';
+    if (a->offset % 8 || !pk_gpu_stride_aligned(a->stride[0], p->batch, 8)) return 0;
+    if (pk_gpu_contiguous(a->stride[2], p->k) && pk_gpu_stride_aligned(a->stride[1], p->m, 8)) return 'k';
+    if (pk_gpu_contiguous(a->stride[1], p->m) && pk_gpu_stride_aligned(a->stride[2], p->k, 8)) return 'm';
     return 0;
 }
 
 static char mma_layout_b(const pk_gemm_problem *p)
 {
     const pk_view *b = &p->b;
-    if (b->offset % 8 || !aligned8(b->stride[0], p->batch)) return 0;
-    if (contiguous(b->stride[1], p->k) && aligned8(b->stride[2], p->n)) return 'k';
-    if (contiguous(b->stride[2], p->n) && aligned8(b->stride[1], p->k)) return 'n';
+    if (b->offset % 8 || !pk_gpu_stride_aligned(b->stride[0], p->batch, 8)) return 0;
+    if (pk_gpu_contiguous(b->stride[1], p->k) && pk_gpu_stride_aligned(b->stride[2], p->n, 8)) return 'k';
+    if (pk_gpu_contiguous(b->stride[2], p->n) && pk_gpu_stride_aligned(b->stride[1], p->k, 8)) return 'n';
     return 0;
 }
 
@@ -121,7 +106,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *kn
 
     memset(out, 0, sizeof *out);
     out->kind = PK_CU_GEMM_WGMMA;
-    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_wgmma_%s_128x256", dtype_name(p->a.dtype));
+    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_wgmma_%s_128x256", pk_gpu_dtype_tag(p->a.dtype));
     /* persistent: one block per multiprocessor walks the tiles */
     int64_t tiles = cdiv(p->m, PK_CU_WGMMA_BM) * cdiv(p->n, PK_CU_WGMMA_BN);
     int64_t per_batch = tiles < sm_count ? tiles : sm_count;
@@ -132,9 +117,6 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *kn
     return 1;
 }
 
-/* 16 bytes of f32 elements, or a dimension with one index */
-static int aligned4(int64_t stride, int64_t size) { return size <= 1 || stride % 4 == 0; }
-
 /* Which direction of A (k: 'k', m: 'm') and B (k: 'k', n: 'n') the f32
  * SIMT kernel of the aligned layouts reads in float4s: contiguous, with
  * rows and batches whole 16-byte units apart from a 16-byte aligned
@@ -142,18 +124,18 @@ static int aligned4(int64_t stride, int64_t size) { return size <= 1 || stride %
 static char simt_layout_a(const pk_gemm_problem *p)
 {
     const pk_view *a = &p->a;
-    if (a->dtype != PK_F32 || a->offset % 4 || !aligned4(a->stride[0], p->batch)) return 0;
-    if (contiguous(a->stride[2], p->k) && aligned4(a->stride[1], p->m)) return 'k';
-    if (contiguous(a->stride[1], p->m) && aligned4(a->stride[2], p->k)) return 'm';
+    if (a->dtype != PK_F32 || a->offset % 4 || !pk_gpu_stride_aligned(a->stride[0], p->batch, 4)) return 0;
+    if (pk_gpu_contiguous(a->stride[2], p->k) && pk_gpu_stride_aligned(a->stride[1], p->m, 4)) return 'k';
+    if (pk_gpu_contiguous(a->stride[1], p->m) && pk_gpu_stride_aligned(a->stride[2], p->k, 4)) return 'm';
     return 0;
 }
 
 static char simt_layout_b(const pk_gemm_problem *p)
 {
     const pk_view *b = &p->b;
-    if (b->dtype != PK_F32 || b->offset % 4 || !aligned4(b->stride[0], p->batch)) return 0;
-    if (contiguous(b->stride[1], p->k) && aligned4(b->stride[2], p->n)) return 'k';
-    if (contiguous(b->stride[2], p->n) && aligned4(b->stride[1], p->k)) return 'n';
+    if (b->dtype != PK_F32 || b->offset % 4 || !pk_gpu_stride_aligned(b->stride[0], p->batch, 4)) return 0;
+    if (pk_gpu_contiguous(b->stride[1], p->k) && pk_gpu_stride_aligned(b->stride[2], p->n, 4)) return 'k';
+    if (pk_gpu_contiguous(b->stride[2], p->n) && pk_gpu_stride_aligned(b->stride[1], p->k, 4)) return 'n';
     return 0;
 }
 
@@ -166,11 +148,11 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
                                pk_cu_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
-    const char *dt = dtype_name(p->a.dtype);
+    const char *dt = pk_gpu_dtype_tag(p->a.dtype);
     if (sm_count < 1) sm_count = 1;
     const int force_skinny = knob && !strcmp(knob, "skinny"), force_decode = knob && !strcmp(knob, "decode");
 
-    if (skinny_fits(p) && !force_skinny && (p->m >= DECODE_MIN_M || force_decode)) {
+    if (pk_gpu_gemm_decode_fits(p) && !force_skinny && (p->m >= DECODE_MIN_M || force_decode)) {
         /* a block per strip of columns, its warps splitting K: as many warps
          * as still fit every block in one wave and still find a group of k
          * each (4 at least) */
@@ -186,7 +168,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         return;
     }
 
-    if (skinny_fits(p)) {
+    if (pk_gpu_gemm_decode_fits(p)) {
         int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
         int nc = mr <= 2 ? 1 : mr <= 4 ? 2 : 4; /* columns per warp, as gemm_skinny.cuh */
         /* one row and fewer columns than warp slots: two warps per column */

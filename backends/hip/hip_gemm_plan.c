@@ -13,31 +13,19 @@
 #include <string.h>
 
 #include "hip_gemm_plan.h"
+#include "pk_gpu_args.h"
+#include "pk_gpu_gemm_shape.h"
 
 /* must match kernels_hip/gemm.hip: 256 threads in every kernel; the skinny
  * kernel gives each wave SKINNY_COLS(mr) columns */
 #define GEMM_THREADS 256
 #define SKINNY_COLS(mr) ((mr) <= 2 ? 1 : (mr) <= 4 ? 2 : 4)
 
-static const char *dtype_name(pk_dtype t) { return t == PK_F16 ? "f16" : t == PK_BF16 ? "bf16" : "f32"; }
-
-/* 16 bytes of 16-bit elements, or a dimension with one index */
-static int aligned8(int64_t stride, int64_t size) { return size <= 1 || stride % 8 == 0; }
-
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 static unsigned clamp_grid(int64_t x, unsigned limit)
 {
     return x < 1 ? 1 : x > (int64_t)limit ? limit : (unsigned)x;
-}
-
-static int skinny_fits(const pk_gemm_problem *p)
-{
-    const pk_view *a = &p->a, *b = &p->b;
-    if (p->m > 16 || a->dtype == PK_F32) return 0;
-    if (a->stride[2] != 1 || b->stride[1] != 1) return 0;
-    return a->offset % 8 == 0 && b->offset % 8 == 0 && aligned8(a->stride[1], p->m) &&
-           aligned8(b->stride[2], p->n) && aligned8(a->stride[0], p->batch) && aligned8(b->stride[0], p->batch);
 }
 
 static void set_grid(pk_hip_gemm_plan *out, int64_t blocks_x, int64_t batch)
@@ -52,11 +40,11 @@ static void set_grid(pk_hip_gemm_plan *out, int64_t blocks_x, int64_t batch)
 void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_hip_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
-    const char *dt = dtype_name(p->a.dtype);
+    const char *dt = pk_gpu_dtype_tag(p->a.dtype);
     const int64_t cus = t->cu_count > 0 ? t->cu_count : 1;
     const int64_t wave = t->wave_size > 0 ? t->wave_size : 64;
 
-    if (skinny_fits(p)) {
+    if (pk_gpu_gemm_decode_fits(p)) {
         const int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
         const int64_t waves = GEMM_THREADS / wave;
         out->kind = PK_HIP_GEMM_SKINNY;
