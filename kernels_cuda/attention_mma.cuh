@@ -349,18 +349,37 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             }
         }
 
-        float alpha[MT][2];
 #pragma unroll
-        for (int mt = 0; mt < MT; mt++) {
+        for (int mt = 0; mt < MT; mt++)
 #pragma unroll
             for (int j = 0; j < NKT; j++)
 #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    int key = n0 + wn * KW + j * 8 + 2 * t4 + (e & 1);
-                    float x = sc[mt][j][e] * p.qscale;
-                    if (edge && (key < s_lo[my_row(mt, e >> 1)] || key > s_hi[my_row(mt, e >> 1)])) x = -CUDART_INF_F;
-                    sc[mt][j][e] = x;
+                for (int e = 0; e < 4; e++) sc[mt][j][e] *= p.qscale;
+        if (edge) {
+            /* Each row's window relative to this lane's first key, read
+             * once per row, so that every score costs one compare with a
+             * constant and a select. (Testing each score against the
+             * shared-memory window compiled to two loads and a branch per
+             * score: causal ran at 234 TFLOP/s, 255 with this.) */
+            const int k0 = n0 + wn * KW + 2 * t4;
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int hf = 0; hf < 2; hf++) {
+                    const int lo = s_lo[my_row(mt, hf)] - k0, hi = s_hi[my_row(mt, hf)] - k0;
+#pragma unroll
+                    for (int j = 0; j < NKT; j++)
+#pragma unroll
+                        for (int c = 0; c < 2; c++) {
+                            const int k = j * 8 + c;
+                            if ((k < lo) | (k > hi)) sc[mt][j][2 * hf + c] = -CUDART_INF_F;
+                        }
                 }
+        }
+
+        float alpha[MT][2];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
 #pragma unroll
             for (int hf = 0; hf < 2; hf++) {
                 /* fmaxf drops a NaN score, but its weight ex2(NaN) still
