@@ -3,7 +3,8 @@
 # built for NVIDIA through hip_on_cuda.h, OpenCL), then the parts asked for
 # (default: conform bench):
 #   conform   the suite on cuda:0, hip:0 and NVIDIA's OpenCL (registered by
-#             hand: the driver ships it unregistered)
+#             hand: the driver ships it unregistered); PK_CONFORM="cuda:0"
+#             narrows it
 #   bench     issue 3's floor cases on CUDA beside cuBLAS (--record)
 #   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
 #   report    the vendor comparison report, every suite, on the three
@@ -31,7 +32,9 @@ pack() { tar -C "$logs" -czf "$out/gpu-logs.tar.gz" .; }
 
 start=$(date +%s)
 # only the H200's own code (a third of the nvcc time of the default targets)
-{ meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a && ninja -C build-gpu -j16; } >"$logs/build.txt" 2>&1 ||
+# (a warm machine keeps build-gpu from the previous call: only rebuild)
+{ { [ -d build-gpu ] || meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a; } &&
+  ninja -C build-gpu -j16; } >"$logs/build.txt" 2>&1 ||
   { tail -40 "$logs/build.txt"; pack; exit 1; }
 echo "build: $(($(date +%s) - start)) s"
 pk=build-gpu/portkern
@@ -42,7 +45,7 @@ platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
 
 summary=()
 if [[ $parts == *conform* ]]; then
-  for target in $platforms; do
+  for target in ${PK_CONFORM:-$platforms}; do
     t0=$(date +%s)
     name=${target%%:*}
     timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
@@ -64,7 +67,7 @@ fi
 if [[ $parts == *report* ]]; then
   t0=$(date +%s)
   timeout "${PK_REPORT_TIMEOUT:-400}" $pk bench --suite llama3-8b --suite llama3-70b-tp8 --suite small --suite gemm \
-    --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)" --reps 10 \
+    --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)" --reps "${PK_REPORT_REPS:-10}" \
     --out "$logs/report" >"$logs/report.txt" 2>&1
   summary+=("report rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^suite mean' "$logs/report.txt" | tail -1)")
 fi
@@ -80,7 +83,7 @@ if [[ $parts == *llama* ]]; then
       --backend "$target" >"$logs/llama-decode-$name.txt" 2>&1
     timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "$prompt" --max-new 1 \
       --backend "$target" >"$logs/llama-prefill-$name.txt" 2>&1
-    summary+=("llama $target: $(sed -n 2p "$logs/llama-decode-$name.txt" | cut -c1-160) | $(grep -h -E 'tokens/s' "$logs/llama-decode-$name.txt" | tr '\n' ' ') | 2048-token $(grep -h prefill "$logs/llama-prefill-$name.txt")")
+    summary+=("llama $target: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-$name.txt" | cut -c1-160) | $(grep -h -E 'tokens/s' "$logs/llama-decode-$name.txt" | tr '\n' ' ') | 2048-token $(grep -h prefill "$logs/llama-prefill-$name.txt")")
   done
 fi
 pack
