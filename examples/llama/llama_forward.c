@@ -1,7 +1,13 @@
 /* One transformer pass as a queue of portkern ops. The residual stream
  * ping-pongs between two buffers because a GEMM's residual input may not
  * overlap its output: the O and down projections add the stream in their
- * epilogue and write the other buffer, two swaps per layer. */
+ * epilogue and write the other buffer, two swaps per layer.
+ *
+ * A layer's KV cache is one [max_seq, 2, Hkv, hd] buffer: position p's K
+ * row, then its V row. The stacked K/V projection writes the new
+ * positions' rows there in one GEMM, and RoPE and attention read K and V
+ * as strided views of it. Likewise the stacked gate/up projection writes
+ * [n, 2 I] rows whose halves SwiGLU reads as two views. */
 #include "llama_forward.h"
 
 #include <stdio.h>
@@ -10,8 +16,8 @@
 struct llama_state {
     const llama_model *m;
     int64_t max_tokens, max_seq, pos;
-    pk_buffer *x[2], *xn, *q, *attn, *gate, *up, *act, *logits;
-    pk_buffer **k_cache, **v_cache; /* one per layer */
+    pk_buffer *x[2], *xn, *q, *attn, *gate_up, *act, *logits;
+    pk_buffer **kv_cache; /* one per layer */
     int32_t *positions;             /* host, max_tokens */
 };
 
@@ -35,11 +41,33 @@ static pk_tensor llama_rows(pk_buffer *buf, pk_dtype dt, int64_t row0, int64_t r
     return pk_tensor_make(buf, (size_t)(row0 * cols) * pk_dtype_size(dt), dt, 2, (int64_t[]){rows, cols});
 }
 
+/* Columns [col0, col0 + n) of those rows: a strided view. */
+static pk_tensor llama_cols(pk_buffer *buf, pk_dtype dt, int64_t row0, int64_t rows, int64_t cols, int64_t col0,
+                            int64_t n)
+{
+    pk_tensor t = pk_tensor_make(buf, (size_t)(row0 * cols + col0) * pk_dtype_size(dt), dt, 2, (int64_t[]){rows, n});
+    t.stride[0] = cols;
+    return t;
+}
+
 /* The same rows seen as [1, rows, heads, hd] for RoPE and attention. */
 static pk_tensor llama_heads(pk_buffer *buf, pk_dtype dt, int64_t row0, int64_t rows, int64_t heads, int64_t hd)
 {
     return pk_tensor_make(buf, (size_t)(row0 * heads * hd) * pk_dtype_size(dt), dt, 4,
                           (int64_t[]){1, rows, heads, hd});
+}
+
+/* K (half 0) or V (half 1) of cache positions [row0, row0 + rows) as
+ * [1, rows, Hkv, hd]; a position's row in the cache holds both. */
+static pk_tensor llama_cache_heads(const llama_state *s, int64_t layer, int half, int64_t row0, int64_t rows)
+{
+    const llama_config *c = &s->m->cfg;
+    const int64_t kv = c->num_key_value_heads * c->head_dim;
+    pk_tensor t = pk_tensor_make(s->kv_cache[layer], (size_t)(row0 * 2 * kv + half * kv) * pk_dtype_size(s->m->dtype),
+                                 s->m->dtype, 4, (int64_t[]){1, rows, c->num_key_value_heads, c->head_dim});
+    t.stride[1] = 2 * kv;
+    t.stride[0] = rows * 2 * kv;
+    return t;
 }
 
 static pk_status llama_linear(pk_context *ctx, const pk_tensor *x, const pk_tensor *w, const pk_tensor *residual,
@@ -84,45 +112,38 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
     s->m = m;
     s->max_tokens = max_tokens;
     s->max_seq = max_seq;
-    s->k_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->k_cache);
-    s->v_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->v_cache);
+    s->kv_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->kv_cache);
     s->positions = calloc((size_t)max_tokens, sizeof *s->positions);
-    if (!s->k_cache || !s->v_cache || !s->positions) {
+    if (!s->kv_cache || !s->positions) {
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
     const pk_dtype dt = m->dtype;
     const int64_t h = c->hidden_size, q = c->num_attention_heads * c->head_dim, ff = c->intermediate_size,
-                  kv = max_seq * c->num_key_value_heads * c->head_dim;
+                  kv = max_seq * 2 * c->num_key_value_heads * c->head_dim;
     if (llama_alloc(m, &s->x[0], max_tokens * h, dt, "residual stream", err, errlen) ||
         llama_alloc(m, &s->x[1], max_tokens * h, dt, "residual stream", err, errlen) ||
         llama_alloc(m, &s->xn, max_tokens * h, dt, "normed activations", err, errlen) ||
         llama_alloc(m, &s->q, max_tokens * q, dt, "queries", err, errlen) ||
         llama_alloc(m, &s->attn, max_tokens * q, dt, "attention output", err, errlen) ||
-        llama_alloc(m, &s->gate, max_tokens * ff, dt, "gate", err, errlen) ||
-        llama_alloc(m, &s->up, max_tokens * ff, dt, "up", err, errlen) ||
+        llama_alloc(m, &s->gate_up, max_tokens * 2 * ff, dt, "gate and up", err, errlen) ||
         llama_alloc(m, &s->act, max_tokens * ff, dt, "SwiGLU output", err, errlen) ||
         llama_alloc(m, &s->logits, c->vocab_size, PK_F32, "logits", err, errlen))
         return -1;
     for (int64_t l = 0; l < c->num_hidden_layers; l++)
-        if (llama_alloc(m, &s->k_cache[l], kv, dt, "K cache", err, errlen) ||
-            llama_alloc(m, &s->v_cache[l], kv, dt, "V cache", err, errlen))
-            return -1;
+        if (llama_alloc(m, &s->kv_cache[l], kv, dt, "KV cache", err, errlen)) return -1;
     return 0;
 }
 
 void llama_state_free(llama_state *s)
 {
     if (!s) return;
-    pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->attn, s->gate, s->up, s->act, s->logits};
+    pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->attn, s->gate_up, s->act, s->logits};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) pk_free(bufs[i]);
-    for (int64_t l = 0; s->k_cache && l < s->m->cfg.num_hidden_layers; l++)
-        if (s->k_cache[l]) pk_free(s->k_cache[l]);
-    for (int64_t l = 0; s->v_cache && l < s->m->cfg.num_hidden_layers; l++)
-        if (s->v_cache[l]) pk_free(s->v_cache[l]);
-    free(s->k_cache);
-    free(s->v_cache);
+    for (int64_t l = 0; s->kv_cache && l < s->m->cfg.num_hidden_layers; l++)
+        if (s->kv_cache[l]) pk_free(s->kv_cache[l]);
+    free(s->kv_cache);
     free(s->positions);
     free(s);
 }
@@ -144,8 +165,8 @@ static int llama_embed(llama_state *s, const int32_t *tokens, int64_t n, char *e
     return 0;
 }
 
-/* Self-attention of n new tokens; the stream moves from x[0] to x[1]. K and
- * V projections write straight into the cache rows of their positions. */
+/* Self-attention of n new tokens; the stream moves from x[0] to x[1]. The
+ * K/V projection writes straight into the cache rows of their positions. */
 static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t layer, int64_t n, char *err,
                                  size_t errlen)
 {
@@ -155,23 +176,21 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     const int64_t h = c->hidden_size, hq = c->num_attention_heads, hkv = c->num_key_value_heads, hd = c->head_dim;
     const pk_tensor x = llama_rows(s->x[0], dt, 0, n, h), xn = llama_rows(s->xn, dt, 0, n, h);
     const pk_tensor q = llama_rows(s->q, dt, 0, n, hq * hd);
-    const pk_tensor k_new = llama_rows(s->k_cache[layer], dt, s->pos, n, hkv * hd);
-    const pk_tensor v_new = llama_rows(s->v_cache[layer], dt, s->pos, n, hkv * hd);
+    const pk_tensor kv_new = llama_rows(s->kv_cache[layer], dt, s->pos, n, 2 * hkv * hd);
     LLAMA_TRY(llama_norm(m, &x, &l->attn_norm, &xn), "input_layernorm");
     LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, NULL, &q), "q_proj");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wk, NULL, &k_new), "k_proj");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wv, NULL, &v_new), "v_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wkv, NULL, &kv_new), "k_proj and v_proj");
 
     const pk_tensor q4 = llama_heads(s->q, dt, 0, n, hq, hd);
-    const pk_tensor k4_new = llama_heads(s->k_cache[layer], dt, s->pos, n, hkv, hd);
+    const pk_tensor k4_new = llama_cache_heads(s, layer, 0, s->pos, n);
     pk_rope_desc r = PK_ROPE_DESC_INIT;
     r.theta = (float)c->rope_theta;
     r.interleaved = 0; /* HF Llama's rotate_half */
     r.positions = s->positions;
     LLAMA_TRY(pk_rope(m->ctx, &r, &q4, &k4_new), "rope");
 
-    const pk_tensor k_all = llama_heads(s->k_cache[layer], dt, 0, s->pos + n, hkv, hd);
-    const pk_tensor v_all = llama_heads(s->v_cache[layer], dt, 0, s->pos + n, hkv, hd);
+    const pk_tensor k_all = llama_cache_heads(s, layer, 0, 0, s->pos + n);
+    const pk_tensor v_all = llama_cache_heads(s, layer, 1, 0, s->pos + n);
     const pk_tensor o4 = llama_heads(s->attn, dt, 0, n, hq, hd);
     pk_attention_desc a = PK_ATTENTION_DESC_INIT;
     a.causal = 1; /* bottom-right aligned: query i sees keys up to pos + i */
@@ -189,11 +208,12 @@ static int llama_mlp_block(llama_state *s, const llama_layer *l, int64_t n, char
     const pk_dtype dt = m->dtype;
     const int64_t h = m->cfg.hidden_size, ff = m->cfg.intermediate_size;
     const pk_tensor x = llama_rows(s->x[1], dt, 0, n, h), xn = llama_rows(s->xn, dt, 0, n, h);
-    const pk_tensor gate = llama_rows(s->gate, dt, 0, n, ff), up = llama_rows(s->up, dt, 0, n, ff),
-                    act = llama_rows(s->act, dt, 0, n, ff), x_out = llama_rows(s->x[0], dt, 0, n, h);
+    const pk_tensor gate_up = llama_rows(s->gate_up, dt, 0, n, 2 * ff);
+    const pk_tensor gate = llama_cols(s->gate_up, dt, 0, n, 2 * ff, 0, ff),
+                    up = llama_cols(s->gate_up, dt, 0, n, 2 * ff, ff, ff), act = llama_rows(s->act, dt, 0, n, ff),
+                    x_out = llama_rows(s->x[0], dt, 0, n, h);
     LLAMA_TRY(llama_norm(m, &x, &l->ffn_norm, &xn), "post_attention_layernorm");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_gate, NULL, &gate), "gate_proj");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_up, NULL, &up), "up_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_gate_up, NULL, &gate_up), "gate_proj and up_proj");
     LLAMA_TRY(pk_glu(m->ctx, PK_ACT_SILU, &gate, &up, &act), "SwiGLU");
     LLAMA_TRY(llama_linear(m->ctx, &act, &l->w_down, &x, &x_out), "down_proj");
     return 0;

@@ -1,5 +1,8 @@
 /* Loading a checkpoint onto the device: shape checks by name, then one
- * buffer per tensor. */
+ * buffer per tensor, except the projections that read the same input,
+ * which are stacked row-wise into one buffer so that each pair is one GEMM
+ * (K with V, gate with up: half the launches of a decode step's small
+ * GEMMs, and wider ones). */
 #include "llama_model.h"
 
 #include <stdio.h>
@@ -36,16 +39,29 @@ static int llama_pk_fail(const llama_model *m, pk_status s, const char *what, ch
     return -1;
 }
 
-/* Uploads t as m->dtype into a new buffer owned by m. */
-static int llama_upload(llama_model *m, const llama_tensor *t, pk_tensor *out, char *err, size_t errlen)
+static size_t llama_numel(const llama_tensor *t)
 {
     size_t n = 1;
     for (int d = 0; d < t->ndim; d++) n *= (size_t)t->shape[d];
+    return n;
+}
+
+/* A new buffer of `bytes` owned by m. */
+static int llama_new_buffer(llama_model *m, size_t bytes, const char *what, pk_buffer **out, char *err,
+                            size_t errlen)
+{
+    pk_status s = pk_alloc(m->ctx, bytes, out);
+    if (s != PK_SUCCESS) return llama_pk_fail(m, s, what, err, errlen);
+    m->bufs[m->n_bufs++] = *out;
+    return 0;
+}
+
+/* Uploads t as m->dtype into buf at byte offset. */
+static int llama_upload_at(llama_model *m, const llama_tensor *t, pk_buffer *buf, size_t offset, char *err,
+                           size_t errlen)
+{
+    size_t n = llama_numel(t);
     size_t bytes = n * pk_dtype_size(m->dtype);
-    pk_buffer *buf = NULL;
-    pk_status s = pk_alloc(m->ctx, bytes, &buf);
-    if (s != PK_SUCCESS) return llama_pk_fail(m, s, t->name, err, errlen);
-    m->bufs[m->n_bufs++] = buf;
     const void *src = t->data;
     void *conv = NULL;
     if (t->dtype != m->dtype) {
@@ -57,9 +73,18 @@ static int llama_upload(llama_model *m, const llama_tensor *t, pk_tensor *out, c
         for (size_t i = 0; i < n; i++) llama_store_elem(m->dtype, conv, i, llama_load_elem(t->dtype, t->data, i));
         src = conv;
     }
-    s = pk_upload(buf, 0, src, bytes);
+    pk_status s = pk_upload(buf, offset, src, bytes);
     free(conv);
-    if (s != PK_SUCCESS) return llama_pk_fail(m, s, t->name, err, errlen);
+    return s == PK_SUCCESS ? 0 : llama_pk_fail(m, s, t->name, err, errlen);
+}
+
+/* Uploads t as m->dtype into a new buffer owned by m. */
+static int llama_upload(llama_model *m, const llama_tensor *t, pk_tensor *out, char *err, size_t errlen)
+{
+    pk_buffer *buf = NULL;
+    if (llama_new_buffer(m, llama_numel(t) * pk_dtype_size(m->dtype), t->name, &buf, err, errlen) ||
+        llama_upload_at(m, t, buf, 0, err, errlen))
+        return -1;
     *out = pk_tensor_make(buf, 0, m->dtype, t->ndim, t->shape);
     return 0;
 }
@@ -71,6 +96,27 @@ static int llama_take(llama_model *m, const llama_weights *w, const char *name, 
     const int64_t shape[2] = {d0, d1};
     const llama_tensor *t = llama_weights_expect(w, name, ndim, shape, err, errlen);
     return t ? llama_upload(m, t, out, err, errlen) : -1;
+}
+
+/* Layer i's [d0, d1] weights `first` and `second` stacked as one [2 d0, d1]
+ * tensor: first's rows, then second's. */
+static int llama_take_pair(llama_model *m, const llama_weights *w, int64_t i, const char *first,
+                           const char *second, int64_t d0, int64_t d1, pk_tensor *out, char *err, size_t errlen)
+{
+    const int64_t shape[2] = {d0, d1};
+    const char *parts[2] = {first, second};
+    const size_t bytes = (size_t)(d0 * d1) * pk_dtype_size(m->dtype);
+    pk_buffer *buf = NULL;
+    for (int p = 0; p < 2; p++) {
+        char name[128];
+        snprintf(name, sizeof name, "model.layers.%lld.%s.weight", (long long)i, parts[p]);
+        const llama_tensor *t = llama_weights_expect(w, name, 2, shape, err, errlen);
+        if (!t || (!buf && llama_new_buffer(m, 2 * bytes, name, &buf, err, errlen)) ||
+            llama_upload_at(m, t, buf, (size_t)p * bytes, err, errlen))
+            return -1;
+    }
+    *out = pk_tensor_make(buf, 0, m->dtype, 2, (int64_t[]){2 * d0, d1});
+    return 0;
 }
 
 static int llama_take_layer(llama_model *m, const llama_weights *w, int64_t i, char *err, size_t errlen)
@@ -85,10 +131,8 @@ static int llama_take_layer(llama_model *m, const llama_weights *w, int64_t i, c
         int64_t d0, d1;
         pk_tensor *out;
     } parts[] = {
-        {"input_layernorm", 1, h, 0, &l->attn_norm},  {"post_attention_layernorm", 1, h, 0, &l->ffn_norm},
-        {"self_attn.q_proj", 2, q, h, &l->wq},        {"self_attn.k_proj", 2, kv, h, &l->wk},
-        {"self_attn.v_proj", 2, kv, h, &l->wv},       {"self_attn.o_proj", 2, h, q, &l->wo},
-        {"mlp.gate_proj", 2, ff, h, &l->w_gate},      {"mlp.up_proj", 2, ff, h, &l->w_up},
+        {"input_layernorm", 1, h, 0, &l->attn_norm}, {"post_attention_layernorm", 1, h, 0, &l->ffn_norm},
+        {"self_attn.q_proj", 2, q, h, &l->wq},       {"self_attn.o_proj", 2, h, q, &l->wo},
         {"mlp.down_proj", 2, h, ff, &l->w_down},
     };
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
@@ -96,7 +140,10 @@ static int llama_take_layer(llama_model *m, const llama_weights *w, int64_t i, c
         snprintf(name, sizeof name, "model.layers.%lld.%s.weight", (long long)i, parts[p].name);
         if (llama_take(m, w, name, parts[p].ndim, parts[p].d0, parts[p].d1, parts[p].out, err, errlen)) return -1;
     }
-    return 0;
+    return llama_take_pair(m, w, i, "self_attn.k_proj", "self_attn.v_proj", kv, h, &l->wkv, err, errlen) ||
+                   llama_take_pair(m, w, i, "mlp.gate_proj", "mlp.up_proj", ff, h, &l->w_gate_up, err, errlen)
+               ? -1
+               : 0;
 }
 
 static int llama_take_all(llama_model *m, const llama_weights *w, char *err, size_t errlen)

@@ -12,8 +12,10 @@
 
 typedef struct llama_layer {
     pk_tensor attn_norm, ffn_norm;     /* [H] */
-    pk_tensor wq, wk, wv, wo;          /* [Hq*hd, H], [Hkv*hd, H] x2, [H, Hq*hd] */
-    pk_tensor w_gate, w_up, w_down;    /* [I, H] x2, [H, I] */
+    pk_tensor wq, wo;                  /* [Hq*hd, H], [H, Hq*hd] */
+    pk_tensor wkv;                     /* [2 Hkv*hd, H]: k_proj's rows, then v_proj's */
+    pk_tensor w_gate_up;               /* [2 I, H]: gate_proj's rows, then up_proj's */
+    pk_tensor w_down;                  /* [H, I] */
 } llama_layer;
 
 typedef struct llama_model {
