@@ -1,10 +1,13 @@
 /* The argument marshalling the CUDA and HIP backends share
  * (backends/common/pk_gpu_args.c): parameter order of the GEMM kernels,
- * the attention block's layout and the split-KV scratch layout. */
+ * the attention block's layout and the split-KV scratch layout; and the
+ * RoPE table block they keep on the device (pk_gpu_ew.c). */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pk_gpu_args.h"
+#include "pk_gpu_ew.h"
 
 static int failures;
 #define CHECK(c)                                                          \
@@ -69,10 +72,50 @@ static void attention(void)
     CHECK(a.qscale > 0.18f && a.qscale < 0.181f); /* 0.125 log2(e) */
 }
 
+/* A block equal to the held one needs no upload; any change of positions,
+ * theta or rotary dim does, and so does anything after a failed upload. */
+static void rope_tables(void)
+{
+    int32_t pos[3] = {7, 8, 9};
+    pk_rope_problem p = {.batch = 1, .seq = 3, .hq = 4, .hk = 2, .d = 64, .rotary_dim = 64, .theta = 10000.0f,
+                         .positions = pos};
+    pk_gpu_rope_tables t = {0};
+    size_t bytes, freq_off;
+    int upload;
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
+    CHECK(freq_off == 16 && bytes == 16 + 32 * sizeof(float));
+    int32_t got[3];
+    memcpy(got, t.next, sizeof got);
+    CHECK(got[0] == 7 && got[2] == 9);
+    float f0;
+    memcpy(&f0, t.next + freq_off, sizeof f0);
+    CHECK(f0 == 1.0f); /* theta^0 */
+    pk_gpu_rope_tables_commit(&t, bytes);
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && !upload);
+    pos[1] = 10;
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
+    pk_gpu_rope_tables_commit(&t, bytes);
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && !upload);
+    p.theta = 500000.0f;
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
+    pk_gpu_rope_tables_commit(&t, bytes);
+    p.rotary_dim = 32;
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload && bytes == 16 + 16 * 4);
+    pk_gpu_rope_tables_commit(&t, bytes);
+    pk_gpu_rope_tables_forget(&t);
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
+    p.seq = 5; /* more tokens than the buffers held */
+    int32_t pos5[5] = {1, 2, 3, 4, 5};
+    p.positions = pos5;
+    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload && freq_off == 32);
+    pk_gpu_rope_tables_free(&t);
+}
+
 int main(void)
 {
     gemm_args();
     attention();
+    rope_tables();
     if (failures) return 1;
     printf("gpu args: ok\n");
     return 0;

@@ -5,6 +5,9 @@
 # step with test_llama_logits_cmp; then the errors for a missing tensor.
 #
 # usage: test_llama_engine.sh MAKE LLAMA CMP WORKDIR
+# PK_LLAMA_BACKENDS replaces the list compared with ref (default
+# "opencl cuda hip"), e.g. "cuda:0 hip:0 opencl:1" to name NVIDIA's OpenCL
+# where PoCL is OpenCL device 0.
 set -eu
 make=$1 llama=$2 cmp=$3 work=$4
 rm -rf "$work"
@@ -17,17 +20,17 @@ for dt in f32 bf16; do
     "$llama" --model "$ck" --prompt-ids "$prompt" --max-new 12 --backend ref \
         --dump-logits "$work/ref-$dt.bin" >"$work/ref-$dt.txt"
     echo "$dt ref:    $(head -n 1 "$work/ref-$dt.txt")"
-    for b in opencl cuda hip; do
+    for b in ${PK_LLAMA_BACKENDS:-opencl cuda hip}; do
         rc=0
         "$llama" --model "$ck" --prompt-ids "$prompt" --max-new 12 --backend $b \
-            --dump-logits "$work/$b-$dt.bin" >"$work/$b-$dt.txt" 2>"$work/$b-$dt.err" || rc=$?
+            --dump-logits "$work/${b%%:*}-$dt.bin" >"$work/${b%%:*}-$dt.txt" 2>"$work/${b%%:*}-$dt.err" || rc=$?
         if [ $rc = 3 ]; then
-            echo "$dt $b: skipped ($(tail -n 1 "$work/$b-$dt.err"))"
+            echo "$dt $b: skipped ($(tail -n 1 "$work/${b%%:*}-$dt.err"))"
             continue
         fi
-        [ $rc = 0 ] || { cat "$work/$b-$dt.err"; exit 1; }
-        echo "$dt $b: $(head -n 1 "$work/$b-$dt.txt")"
-        "$cmp" $dt "$work/ref-$dt.bin" "$work/$b-$dt.bin"
+        [ $rc = 0 ] || { cat "$work/${b%%:*}-$dt.err"; exit 1; }
+        echo "$dt $b: $(head -n 1 "$work/${b%%:*}-$dt.txt")"
+        "$cmp" $dt "$work/ref-$dt.bin" "$work/${b%%:*}-$dt.bin"
     done
 done
 

@@ -7,10 +7,12 @@
 #             narrows it
 #   bench     issue 3's floor cases on CUDA beside cuBLAS (--record)
 #   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
+#             (PK_SANITIZE_TOOLS="memcheck" runs one)
 #   report    the vendor comparison report, every suite, on the three
 #             platforms of the card
-#   llama     a seeded Llama-3-8B-shaped checkpoint through portkern-llama
-#             on each platform: decode at batch 1 and a 2048-token prefill
+#   llama     the engine test (tests/test_llama_engine.sh) on each platform,
+#             then a seeded Llama-3-8B-shaped checkpoint through
+#             portkern-llama on each: decode at batch 1, a 2048-token prefill
 # The device tool brings back at most 8 files: every log goes into
 # $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
 # the short summary comes last on stdout. The tree there may carry a stale
@@ -58,7 +60,7 @@ if [[ $parts == *bench* ]]; then
 fi
 if [[ $parts == *sanitize* ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck; do
+  for tool in ${PK_SANITIZE_TOOLS:-memcheck racecheck}; do
     t0=$(date +%s)
     timeout "$step" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 >"$logs/sanitize-$tool.txt" 2>&1
     summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-$tool.txt" | tail -1)")
@@ -73,6 +75,10 @@ if [[ $parts == *report* ]]; then
 fi
 if [[ $parts == *llama* ]]; then
   ll=build-gpu/examples/llama
+  # the engine test: greedy tokens and per-step logits of every platform against ref
+  PK_LLAMA_BACKENDS="$platforms" timeout "$step" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
+    $ll/portkern-llama $ll/test_llama_logits_cmp /tmp/llama-test >"$logs/llama-test.txt" 2>&1
+  summary+=("llama engine test rc=$?: $(grep -E '^(f32|bf16) ' "$logs/llama-test.txt" | tr '\n' ';')")
   t0=$(date +%s)
   $ll/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 >"$logs/llama-make.txt" 2>&1
   summary+=("llama3-8b checkpoint: $(($(date +%s) - t0)) s, $(du -sh /tmp/ck-8b | cut -f1)")

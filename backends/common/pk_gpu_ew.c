@@ -1,11 +1,13 @@
 /* The launch plans of the elementwise kernels; kernels_cuda/ew_*.cuh and
  * kernels_hip/ew_*.h say what each kernel does with them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pk_chain_dims.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_ew.h"
+#include "pk_rope_freq.h"
 
 #define ROWS_MAX_TPR 512    /* the row kernels' __launch_bounds__ */
 #define ROWS_MIN_BLOCK 128  /* short rows share a block, several rows to one */
@@ -107,13 +109,10 @@ pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row
     return PK_SUCCESS;
 }
 
-int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l, size_t *pos_bytes,
-                     size_t *freq_bytes)
+int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l)
 {
     int64_t tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + (p->k.mem ? p->hk : 0);
     if (tokens == 0 || half == 0 || heads == 0) return 0;
-    *pos_bytes = ((size_t)tokens * sizeof(int32_t) + 15) & ~(size_t)15;
-    *freq_bytes = (size_t)half * sizeof(float);
     *a = (pk_ew_rope_args){
         .tokens = tokens, .seq = p->seq, .hq = p->hq, .hk = p->k.mem ? p->hk : 0, .half = half,
         .interleaved = p->interleaved, .q = pk_gpu_ew_view(&p->q), .k = pk_gpu_ew_view(&p->k),
@@ -124,6 +123,46 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
     *l = (pk_gpu_launch){.grid = {min_u64(blocks, ROPE_MAX_BLOCKS), 1, 1}, .block = {ROPE_BLOCK, 1, 1}};
     snprintf(l->name, sizeof l->name, "pk_ew_rope_%s", pk_gpu_dtype_tag(p->q.dtype));
     return 1;
+}
+
+int pk_gpu_rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
+                             int *upload)
+{
+    const size_t tokens = (size_t)(p->batch * p->seq), half = (size_t)(p->rotary_dim / 2);
+    const size_t pos_bytes = (tokens * sizeof(int32_t) + 15) & ~(size_t)15, n = pos_bytes + half * sizeof(float);
+    if (n > t->next_cap) {
+        unsigned char *grown = realloc(t->next, n);
+        if (!grown) return 0;
+        t->next = grown;
+        t->next_cap = n;
+    }
+    memset(t->next, 0, pos_bytes); /* the padding too: blocks compare whole */
+    memcpy(t->next, p->positions, tokens * sizeof(int32_t));
+    pk_rope_inv_freq(p->theta, p->rotary_dim, (float *)(t->next + pos_bytes));
+    *bytes = n;
+    *freq_off = pos_bytes;
+    *upload = !(t->held_bytes == n && !memcmp(t->held, t->next, n));
+    return 1;
+}
+
+void pk_gpu_rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes)
+{
+    unsigned char *p = t->held;
+    size_t cap = t->held_cap;
+    t->held = t->next;
+    t->held_cap = t->next_cap;
+    t->held_bytes = bytes;
+    t->next = p;
+    t->next_cap = cap;
+}
+
+void pk_gpu_rope_tables_forget(pk_gpu_rope_tables *t) { t->held_bytes = 0; }
+
+void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t)
+{
+    free(t->held);
+    free(t->next);
+    *t = (pk_gpu_rope_tables){0};
 }
 
 /* slots and elements per thread of each chain kernel, smallest first */

@@ -34,11 +34,30 @@ int pk_gpu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[
 pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
                            pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg);
 
-/* RoPE: everything but the two tables, which go to device scratch at
- * offsets 0 (positions, pos_bytes) and pos_bytes (inverse frequencies,
- * freq_bytes). Returns 0 when there is nothing to do. */
-int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l, size_t *pos_bytes,
-                     size_t *freq_bytes);
+/* RoPE: everything but the addresses of the two tables (see below).
+ * Returns 0 when there is nothing to do. */
+int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l);
+
+/* RoPE's tables as one block, positions (int32, padded to 16 bytes) then
+ * inverse frequencies (f32), and the block a device holds: the layers of
+ * one decode step share their tables, so a backend that keeps them on the
+ * device uploads them once a step instead of once a layer (each upload is
+ * a host call and a copy between two kernels). */
+typedef struct pk_gpu_rope_tables {
+    unsigned char *held, *next; /* the device's block, the one being built */
+    size_t held_bytes;          /* 0: the device holds none */
+    size_t held_cap, next_cap;
+} pk_gpu_rope_tables;
+
+/* Builds p's block in t->next: *bytes long, inverse frequencies from byte
+ * *freq_off; *upload says it differs from the held block. After uploading
+ * it the caller calls _commit; after a failed upload, _forget. Returns 0
+ * when out of host memory. */
+int pk_gpu_rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
+                             int *upload);
+void pk_gpu_rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes);
+void pk_gpu_rope_tables_forget(pk_gpu_rope_tables *t);
+void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);
 
 pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
                             pk_msg *msg);

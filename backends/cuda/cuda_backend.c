@@ -132,6 +132,8 @@ static void cu_close(void *dev)
         free(f);
     }
     if (d->scratch) cuMemFree(d->scratch);
+    if (d->rope_tab) cuMemFree(d->rope_tab);
+    pk_gpu_rope_tables_free(&d->rope);
     while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
     cuStreamDestroy(d->stream);
     cuDevicePrimaryCtxRelease(d->device);

@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include "backend.h"
+#include "pk_gpu_ew.h"
 
 typedef struct pk_cu_function_entry pk_cu_function_entry;
 
@@ -27,6 +28,9 @@ typedef struct pk_cu_device {
     pk_cu_function_entry *functions;
     CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
     size_t scratch_size;
+    CUdeviceptr rope_tab;      /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
+    size_t rope_tab_size;
+    pk_gpu_rope_tables rope;
 } pk_cu_device;
 
 /* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".

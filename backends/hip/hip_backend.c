@@ -170,6 +170,8 @@ static void hip_close(void *dev)
         free(f);
     }
     hipFree(d->scratch);
+    hipFree(d->rope_tab);
+    pk_gpu_rope_tables_free(&d->rope);
     unload(d);
 }
 

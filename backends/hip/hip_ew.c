@@ -1,11 +1,9 @@
 /* The elementwise ops on HIP: row ops, RoPE and the fused chain. Their
  * launch plans are shared with CUDA (pk_gpu_ew.c); the kernels are
  * kernels_hip/ew_*.h, built from elementwise.hip. */
-#include <stdlib.h>
 
 #include "hip_internal.h"
 #include "pk_gpu_ew.h"
-#include "pk_rope_freq.h"
 
 static pk_status run(pk_hip_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
 {
@@ -48,17 +46,35 @@ pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     pk_hip_device *d = dev;
     pk_ew_rope_args a;
     pk_gpu_launch l;
-    size_t pos_bytes, freq_bytes;
-    if (!pk_gpu_rope_plan(p, &a, &l, &pos_bytes, &freq_bytes)) return PK_SUCCESS;
-    float *inv_freq = malloc(freq_bytes);
-    if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
-    uint64_t base;
-    pk_status s = pk_hip_scratch(d, pos_bytes + freq_bytes, &base, msg); /* once, for both tables */
-    if (s == PK_SUCCESS)
-        s = pk_hip_upload_scratch(d, 0, p->positions, (size_t)a.tokens * sizeof(int32_t), &a.tab_pos, msg);
-    if (s == PK_SUCCESS) s = pk_hip_upload_scratch(d, pos_bytes, inv_freq, freq_bytes, &a.tab_freq, msg);
-    free(inv_freq);
+    size_t bytes, freq_off;
+    int upload;
+    if (!pk_gpu_rope_plan(p, &a, &l)) return PK_SUCCESS;
+    if (!pk_gpu_rope_tables_build(&d->rope, p, &bytes, &freq_off, &upload))
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    pk_status s = pk_hip_current(d, msg);
+    if (s == PK_SUCCESS && bytes > d->rope_tab_size) {
+        if (d->rope_tab) {
+            hipStreamSynchronize(d->stream); /* queued kernels may still read it */
+            hipFree(d->rope_tab);
+        }
+        d->rope_tab = NULL;
+        d->rope_tab_size = 0;
+        pk_gpu_rope_tables_forget(&d->rope);
+        upload = 1;
+        size_t want = bytes < 4096 ? 4096 : bytes;
+        s = pk_hip_check(hipMalloc(&d->rope_tab, want), "hipMalloc (rope tables)", msg);
+        if (s == PK_SUCCESS) d->rope_tab_size = want;
+    }
+    if (s == PK_SUCCESS && upload) {
+        /* from pageable memory: staged before the call returns, so the
+         * block may be rebuilt at once */
+        s = pk_hip_check(hipMemcpyHtoDAsync(d->rope_tab, d->rope.next, bytes, d->stream), "hipMemcpyHtoDAsync",
+                         msg);
+        if (s == PK_SUCCESS) pk_gpu_rope_tables_commit(&d->rope, bytes);
+        else pk_gpu_rope_tables_forget(&d->rope);
+    }
+    a.tab_pos = (uint64_t)(uintptr_t)d->rope_tab;
+    a.tab_freq = a.tab_pos + freq_off;
     return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
 }
 

@@ -66,6 +66,7 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 
 #include "backend.h"
 #include "hip_target.h"
+#include "pk_gpu_ew.h"
 
 typedef struct pk_hip_function_entry pk_hip_function_entry;
 
@@ -82,6 +83,9 @@ typedef struct pk_hip_device {
     pk_hip_function_entry *functions;
     hipDeviceptr_t scratch;    /* grown on demand; the in-order stream makes reuse safe */
     size_t scratch_size;
+    hipDeviceptr_t rope_tab;   /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
+    size_t rope_tab_size;
+    pk_gpu_rope_tables rope;
 } pk_hip_device;
 
 /* Checks a HIP result; on failure writes "what: hipErrorName: text".
