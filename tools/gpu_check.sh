@@ -13,6 +13,8 @@
 #   llama     the engine test (tests/test_llama_engine.sh) on each platform,
 #             then a seeded Llama-3-8B-shaped checkpoint through
 #             portkern-llama on each: decode at batch 1, a 2048-token prefill
+#   profile   that checkpoint's decode on CUDA: wall time, with the
+#             decode GEMM knob, and each kernel of one step under ncu
 # The device tool brings back at most 8 files: every log goes into
 # $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
 # the short summary comes last on stdout. The tree there may carry a stale
@@ -91,6 +93,25 @@ if [[ $parts == *llama* ]]; then
       --backend "$target" >"$logs/llama-prefill-$name.txt" 2>&1
     summary+=("llama $target: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-$name.txt" | cut -c1-160) | $(grep -h -E 'tokens/s' "$logs/llama-decode-$name.txt" | tr '\n' ' ') | 2048-token $(grep -h prefill "$logs/llama-prefill-$name.txt")")
   done
+fi
+if [[ $parts == *profile* ]]; then
+  # One decode step of the Llama-3-8B-shaped checkpoint under Nsight
+  # Compute: every kernel's duration (the third forward pass: the prefill
+  # and the first decode step, 322 kernels each, are skipped). The sum
+  # against the step's wall time says how much of it the GPU is busy.
+  ll=build-gpu/examples/llama
+  [ -d /tmp/ck-8b ] || $ll/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 >/dev/null 2>&1
+  for knob in "" decode; do
+    PORTKERN_CUDA_GEMM=$knob timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
+      --max-new 32 --backend cuda:0 >"$logs/profile-wall-${knob:-default}.txt" 2>&1
+    summary+=("llama cuda:0 PORTKERN_CUDA_GEMM=${knob:-(unset)}: $(grep -h tokens/s "$logs/profile-wall-${knob:-default}.txt" | tr '\n' ' ')")
+  done
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  t0=$(date +%s)
+  timeout "$step" "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 644 \
+    --launch-count 322 $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 3 \
+    --backend cuda:0 >"$logs/profile-ncu.csv" 2>"$logs/profile-ncu.err"
+  summary+=("ncu rc=$? ($(($(date +%s) - t0)) s): $(grep -c gpu__time_duration "$logs/profile-ncu.csv") kernels timed")
 fi
 pack
 echo "--- $(tail -1 "$logs/gpu.txt")"
