@@ -3,6 +3,7 @@
  * the attention block's layout and the split-KV scratch layout; and the
  * RoPE table block they keep on the device (pk_gpu_ew.c). */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,42 +73,81 @@ static void attention(void)
     CHECK(a.qscale > 0.18f && a.qscale < 0.181f); /* 0.125 log2(e) */
 }
 
-/* A block equal to the held one needs no upload; any change of positions,
- * theta or rotary dim does, and so does anything after a failed upload. */
+/* A fake device for pk_gpu_rope_tables_place: a kept buffer in host
+ * memory that counts its copies and can be told to fail one. */
+typedef struct fake_dev {
+    unsigned char mem[256];
+    size_t size;
+    int uploads, fail_next;
+} fake_dev;
+
+static pk_status fake_reserve(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg)
+{
+    (void)msg;
+    fake_dev *d = dev;
+    *fresh = bytes > d->size;
+    if (*fresh) d->size = bytes;
+    *addr = (uint64_t)(uintptr_t)d->mem;
+    return PK_SUCCESS;
+}
+
+static pk_status fake_upload(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg)
+{
+    (void)msg;
+    fake_dev *d = dev;
+    if (d->fail_next) {
+        d->fail_next = 0;
+        memset(d->mem, 0xff, 4); /* a failed copy may leave part written */
+        return PK_ERR_DEVICE_FAILURE;
+    }
+    memcpy((void *)(uintptr_t)addr, src, bytes);
+    d->uploads++;
+    return PK_SUCCESS;
+}
+
+/* The tables are copied when they change (positions, theta, rotary dim,
+ * a grown buffer) and after a failed copy, and only then. */
 static void rope_tables(void)
 {
+    static const pk_gpu_table_ops ops = {fake_reserve, fake_upload};
+    fake_dev d = {0};
+    pk_gpu_rope_tables t = {0};
+    pk_msg msg = {{0}};
+    pk_ew_rope_args a;
     int32_t pos[3] = {7, 8, 9};
     pk_rope_problem p = {.batch = 1, .seq = 3, .hq = 4, .hk = 2, .d = 64, .rotary_dim = 64, .theta = 10000.0f,
                          .positions = pos};
-    pk_gpu_rope_tables t = {0};
-    size_t bytes, freq_off;
-    int upload;
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
-    CHECK(freq_off == 16 && bytes == 16 + 32 * sizeof(float));
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 1);
+    CHECK(a.tab_pos == (uint64_t)(uintptr_t)d.mem && a.tab_freq == a.tab_pos + 16);
     int32_t got[3];
-    memcpy(got, t.next, sizeof got);
-    CHECK(got[0] == 7 && got[2] == 9);
     float f0;
-    memcpy(&f0, t.next + freq_off, sizeof f0);
-    CHECK(f0 == 1.0f); /* theta^0 */
-    pk_gpu_rope_tables_commit(&t, bytes);
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && !upload);
+    memcpy(got, d.mem, sizeof got);
+    memcpy(&f0, d.mem + 16, sizeof f0);
+    CHECK(got[0] == 7 && got[2] == 9 && f0 == 1.0f); /* theta^0 */
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 1);
     pos[1] = 10;
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
-    pk_gpu_rope_tables_commit(&t, bytes);
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && !upload);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 2);
+    memcpy(got, d.mem, sizeof got);
+    CHECK(got[1] == 10);
     p.theta = 500000.0f;
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
-    pk_gpu_rope_tables_commit(&t, bytes);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 3);
     p.rotary_dim = 32;
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload && bytes == 16 + 16 * 4);
-    pk_gpu_rope_tables_commit(&t, bytes);
-    pk_gpu_rope_tables_forget(&t);
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload);
-    p.seq = 5; /* more tokens than the buffers held */
-    int32_t pos5[5] = {1, 2, 3, 4, 5};
-    p.positions = pos5;
-    CHECK(pk_gpu_rope_tables_build(&t, &p, &bytes, &freq_off, &upload) && upload && freq_off == 32);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 4);
+    d.fail_next = 1;
+    pos[0] = 1;
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_ERR_DEVICE_FAILURE && d.uploads == 4);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 5);
+    memcpy(got, d.mem, sizeof got);
+    CHECK(got[0] == 1);
+    int32_t pos9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}; /* a longer block: the buffer grows */
+    p.seq = 9;
+    p.positions = pos9;
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 6);
+    CHECK(a.tab_freq == a.tab_pos + 48);
+    p.seq = 3; /* shorter again: a block of its own, copied */
+    p.positions = pos;
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 7);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 7);
     pk_gpu_rope_tables_free(&t);
 }
 

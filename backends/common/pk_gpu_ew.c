@@ -125,7 +125,10 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
     return 1;
 }
 
-int pk_gpu_rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
+/* p's block into t->next: *bytes long, inverse frequencies from byte
+ * *freq_off; *upload says it differs from the held block. 0: out of host
+ * memory. */
+static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
                              int *upload)
 {
     const size_t tokens = (size_t)(p->batch * p->seq), half = (size_t)(p->rotary_dim / 2);
@@ -145,7 +148,8 @@ int pk_gpu_rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, si
     return 1;
 }
 
-void pk_gpu_rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes)
+/* the device now holds t->next */
+static void rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes)
 {
     unsigned char *p = t->held;
     size_t cap = t->held_cap;
@@ -156,7 +160,26 @@ void pk_gpu_rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes)
     t->next_cap = cap;
 }
 
-void pk_gpu_rope_tables_forget(pk_gpu_rope_tables *t) { t->held_bytes = 0; }
+pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem *p, void *dev,
+                                   const pk_gpu_table_ops *ops, pk_ew_rope_args *a, pk_msg *msg)
+{
+    size_t bytes, freq_off;
+    int upload, fresh = 0;
+    uint64_t addr = 0;
+    if (!rope_tables_build(t, p, &bytes, &freq_off, &upload))
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    pk_status s = ops->reserve(dev, bytes, &addr, &fresh, msg);
+    if (fresh) t->held_bytes = 0;
+    if (s != PK_SUCCESS) return s;
+    if (fresh || upload) {
+        s = ops->upload(dev, addr, t->next, bytes, msg);
+        if (s == PK_SUCCESS) rope_tables_commit(t, bytes);
+        else t->held_bytes = 0; /* a failed copy may have written part */
+    }
+    a->tab_pos = addr;
+    a->tab_freq = addr + freq_off;
+    return s;
+}
 
 void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t)
 {

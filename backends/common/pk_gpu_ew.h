@@ -39,24 +39,30 @@ pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row
 int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l);
 
 /* RoPE's tables as one block, positions (int32, padded to 16 bytes) then
- * inverse frequencies (f32), and the block a device holds: the layers of
- * one decode step share their tables, so a backend that keeps them on the
- * device uploads them once a step instead of once a layer (each upload is
- * a host call and a copy between two kernels). */
+ * inverse frequencies (f32), and a host copy of the block a device holds:
+ * the layers of one decode step share their tables, so they are uploaded
+ * once a step instead of once a layer (each upload is a host call and a
+ * copy between two kernels). */
 typedef struct pk_gpu_rope_tables {
     unsigned char *held, *next; /* the device's block, the one being built */
     size_t held_bytes;          /* 0: the device holds none */
     size_t held_cap, next_cap;
 } pk_gpu_rope_tables;
 
-/* Builds p's block in t->next: *bytes long, inverse frequencies from byte
- * *freq_off; *upload says it differs from the held block. After uploading
- * it the caller calls _commit; after a failed upload, _forget. Returns 0
- * when out of host memory. */
-int pk_gpu_rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
-                             int *upload);
-void pk_gpu_rope_tables_commit(pk_gpu_rope_tables *t, size_t bytes);
-void pk_gpu_rope_tables_forget(pk_gpu_rope_tables *t);
+/* What a backend lends: a device buffer it keeps for the tables, and a
+ * copy into it queued on its stream. */
+typedef struct pk_gpu_table_ops {
+    /* the kept buffer, made at least `bytes` long; *fresh when its
+     * contents were lost (first use, or grown) */
+    pk_status (*reserve)(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg);
+    /* from pageable host memory, staged before it returns */
+    pk_status (*upload)(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg);
+} pk_gpu_table_ops;
+
+/* Points a->tab_pos and a->tab_freq at p's tables on the device, copying
+ * them there only when they differ from the block it holds. */
+pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem *p, void *dev,
+                                   const pk_gpu_table_ops *ops, pk_ew_rope_args *a, pk_msg *msg);
 void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);
 
 pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,

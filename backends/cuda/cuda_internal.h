@@ -49,6 +49,13 @@ pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_
 pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
                        unsigned smem, void **args, pk_msg *msg);
 
+/* Makes a device buffer the device keeps (*buf of *size bytes) at least
+ * `bytes` long, and no shorter than `least` when it grows; growing waits
+ * for the queued work (it may still read the old one) and loses the
+ * contents, which *fresh (if not NULL) reports. */
+pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t bytes, size_t least,
+                        const char *what, int *fresh, pk_msg *msg);
+
 /* Device scratch of at least `bytes`, valid until the next op. Growing it
  * frees the old one: an op asks once for all it needs, then carves it. */
 pk_status pk_cu_scratch(pk_cu_device *d, size_t bytes, CUdeviceptr *out, pk_msg *msg);

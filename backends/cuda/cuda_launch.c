@@ -76,24 +76,29 @@ pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], co
                        "cuLaunchKernel", msg);
 }
 
+pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t bytes, size_t least,
+                        const char *what, int *fresh, pk_msg *msg)
+{
+    if (fresh) *fresh = bytes > *size;
+    if (bytes <= *size) return PK_SUCCESS;
+    cuCtxSetCurrent(d->context);
+    if (*buf) {
+        cuStreamSynchronize(d->stream);
+        cuMemFree(*buf);
+    }
+    *buf = 0;
+    *size = 0;
+    size_t want = bytes < least ? least : bytes;
+    pk_status s = pk_cu_check(cuMemAlloc(buf, want), what, msg);
+    if (s == PK_SUCCESS) *size = want;
+    return s;
+}
+
 pk_status pk_cu_scratch(pk_cu_device *d, size_t bytes, CUdeviceptr *out, pk_msg *msg)
 {
-    if (bytes > d->scratch_size) {
-        cuCtxSetCurrent(d->context);
-        if (d->scratch) {
-            /* the old scratch may still be read by queued kernels */
-            cuStreamSynchronize(d->stream);
-            cuMemFree(d->scratch);
-        }
-        d->scratch = 0;
-        d->scratch_size = 0;
-        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
-        pk_status s = pk_cu_check(cuMemAlloc(&d->scratch, want), "cuMemAlloc (scratch)", msg);
-        if (s != PK_SUCCESS) return s;
-        d->scratch_size = want;
-    }
+    pk_status s = pk_cu_reserve(d, &d->scratch, &d->scratch_size, bytes, 1u << 20, "cuMemAlloc (scratch)", NULL, msg);
     *out = d->scratch;
-    return PK_SUCCESS;
+    return s;
 }
 
 pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, size_t bytes, CUdeviceptr *out,

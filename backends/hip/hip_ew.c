@@ -41,40 +41,33 @@ pk_status pk_hip_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg) { ret
 pk_status pk_hip_glu(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "glu", 0, msg); }
 pk_status pk_hip_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "bias_act", 0, msg); }
 
+/* RoPE's tables live in a buffer of their own: scratch is reused by the
+ * next op that asks for it. */
+static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg)
+{
+    pk_hip_device *d = dev;
+    pk_status s = pk_hip_reserve(d, &d->rope_tab, &d->rope_tab_size, bytes, 4096, "hipMalloc (rope tables)", fresh, msg);
+    *addr = (uint64_t)(uintptr_t)d->rope_tab;
+    return s;
+}
+
+static pk_status rope_upload(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg)
+{
+    pk_hip_device *d = dev;
+    pk_status s = pk_hip_current(d, msg);
+    return s != PK_SUCCESS ? s
+                           : pk_hip_check(hipMemcpyHtoDAsync(pk_hip_ptr(addr), (void *)src, bytes, d->stream),
+                                          "hipMemcpyHtoDAsync", msg);
+}
+
 pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 {
     pk_hip_device *d = dev;
     pk_ew_rope_args a;
     pk_gpu_launch l;
-    size_t bytes, freq_off;
-    int upload;
     if (!pk_gpu_rope_plan(p, &a, &l)) return PK_SUCCESS;
-    if (!pk_gpu_rope_tables_build(&d->rope, p, &bytes, &freq_off, &upload))
-        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    pk_status s = pk_hip_current(d, msg);
-    if (s == PK_SUCCESS && bytes > d->rope_tab_size) {
-        if (d->rope_tab) {
-            hipStreamSynchronize(d->stream); /* queued kernels may still read it */
-            hipFree(d->rope_tab);
-        }
-        d->rope_tab = NULL;
-        d->rope_tab_size = 0;
-        pk_gpu_rope_tables_forget(&d->rope);
-        upload = 1;
-        size_t want = bytes < 4096 ? 4096 : bytes;
-        s = pk_hip_check(hipMalloc(&d->rope_tab, want), "hipMalloc (rope tables)", msg);
-        if (s == PK_SUCCESS) d->rope_tab_size = want;
-    }
-    if (s == PK_SUCCESS && upload) {
-        /* from pageable memory: staged before the call returns, so the
-         * block may be rebuilt at once */
-        s = pk_hip_check(hipMemcpyHtoDAsync(d->rope_tab, d->rope.next, bytes, d->stream), "hipMemcpyHtoDAsync",
-                         msg);
-        if (s == PK_SUCCESS) pk_gpu_rope_tables_commit(&d->rope, bytes);
-        else pk_gpu_rope_tables_forget(&d->rope);
-    }
-    a.tab_pos = (uint64_t)(uintptr_t)d->rope_tab;
-    a.tab_freq = a.tab_pos + freq_off;
+    static const pk_gpu_table_ops ops = {rope_reserve, rope_upload};
+    pk_status s = pk_gpu_rope_tables_place(&d->rope, p, d, &ops, &a, msg);
     return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
 }
 

@@ -105,6 +105,13 @@ pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out
 pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3], const unsigned block[3],
                         unsigned lds, void **args, pk_msg *msg);
 
+/* Makes a device buffer the device keeps (*buf of *size bytes) at least
+ * `bytes` long, and no shorter than `least` when it grows; growing waits
+ * for the queued work (it may still read the old one) and loses the
+ * contents, which *fresh (if not NULL) reports. */
+pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, size_t bytes, size_t least,
+                         const char *what, int *fresh, pk_msg *msg);
+
 /* Device scratch of at least `bytes`, valid until the next op. Growing it
  * frees the old one: an op asks once for all it needs, then carves it. */
 pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *msg);

@@ -89,25 +89,30 @@ pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3
                         "hipModuleLaunchKernel", msg);
 }
 
+pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, size_t bytes, size_t least,
+                         const char *what, int *fresh, pk_msg *msg)
+{
+    if (fresh) *fresh = bytes > *size;
+    if (bytes <= *size) return PK_SUCCESS;
+    pk_status s = pk_hip_current(d, msg);
+    if (s != PK_SUCCESS) return s;
+    if (*buf) {
+        hipStreamSynchronize(d->stream);
+        hipFree(*buf);
+    }
+    *buf = NULL;
+    *size = 0;
+    size_t want = bytes < least ? least : bytes;
+    s = pk_hip_check(hipMalloc(buf, want), what, msg);
+    if (s == PK_SUCCESS) *size = want;
+    return s;
+}
+
 pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *msg)
 {
-    if (bytes > d->scratch_size) {
-        pk_status s = pk_hip_current(d, msg);
-        if (s != PK_SUCCESS) return s;
-        if (d->scratch) {
-            /* the old scratch may still be read by queued kernels */
-            hipStreamSynchronize(d->stream);
-            hipFree(d->scratch);
-        }
-        d->scratch = NULL;
-        d->scratch_size = 0;
-        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
-        s = pk_hip_check(hipMalloc(&d->scratch, want), "hipMalloc (scratch)", msg);
-        if (s != PK_SUCCESS) return s;
-        d->scratch_size = want;
-    }
+    pk_status s = pk_hip_reserve(d, &d->scratch, &d->scratch_size, bytes, 1u << 20, "hipMalloc (scratch)", NULL, msg);
     *out = (uint64_t)(uintptr_t)d->scratch;
-    return PK_SUCCESS;
+    return s;
 }
 
 pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
