@@ -17,7 +17,7 @@ static void usage(FILE *f)
           "--reps runs, inputs rotated past the L2) beside the vendor library.\n"
           "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
-          "  --reps N              timed runs per case (default 20)\n"
+          "  --reps N              timed runs per case (default 20, at least 5)\n"
           "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
           "  --list                print the case names\n"
           "The vendor comparison report (portkern bench --suite NAME --help): --suite,\n"

@@ -29,7 +29,7 @@ static void usage(FILE *f)
           "  --all-backends        every device of every backend present (ref only with --with-ref)\n"
           "  --with-ref            add the reference backend to --all-backends\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
-          "  --reps N              timed runs per case (default 20)\n"
+          "  --reps N              timed runs per case (default 20, at least 5)\n"
           "  --out DIR             write report.csv, report.json, roofline.svg, portability.svg\n"
           "  --no-unfused          skip the unfused baseline\n"
           "  --refresh-roofline    probe the roofline again instead of reading the cache\n"
