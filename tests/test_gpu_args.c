@@ -151,11 +151,26 @@ static void rope_tables(void)
     pk_gpu_rope_tables_free(&t);
 }
 
+/* A pipelined row kernel's grid is cut to one wave, never grown. */
+static void rows_one_wave(void)
+{
+    pk_gpu_launch l = {.grid = {1000, 1, 1}};
+    pk_gpu_rows_one_wave(&l, 2, 132);
+    CHECK(l.grid[0] == 264);
+    pk_gpu_rows_one_wave(&l, 4, 132);
+    CHECK(l.grid[0] == 264);
+    pk_gpu_rows_one_wave(&l, 0, 132); /* occupancy unknown */
+    CHECK(l.grid[0] == 264);
+    pk_gpu_rows_one_wave(&l, 1, 0);
+    CHECK(l.grid[0] == 264);
+}
+
 int main(void)
 {
     gemm_args();
     attention();
     rope_tables();
+    rows_one_wave();
     if (failures) return 1;
     printf("gpu args: ok\n");
     return 0;

@@ -109,6 +109,12 @@ pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row
     return PK_SUCCESS;
 }
 
+void pk_gpu_rows_one_wave(pk_gpu_launch *l, int per_sm, int sm_count)
+{
+    if (per_sm > 0 && sm_count > 0 && (uint64_t)per_sm * (uint64_t)sm_count < l->grid[0])
+        l->grid[0] = (unsigned)per_sm * (unsigned)sm_count;
+}
+
 int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l)
 {
     int64_t tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + (p->k.mem ? p->hk : 0);

@@ -34,6 +34,11 @@ int pk_gpu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[
 pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
                            pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg);
 
+/* Cuts a pipelined row kernel's grid[0] to one wave: per_sm resident
+ * blocks on each of sm_count multiprocessors (no cut when either is
+ * unknown, <= 0). */
+void pk_gpu_rows_one_wave(pk_gpu_launch *l, int per_sm, int sm_count);
+
 /* RoPE: everything but the addresses of the two tables (see below).
  * Returns 0 when there is nothing to do. */
 int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l);

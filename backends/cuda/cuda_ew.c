@@ -28,9 +28,8 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
         s = pk_cu_function(d, l.name, &f, msg);
         if (s != PK_SUCCESS) return s;
         if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)(l.block[0] * l.block[1]), 0) ==
-                CUDA_SUCCESS &&
-            per_sm > 0 && d->sm_count > 0 && (uint64_t)per_sm * (uint64_t)d->sm_count < l.grid[0])
-            l.grid[0] = (unsigned)per_sm * (unsigned)d->sm_count;
+            CUDA_SUCCESS)
+            pk_gpu_rows_one_wave(&l, per_sm, d->sm_count);
     }
     return run(d, &l, &a, msg);
 }

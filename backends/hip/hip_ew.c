@@ -28,9 +28,8 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
         s = pk_hip_function(d, l.name, &f, msg);
         if (s != PK_SUCCESS) return s;
         if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, f, (int)(l.block[0] * l.block[1]), 0) ==
-                hipSuccess &&
-            per_cu > 0 && d->target.cu_count > 0 && (uint64_t)per_cu * (uint64_t)d->target.cu_count < l.grid[0])
-            l.grid[0] = (unsigned)per_cu * (unsigned)d->target.cu_count;
+            hipSuccess)
+            pk_gpu_rows_one_wave(&l, per_cu, d->target.cu_count);
     }
     return run(d, &l, &a, msg);
 }
