@@ -15,6 +15,10 @@ typedef enum pk_bench_op {
     PK_BENCH_SWIGLU,
 } pk_bench_op;
 
+/* Timed runs a case takes at the least, whatever --reps asks: fewer give
+ * no meaningful median or p10..p90 spread. */
+#define PK_BENCH_MIN_REPS 5
+
 typedef struct pk_bench_case {
     const char *name;
     pk_bench_op op;

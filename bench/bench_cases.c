@@ -13,7 +13,7 @@ static const pk_bench_case cases[] = {
     {"attention B8 H32 S2048 D128 causal", PK_BENCH_ATTENTION, PK_BF16, 0, 0, 0, 0, 8, 2048, 2048, 32, 32, 128, 1,
      'F', 240, NULL},
     {"decode B32 Hq32 Hkv8 Skv4096 D128", PK_BENCH_ATTENTION, PK_BF16, 0, 0, 0, 0, 32, 1, 4096, 32, 8, 128, 0, 'K',
-     3.0},
+     3.0, NULL},
     {"decode B1 Hq32 Hkv8 Skv131072 D128", PK_BENCH_ATTENTION, PK_BF16, 0, 0, 0, 0, 1, 1, 131072, 32, 8, 128, 0,
      'K', 3.2, NULL},
     {"add+rmsnorm [16384, 4096]", PK_BENCH_RMSNORM, PK_BF16, 16384, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 3.4, NULL},

@@ -99,7 +99,7 @@ int pk_bench_main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 5) reps = 5;
+    if (reps < PK_BENCH_MIN_REPS) reps = PK_BENCH_MIN_REPS;
     const pk_bench_case *cases;
     int n = pk_bench_cases(&cases);
     if (list) {

@@ -196,7 +196,7 @@ int pk_bench_report_main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 5) reps = 5;
+    if (reps < PK_BENCH_MIN_REPS) reps = PK_BENCH_MIN_REPS;
     /* the cases: the named suites in order, then the command line's */
     static pk_bench_case cases[512];
     int nc = 0;

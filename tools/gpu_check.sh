@@ -75,15 +75,21 @@ if [[ $parts == *report* ]]; then
     --out "$logs/report" >"$logs/report.txt" 2>&1
   summary+=("report rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^suite mean' "$logs/report.txt" | tail -1)")
 fi
+# the seeded Llama-3-8B-shaped checkpoint, made once a machine (56 s, 16 GB)
+make_8b() {
+  [ -d /tmp/ck-8b ] && return
+  local t0=$(date +%s)
+  build-gpu/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
+    >"$logs/llama-make.txt" 2>&1
+  summary+=("llama3-8b checkpoint: $(($(date +%s) - t0)) s, $(du -sh /tmp/ck-8b | cut -f1)")
+}
 if [[ $parts == *llama* ]]; then
   ll=build-gpu/examples/llama
   # the engine test: greedy tokens and per-step logits of every platform against ref
   PK_LLAMA_BACKENDS="$platforms" timeout "$step" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
     $ll/portkern-llama $ll/test_llama_logits_cmp /tmp/llama-test >"$logs/llama-test.txt" 2>&1
   summary+=("llama engine test rc=$?: $(grep -E '^(f32|bf16) ' "$logs/llama-test.txt" | tr '\n' ';')")
-  t0=$(date +%s)
-  $ll/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 >"$logs/llama-make.txt" 2>&1
-  summary+=("llama3-8b checkpoint: $(($(date +%s) - t0)) s, $(du -sh /tmp/ck-8b | cut -f1)")
+  make_8b
   prompt=$(seq 1 2048 | tr '\n' ' ')
   for target in $platforms; do
     name=${target%%:*}
@@ -100,7 +106,7 @@ if [[ $parts == *profile* ]]; then
   # and the first decode step, 322 kernels each, are skipped). The sum
   # against the step's wall time says how much of it the GPU is busy.
   ll=build-gpu/examples/llama
-  [ -d /tmp/ck-8b ] || $ll/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 >/dev/null 2>&1
+  make_8b
   for knob in "" decode; do
     PORTKERN_CUDA_GEMM=$knob timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
       --max-new 32 --backend cuda:0 >"$logs/profile-wall-${knob:-default}.txt" 2>&1
