@@ -188,6 +188,19 @@ void cf_cases_gemm(cf_case_list *l)
         g = G(dt, 2, 3, 5000, 1, 0);
         add(l, &g);
 
+        /* One row, K split among warps (1 to 8 per column on CUDA) and
+         * counts of 16-byte chunks that no split divides; with a decode
+         * layer's residual, a bias, a batch. */
+        g = G(dt, 1, 300, 1000, 0, 1);
+        g.res = 1;
+        add(l, &g);
+        g = G(dt, 1, 70, 14343, 0, 1);
+        g.bias = 1;
+        add(l, &g);
+        g = G(dt, 1, 40, 2056, 0, 1);
+        g.batch = 2;
+        add(l, &g);
+
         /* alpha / beta. */
         g = G(dt, 33, 17, 65, 0, 1);
         g.alpha = 0.5f;

@@ -74,11 +74,13 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
     extern "C" __global__ void __launch_bounds__(pk_attn::rows_cfg<D>::NT, 1) \
         pk_attn_mma_##dt##_d##D##_rows(const pk_attn_params p) \
     { \
+        pk_grid_launch_dependents(); \
         pk_attn::mma_attention<DT, pk_attn::rows_cfg<D>>(p); \
     } \
     extern "C" __global__ void __launch_bounds__(pk_attn::keys_cfg<D>::NT, 1) \
         pk_attn_mma_##dt##_d##D##_keys(const pk_attn_params p) \
     { \
+        pk_grid_launch_dependents(); \
         pk_attn::mma_attention<DT, pk_attn::keys_cfg<D>>(p); \
     }
 
@@ -86,6 +88,7 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
     extern "C" __global__ void __launch_bounds__(pk_attn::name##_cfg<D>::NT, 1) \
         pk_attn_mma_##dt##_d##D##_##name(const pk_attn_params p) \
     { \
+        pk_grid_launch_dependents(); \
         pk_attn::mma_attention<DT, pk_attn::name##_cfg<D>>(p); \
     }
 
@@ -98,13 +101,14 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
     extern "C" __global__ void __launch_bounds__(pk_attn::simt_cfg<D>::NT) \
         pk_attn_simt_##dt##_d##D(const pk_attn_params p) \
     { \
+        pk_grid_launch_dependents(); \
         pk_attn::simt_attention<DT, D>(p); \
     }
 
 #define PK_ATTN_DTYPE(dt, DT) \
     PK_ATTN_SIMT(dt, DT, 64) PK_ATTN_SIMT(dt, DT, 80) PK_ATTN_SIMT(dt, DT, 96) PK_ATTN_SIMT(dt, DT, 128) \
     PK_ATTN_SIMT(dt, DT, 256) \
-    extern "C" __global__ void pk_attn_merge_##dt(const pk_attn_params p, int d) { pk_attn::merge<DT>(p, d); }
+    extern "C" __global__ void pk_attn_merge_##dt(const pk_attn_params p, int d) { pk_grid_launch_dependents(); pk_attn::merge<DT>(p, d); }
 
 PK_ATTN_DTYPE(f32, 0)
 PK_ATTN_DTYPE(f16, 1)

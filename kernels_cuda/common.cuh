@@ -41,3 +41,25 @@ __device__ __forceinline__ float pk_act(int act, float x)
     default: return x;
     }
 }
+
+/* Programmatic dependent launch (sm_90 on): a kernel the host launches
+ * with it may start while the previous kernel of the stream still runs.
+ * Before the wait it may only prefetch; after it, everything the previous
+ * kernel wrote is visible and nothing it reads is still being read. The
+ * trigger lets such a successor start once every block has issued it. In
+ * a kernel launched the usual way, or before sm_90, both do nothing. */
+__device__ __forceinline__ void pk_grid_dependency_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pk_grid_launch_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pk_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }

@@ -5,7 +5,9 @@
  *   pk_ew_<glu|bias_act>_<dt>_<vec|str>
  *   pk_ew_rope_<dt>
  *   pk_ew_chain_s<SLOTS>
- * vec: 16-byte loads (8 f16/bf16 or 4 f32 values); str: any strides. */
+ * vec: 16-byte loads (8 f16/bf16 or 4 f32 values); str: any strides.
+ * Each lets a kernel launched behind it start early (common.cuh); that
+ * kernel still waits for it to finish before it reads. */
 #include "common.cuh"
 #include "ew_rows.cuh"
 #include "ew_rope.cuh"
@@ -14,6 +16,7 @@
 #define PK_EW_ROW(op, OP, dt, DT, path, V, C)                                                        \
     extern "C" __global__ void __launch_bounds__(512) pk_ew_##op##_##dt##_##path##_c##C(pk_ew_rows_args a) \
     {                                                                                                 \
+        pk_grid_launch_dependents();                                                                  \
         pk_ew::row_kernel<pk_ew::OP, DT, V, C>(a);                                                     \
     }
 
@@ -34,6 +37,7 @@
 #define PK_EW_RMS_VEC(dt, DT, V, C)                                                                  \
     extern "C" __global__ void __launch_bounds__(512) pk_ew_rmsnorm_##dt##_vec_c##C(pk_ew_rows_args a) \
     {                                                                                                 \
+        pk_grid_launch_dependents();                                                                  \
         pk_ew::rmsnorm_vec_kernel<DT, V, C>(a);                                                        \
     }
 
@@ -50,10 +54,12 @@
 #define PK_EW_EW(op, OP, dt, DT, VEC)                                                                   \
     extern "C" __global__ void __launch_bounds__(256) pk_ew_##op##_##dt##_vec(pk_ew_rows_args a)         \
     {                                                                                                  \
+        pk_grid_launch_dependents();                                                                   \
         pk_ew::ew_kernel<pk_ew::OP, DT, VEC>(a);                                                        \
     }                                                                                                  \
     extern "C" __global__ void __launch_bounds__(256) pk_ew_##op##_##dt##_str(pk_ew_rows_args a)         \
     {                                                                                                  \
+        pk_grid_launch_dependents();                                                                   \
         pk_ew::ew_kernel<pk_ew::OP, DT, 1>(a);                                                          \
     }
 
@@ -65,6 +71,7 @@
     PK_EW_EW(bias_act, OP_BIAS_ACT, dt, DT, VEC)                                    \
     extern "C" __global__ void __launch_bounds__(256) pk_ew_rope_##dt(pk_ew_rope_args a) \
     {                                                                               \
+        pk_grid_launch_dependents();                                                \
         pk_ew::rope_kernel<DT>(a);                                                  \
     }
 
@@ -80,6 +87,7 @@ PK_EW_ROW(softmax, OP_SOFTMAX, f32, 0, vec, 4, 8)
 #define PK_EW_CHAIN(S, E)                                                                     \
     extern "C" __global__ void __launch_bounds__(256) pk_ew_chain_s##S(pk_ew_chain_args a) \
     {                                                                                         \
+        pk_grid_launch_dependents();                                                          \
         pk_ew::chain_kernel<S, E>(a);                                                         \
     }
 PK_EW_CHAIN(8, 4)

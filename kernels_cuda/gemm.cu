@@ -77,31 +77,23 @@ PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
  * wave on the H200 (at 88 registers it took two); more rows need their
  * accumulators. Must match SKINNY_WARPS_PER_SM in cuda_gemm_plan.c. */
 #define PK_GEMM_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
-#define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
-    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(mr)) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS) \
+#define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr, ks, name)                                                       \
+    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(mr)) pk_gemm_skinny_##dtn##_##name(PK_GEMM_PARAMS) \
     {                                                                                                     \
-        pk_gemm_skinny<dt, mr, 1>(PK_GEMM_ARGS);                                                          \
+        pk_gemm_skinny<dt, mr, ks>(PK_GEMM_ARGS);                                                         \
     }
 
+/* m1_k2: one row, two warps per column splitting K */
 #define PK_GEMM_SKINNY_ROWS(dt, dtn)                                                                      \
-    PK_GEMM_SKINNY_ENTRY(dt, dtn, 1)                                                                      \
-    PK_GEMM_SKINNY_ENTRY(dt, dtn, 2)                                                                      \
-    PK_GEMM_SKINNY_ENTRY(dt, dtn, 4)                                                                      \
-    PK_GEMM_SKINNY_ENTRY(dt, dtn, 8)                                                                      \
-    PK_GEMM_SKINNY_ENTRY(dt, dtn, 16)
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 1, 1, m1)                                                               \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 1, 2, m1_k2)                                                            \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 2, 1, m2)                                                               \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 4, 1, m4)                                                               \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 8, 1, m8)                                                               \
+    PK_GEMM_SKINNY_ENTRY(dt, dtn, 16, 1, m16)
 
 PK_GEMM_SKINNY_ROWS(1, f16)
 PK_GEMM_SKINNY_ROWS(2, bf16)
-
-/* one row, two warps per column splitting K: for W with few columns */
-#define PK_GEMM_SKINNY_K2_ENTRY(dt, dtn)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(1)) pk_gemm_skinny_##dtn##_m1_k2(PK_GEMM_PARAMS) \
-    {                                                                                                     \
-        pk_gemm_skinny<dt, 1, 2>(PK_GEMM_ARGS);                                                           \
-    }
-
-PK_GEMM_SKINNY_K2_ENTRY(1, f16)
-PK_GEMM_SKINNY_K2_ENTRY(2, bf16)
 
 /* 16 columns per block, 4 chunks of 32 k per warp and step: 8 loads of
  * 16 bytes in flight per lane (2 chunks before sm_90, where 4 would spill

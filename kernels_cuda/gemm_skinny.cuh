@@ -6,7 +6,7 @@
  * lanes adjacent chunks: one 512-byte run per row per load), and x is read
  * through the read-only cache, where every warp of the SM finds it. The
  * lanes' partial sums meet in a fixed xor-shuffle tree and one fixed lane
- * writes each output: deterministic, no atomics. With KS = 2 two warps of
+ * writes each output: deterministic, no atomics. With KS > 1, KS warps of
  * the block split K for a column group and add in a fixed order.
  * The grid covers column groups (x) and batches (y), looping beyond. */
 #pragma once
@@ -43,21 +43,42 @@ template <int DT, int MR, int KS> __device__ __forceinline__ void pk_gemm_skinny
     /* more rows reuse each weight chunk more; more columns per warp reuse
      * each x chunk more; U keeps ~4 weight loads per lane in flight. KS
      * warps share a column group, each taking 1/KS of K: for a narrow W
-     * (N = 4096: one warp per column fills half the H200's warp slots) it
-     * doubles the loads in flight and halves each warp's chain of rounds. */
+     * it multiplies the warps, so that a W of few columns still fills the
+     * device, and shortens each warp's chain of rounds. */
     constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
     constexpr int U = 4 / NC;
     constexpr int GPB = 8 / KS; /* column groups per block of 8 warps */
-    static_assert(KS == 1 || KS == 2, "one or two warps per column group");
+    static_assert(KS == 1 || KS == 2 || KS == 4 || KS == 8, "1, 2, 4 or 8 warps per column group");
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int slot = warp % GPB, part = warp / GPB;
     const long long groups = (n + NC - 1) / NC;
     const long long k8 = k / 8; /* whole 16-byte chunks; the rest is the tail */
     const long long part_chunks = (k8 + KS - 1) / KS;
-    const long long c_lo = part * part_chunks, c_hi = c_lo + part_chunks < k8 ? c_lo + part_chunks : k8;
+    const long long c_lo = part * part_chunks < k8 ? part * part_chunks : k8;
+    const long long c_hi = c_lo + part_chunks < k8 ? c_lo + part_chunks : k8;
     const T *at = static_cast<const T *>(a), *bt = static_cast<const T *>(b);
     const pk_gemm_out out = PK_GEMM_OUT;
-    __shared__ float partial[KS > 1 ? GPB * MR * NC : 1];
+    __shared__ float partial[KS > 1 ? (KS - 1) * GPB * MR * NC : 1];
+
+    pk_grid_launch_dependents();
+    /* Launched early behind the previous kernel (programmatic dependent
+     * launch), the warp pulls its first weights into L2 while that kernel
+     * ends. Only a prefetch may come before the wait: L2 is where all
+     * writes meet, so a line fetched early is never stale, where a
+     * register would be if the previous kernel wrote W. */
+    {
+        const long long grp = (long long)blockIdx.x * GPB + slot;
+        if (grp < groups && blockIdx.y < batch)
+#pragma unroll
+            for (int c = 0; c < NC; c++)
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    const long long ch = c_lo + lane + u * 32;
+                    const long long col = grp * NC + c < n ? grp * NC + c : n - 1;
+                    if (ch < c_hi) pk_prefetch_l2(bt + blockIdx.y * b_sb + col * b_sn + ch * 8);
+                }
+    }
+    pk_grid_dependency_wait();
 
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
         const T *x = at + z * a_sb;
@@ -123,18 +144,20 @@ template <int DT, int MR, int KS> __device__ __forceinline__ void pk_gemm_skinny
                     for (int off = 16; off > 0; off >>= 1)
                         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
             if (KS > 1) {
-                /* the second half's sums join the first's, in that order */
-                if (part == 1 && lane == 0)
+                /* the later parts' sums join the first's, in part order */
+                if (part > 0 && lane == 0)
 #pragma unroll
                     for (int r = 0; r < MR; r++)
 #pragma unroll
-                        for (int c = 0; c < NC; c++) partial[(slot * MR + r) * NC + c] = acc[r][c];
+                        for (int c = 0; c < NC; c++) partial[(((part - 1) * GPB + slot) * MR + r) * NC + c] = acc[r][c];
                 __syncthreads();
                 if (part == 0)
 #pragma unroll
-                    for (int r = 0; r < MR; r++)
+                    for (int p = 0; p < KS - 1; p++)
 #pragma unroll
-                        for (int c = 0; c < NC; c++) acc[r][c] += partial[(slot * MR + r) * NC + c];
+                        for (int r = 0; r < MR; r++)
+#pragma unroll
+                            for (int c = 0; c < NC; c++) acc[r][c] += partial[((p * GPB + slot) * MR + r) * NC + c];
                 __syncthreads(); /* read before the next trip writes */
             }
             if (active && part == 0)

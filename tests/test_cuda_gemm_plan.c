@@ -39,11 +39,14 @@ static pk_cu_gemm_plan expect_knob(const pk_gemm_problem *p, int sms, size_t sme
 {
     pk_cu_gemm_plan plan;
     pk_cu_gemm_plan_pick_knob(p, sms, smem, knob, &plan);
+    /* only the skinny kernel waits for its predecessor before it reads */
+    const int early = !strncmp(kernel, "pk_gemm_skinny_", 15);
     if (strcmp(plan.kernel, kernel) || (gx && plan.grid[0] != gx) || (gy && plan.grid[1] != gy) ||
-        plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1) {
+        plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1 ||
+        plan.early != early) {
         failures++;
-        printf("FAIL line %d: got %s grid %u,%u smem %u; want %s grid %u,%u smem %u\n", line, plan.kernel,
-               plan.grid[0], plan.grid[1], plan.smem, kernel, gx, gy, smem_bytes);
+        printf("FAIL line %d: got %s grid %u,%u smem %u early %d; want %s grid %u,%u smem %u early %d\n", line,
+               plan.kernel, plan.grid[0], plan.grid[1], plan.smem, plan.early, kernel, gx, gy, smem_bytes, early);
     }
     return plan;
 }
@@ -162,6 +165,11 @@ int main(void)
     EXPECT(p, "pk_gemm_skinny_f16_m1_k2", 1024 / 4, 2, 0);
     p = problem(PK_BF16, 1, 1, 4096, 4096, 0, 1);
     EXPECT(p, "pk_gemm_skinny_bf16_m1", 4096 / 8, 1, 0);
+    /* a warp per column fits one wave but would run 14 rounds (down_proj) */
+    p = problem(PK_BF16, 1, 1, 4096, 14336, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1_k2", 4096 / 4, 1, 0);
+    p = problem(PK_BF16, 1, 1, 8192, 14336, 0, 1);
+    EXPECT(p, "pk_gemm_skinny_bf16_m1", 8192 / 8, 1, 0);
     p = problem(PK_BF16, 1, 1, 2048, 256, 0, 1);
     EXPECT(p, "pk_gemm_skinny_bf16_m1", 2048 / 8, 1, 0);
     p = problem(PK_F16, 1, 3, 4096, 4096, 0, 1);

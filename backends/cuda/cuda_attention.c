@@ -51,7 +51,7 @@ pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     unsigned grid[3] = {(unsigned)(p->batch * p->hkv), (unsigned)plan.n_splits, (unsigned)plan.row_tiles};
     unsigned block[3] = {(unsigned)plan.threads, 1, 1};
     void *args[] = {&a};
-    s = pk_cu_launch(d, f, grid, block, plan.kernel == PK_CU_ATTN_SIMT ? 0 : plan.smem, args, msg);
+    s = pk_cu_launch(d, f, grid, block, plan.kernel == PK_CU_ATTN_SIMT ? 0 : plan.smem, args, 0, msg);
     if (s != PK_SUCCESS || plan.n_splits == 1) return s;
 
     snprintf(name, sizeof name, "pk_attn_merge_%s", pk_gpu_dtype_tag(p->o.dtype));
@@ -61,5 +61,5 @@ pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     void *merge_args[] = {&a, &hd};
     size_t elems = (size_t)(p->batch * p->hq * p->sq) * (size_t)p->d;
     unsigned merge_grid[3] = {(unsigned)((elems + 255) / 256), 1, 1}, merge_block[3] = {256, 1, 1};
-    return pk_cu_launch(d, f, merge_grid, merge_block, 0, merge_args, msg);
+    return pk_cu_launch(d, f, merge_grid, merge_block, 0, merge_args, 0, msg);
 }

@@ -98,6 +98,10 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
     d->sm = attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
             attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     d->sm_count = d->info.compute_units;
+    /* the kernels' griddepcontrol is built for sm_90 on; =0 is for A/B
+     * timing and for ruling it out when something looks wrong */
+    const char *pdl = getenv("PORTKERN_CUDA_PDL");
+    d->early_launch = d->sm >= 90 && !(pdl && !strcmp(pdl, "0"));
     d->smem_optin = (size_t)d->info.local_mem_bytes;
     s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);

@@ -10,7 +10,7 @@ static pk_status run(pk_cu_device *d, const pk_gpu_launch *l, void *args, pk_msg
     CUfunction f;
     pk_status s = pk_cu_function(d, l->name, &f, msg);
     void *params[] = {args};
-    return s != PK_SUCCESS ? s : pk_cu_launch(d, f, l->grid, l->block, 0, params, msg);
+    return s != PK_SUCCESS ? s : pk_cu_launch(d, f, l->grid, l->block, 0, params, 0, msg);
 }
 
 static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)

@@ -48,5 +48,5 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     void *args[2 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1]};
     for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[2 + i] = g.args[i];
     /* the other kernels take PK_GEMM_PARAMS alone: skip the maps */
-    return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2, msg);
+    return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2, plan.early, msg);
 }

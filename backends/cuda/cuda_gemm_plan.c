@@ -171,12 +171,19 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     if (pk_gpu_gemm_decode_fits(p)) {
         int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
         int nc = mr <= 2 ? 1 : mr <= 4 ? 2 : 4; /* columns per warp, as gemm_skinny.cuh */
-        /* one row and fewer columns than warp slots: two warps per column */
-        int ks = mr == 1 && 2 * p->n * p->batch <= (int64_t)SKINNY_WARPS_PER_SM * sm_count &&
-                         p->k / 8 >= 2 * 32 ? 2 : 1;
+        /* One row: two warps per column where that still fits one wave
+         * (W of few columns: more loads in flight), or where one wave of a
+         * warp per column would leave each warp a long chain of rounds
+         * (8 or more of 32 lanes x 4 chunks: down_proj's 14 took 35.5 us,
+         * split 33.8, 4096 x 14336 on the H200; q_proj's 4 rounds were
+         * slower split, 16.1 against 13.8). */
+        const int64_t warps = p->n * p->batch, slots = (int64_t)SKINNY_WARPS_PER_SM * sm_count;
+        const int64_t rounds = cdiv(p->k / 8, 32 * 4);
+        int ks = mr == 1 && p->k / 8 >= 2 * 32 && (2 * warps <= slots || (warps <= slots && rounds >= 8)) ? 2 : 1;
         out->kind = PK_CU_GEMM_SKINNY;
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d%s", dt, mr, ks == 2 ? "_k2" : "");
         set_grid(out, cdiv(cdiv(p->n, nc), 8 / ks), p->batch, 256);
+        out->early = 1;
         return;
     }
 

@@ -25,6 +25,7 @@ typedef struct pk_cu_gemm_plan {
     char kernel[64];   /* entry point in the fatbin */
     unsigned grid[3], block[3];
     unsigned smem;     /* dynamic shared memory, bytes */
+    int early;         /* may start behind the previous kernel (it waits before it reads) */
 } pk_cu_gemm_plan;
 
 /* Picks the kernel for p on a device with sm_count multiprocessors and

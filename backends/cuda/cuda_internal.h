@@ -24,6 +24,7 @@ typedef struct pk_cu_device {
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
+    int early_launch;          /* programmatic dependent launch: sm_90 on, unless PORTKERN_CUDA_PDL=0 */
     size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
     pk_cu_function_entry *functions;
     CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
@@ -45,9 +46,13 @@ pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg);
 pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg);
 
 /* Launches f on the device's stream; smem is dynamic shared memory in bytes
- * (the attribute for more than 48 KiB is set here). args as cuLaunchKernel. */
+ * (the attribute for more than 48 KiB is set here). args as cuLaunchKernel.
+ * early: f may start while the previous kernel still runs, where the
+ * device allows (programmatic dependent launch, sm_90 on); f must then
+ * wait for it (pk_grid_dependency_wait) before it reads or writes
+ * anything but a prefetch. */
 pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned smem, void **args, pk_msg *msg);
+                       unsigned smem, void **args, int early, pk_msg *msg);
 
 /* Makes a device buffer the device keeps (*buf of *size bytes) at least
  * `bytes` long, and no shorter than `least` when it grows; growing waits

@@ -56,7 +56,7 @@ pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_
 }
 
 pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                       unsigned smem, void **args, pk_msg *msg)
+                       unsigned smem, void **args, int early, pk_msg *msg)
 {
     pk_status s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s != PK_SUCCESS) return s;
@@ -71,9 +71,11 @@ pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], co
         e->smem_set = smem;
     }
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return PK_SUCCESS;
-    return pk_cu_check(cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, d->stream,
-                                      args, NULL),
-                       "cuLaunchKernel", msg);
+    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    const CUlaunchConfig config = {grid[0],  grid[1], grid[2], block[0], block[1], block[2], smem, d->stream,
+                                   &attr, early && d->early_launch ? 1u : 0u};
+    return pk_cu_check(cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx", msg);
 }
 
 pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t bytes, size_t least,
