@@ -5,12 +5,31 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The largest non-NaN logit, lowest index first; 0 when all are NaN. Eight
+ * lanes keep their own maximum and its first index: one running maximum is
+ * a chain of dependent compares (128256 columns: 116 us against 50 on the
+ * 2-core build machine; on the H200 machine the host's part of a decode
+ * step, sampling most of it, was 0.26 ms of 5.3). */
 int32_t llama_sample_greedy(const float *logits, int64_t n)
 {
-    int32_t best = 0;
-    for (int64_t i = 1; i < n; i++)
-        if (logits[i] > logits[best] || (isnan(logits[best]) && !isnan(logits[i]))) best = (int32_t)i;
-    return best;
+    float top[8];
+    int64_t at[8];
+    for (int j = 0; j < 8; j++) top[j] = -INFINITY, at[j] = -1;
+    for (int64_t i = 0; i < n; i += 8)
+        for (int j = 0; j < 8 && i + j < n; j++) {
+            const float v = logits[i + j];
+            if (v > top[j]) { /* NaN compares false: skipped */
+                top[j] = v;
+                at[j] = i + j;
+            }
+        }
+    int best = -1;
+    for (int j = 0; j < 8; j++)
+        if (at[j] >= 0 && (best < 0 || top[j] > top[best] || (top[j] == top[best] && at[j] < at[best]))) best = j;
+    if (best >= 0) return (int32_t)at[best];
+    for (int64_t i = 0; i < n; i++) /* nothing above -inf: the first that is not NaN */
+        if (logits[i] == logits[i]) return (int32_t)i;
+    return 0;
 }
 
 /* splitmix64: tiny, seedable with any value, and the same stream everywhere. */
