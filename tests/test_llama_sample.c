@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "llama_sample.h"
 
@@ -24,8 +25,56 @@ static int32_t greedy_by_scan(const float *x, int n)
     return best < 0 ? 0 : best;
 }
 
+/* the nucleus by a full sort: ids ordered most likely first (ties by id),
+ * as many as first reach top_p of the mass; marks them in `in` */
+static const float *by_logit;
+static int cmp_desc(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    if (by_logit[x] != by_logit[y]) return by_logit[x] > by_logit[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static void nucleus_by_sort(const float *l, int n, double t, double top_p, char *in)
+{
+    int *ids = malloc((size_t)n * sizeof *ids);
+    double sum = 0, mass = 0, mx = -INFINITY;
+    for (int i = 0; i < n; i++) ids[i] = i, mx = l[i] > mx ? l[i] : mx;
+    for (int i = 0; i < n; i++) sum += exp((l[i] - mx) / t);
+    by_logit = l;
+    qsort(ids, (size_t)n, sizeof *ids, cmp_desc);
+    for (int i = 0; i < n; i++) in[i] = 0;
+    for (int k = 0; k < n && (k == 0 || mass < top_p * sum); k++) {
+        in[ids[k]] = 1;
+        mass += exp((l[ids[k]] - mx) / t);
+    }
+    free(ids);
+}
+
 int main(void)
 {
+    /* a 1000-token row with many ties: every draw lands in the nucleus
+     * that a full sort finds, and the likeliest token is drawn */
+    {
+        enum { N = 1000 };
+        static float l[N];
+        static char in[N];
+        uint32_t g = 99;
+        for (int i = 0; i < N; i++) {
+            g = g * 1664525u + 1013904223u;
+            l[i] = (float)((g >> 24) % 40) * 0.25f;
+        }
+        nucleus_by_sort(l, N, 0.7, 0.6, in);
+        llama_sampler t = {0.7f, 0.6f, 5};
+        int hits_top = 0;
+        for (int i = 0; i < 500; i++) {
+            const int32_t x = llama_sample(&t, l, N);
+            EXPECT(x >= 0 && x < N && in[x]);
+            hits_top += x == llama_sample_greedy(l, N);
+        }
+        EXPECT(hits_top > 0);
+    }
+
     /* lengths around the 8-lane blocks, ties across lanes and with the
      * tail, NaN and infinities anywhere, values from a small set so that
      * ties are common */

@@ -47,15 +47,44 @@ typedef struct llama_cand {
     int32_t id;
 } llama_cand;
 
-/* Most likely first; equal probabilities by lower id, so the order (and the
- * draw) does not depend on qsort's instability. */
-static int llama_cand_cmp(const void *a, const void *b)
+/* Most likely first; equal probabilities by lower id: a total order, so the
+ * nucleus and the draw are the same whatever the selection method. */
+static int llama_cand_before(const llama_cand *x, const llama_cand *y)
 {
-    const llama_cand *x = a, *y = b;
-    if (x->p != y->p) return x->p > y->p ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
+    return x->p > y->p || (x->p == y->p && x->id < y->id);
 }
 
+static void llama_sift_down(llama_cand *h, int64_t n, int64_t i)
+{
+    for (;;) {
+        const int64_t l = 2 * i + 1;
+        int64_t b = i;
+        if (l < n && llama_cand_before(&h[l], &h[b])) b = l;
+        if (l + 1 < n && llama_cand_before(&h[l + 1], &h[b])) b = l + 1;
+        if (b == i) return;
+        const llama_cand t = h[i];
+        h[i] = h[b];
+        h[b] = t;
+        i = b;
+    }
+}
+
+/* A draw of u * mass over c[0..k) in that order; the last when rounding
+ * leaves u * mass at or past the end. */
+static int32_t llama_draw(const llama_cand *c, int64_t k, int64_t step, double r)
+{
+    double acc = 0;
+    for (int64_t i = 0; i < k; i++) {
+        acc += c[i * step].p;
+        if (r < acc) return c[i * step].id;
+    }
+    return c[(k - 1) * step].id;
+}
+
+/* The nucleus comes off a max-heap most likely first, only as far as it
+ * reaches top_p: sorting all 128256 candidates of a Llama-3 vocabulary
+ * took 20 ms a token on the build machine. Without a top_p cut the draw
+ * runs over every token in id order. */
 int32_t llama_sample(llama_sampler *s, const float *logits, int64_t n)
 {
     if (s->temperature <= 0) return llama_sample_greedy(logits, n);
@@ -68,20 +97,25 @@ int32_t llama_sample(llama_sampler *s, const float *logits, int64_t n)
         c[i] = (llama_cand){p, (int32_t)i};
         sum += p;
     }
-    qsort(c, (size_t)n, sizeof *c, llama_cand_cmp);
-    const double keep = (s->top_p > 0 && s->top_p < 1 ? s->top_p : 1.0) * sum;
-    int64_t k = 0;
-    double mass = 0;
-    while (k < n && (k == 0 || mass < keep)) mass += c[k++].p;
-    const double r = llama_uniform(&s->rng) * mass;
-    double acc = 0;
-    int32_t pick = c[k - 1].id;
-    for (int64_t i = 0; i < k; i++) {
-        acc += c[i].p;
-        if (r < acc) {
-            pick = c[i].id;
-            break;
+    int32_t pick;
+    if (!(s->top_p > 0 && s->top_p < 1)) {
+        pick = llama_draw(c, n, 1, llama_uniform(&s->rng) * sum);
+    } else {
+        const double keep = s->top_p * sum;
+        for (int64_t i = n / 2; i-- > 0;) llama_sift_down(c, n, i);
+        /* each pop moves the heap's best to the end: the nucleus is
+         * c[n-1], c[n-2], ..., most likely first */
+        int64_t k = 0;
+        double mass = 0;
+        while (k < n && (k == 0 || mass < keep)) {
+            const llama_cand best = c[0];
+            c[0] = c[n - 1 - k];
+            c[n - 1 - k] = best;
+            k++;
+            llama_sift_down(c, n - k, 0);
+            mass += best.p;
         }
+        pick = llama_draw(c + n - 1, k, -1, llama_uniform(&s->rng) * mass);
     }
     free(c);
     return pick;
