@@ -62,4 +62,10 @@ __device__ __forceinline__ void pk_grid_launch_dependents()
 #endif
 }
 
-__device__ __forceinline__ void pk_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* bytes (a multiple of 16) from p (16-byte aligned) into L2, by one thread */
+__device__ __forceinline__ void pk_prefetch_l2_bulk(const void *p, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+}
+#endif
