@@ -20,7 +20,7 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
             (s = pk_check_dim(ctx, FN, "k", k, 0, q->shape[3], "head dim")))
             return s;
     }
-    if (!(desc->theta > 0.0f) || !isfinite(desc->theta))
+    if (!desc->inv_freq && (!(desc->theta > 0.0f) || !isfinite(desc->theta)))
         return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: 'desc->theta' = %g must be finite and > 0", FN,
                        (double)desc->theta);
     int64_t d = q->shape[3];
@@ -29,6 +29,13 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
         return pk_fail(ctx, PK_ERR_SHAPE_MISMATCH,
                        "%s: 'desc->rotary_dim' = %lld must be even and at most the head dim %lld", FN,
                        (long long)desc->rotary_dim, (long long)d);
+    if (desc->inv_freq) {
+        const pk_tensor *f = desc->inv_freq;
+        if ((s = pk_check_tensor(ctx, FN, "desc->inv_freq", f, 1, 1)) ||
+            (s = pk_check_dtype(ctx, FN, "desc->inv_freq", f, PK_F32)) ||
+            (s = pk_check_dim(ctx, FN, "desc->inv_freq", f, 0, rd / 2, "rotary_dim / 2")))
+            return s;
+    }
     int64_t bs = q->shape[0] * q->shape[1];
     if (pk_numel(q) == 0 || rd == 0) {
         pk_clear_error(ctx);
@@ -50,6 +57,7 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
     p.theta = desc->theta;
     p.interleaved = desc->interleaved != 0;
     p.positions = pos;
+    p.inv_freq = desc->inv_freq ? pk_view_of(desc->inv_freq) : pk_view_none();
     pk_msg msg = {{0}};
     s = ctx->be->rope(ctx->dev, &p, &msg);
     free(pos);

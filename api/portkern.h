@@ -293,8 +293,12 @@ PK_API pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x,
 
 /* Rotary embedding, in place on q [B, S, Hq, D] and k [B, S, Hk, D] (k may
  * be NULL). Pairs within the first rotary_dim (even, <= D) channels rotate
- * by angle pos * theta^(-2i/rotary_dim): the NeoX/Llama layout pairs i with
+ * by angle pos * f_i, i < rotary_dim/2: the NeoX/Llama layout pairs i with
  * i + rotary_dim/2, the interleaved (GPT-J) layout pairs 2i with 2i+1.
+ * f_i = theta^(-2i/rotary_dim) unless inv_freq gives the frequencies
+ * (scaled RoPE: Llama 3.1's "llama3", "linear", YaRN, ...): an f32 tensor
+ * [rotary_dim/2] of this context, any stride, read on the device (theta is
+ * then ignored); its values are used as given.
  * positions: host array of B*S positions (copied during the call); NULL
  * means position s for every batch. Angles are computed in f32. */
 typedef struct pk_rope_desc {
@@ -302,9 +306,10 @@ typedef struct pk_rope_desc {
     int64_t rotary_dim;     /* 0: D */
     int interleaved;        /* 0: NeoX/Llama rotate-half */
     const int32_t *positions;
+    const pk_tensor *inv_freq; /* NULL: from theta */
 } pk_rope_desc;
 
-#define PK_ROPE_DESC_INIT {10000.0f, 0, 0, NULL}
+#define PK_ROPE_DESC_INIT {10000.0f, 0, 0, NULL, NULL}
 
 PK_API pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
                          const pk_tensor *k);

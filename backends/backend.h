@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 2
+#define PK_BACKEND_ABI 3
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -80,6 +80,7 @@ typedef struct pk_rope_problem {
     float theta;
     int interleaved;
     const int32_t *positions;    /* [batch * seq], host memory, never NULL */
+    pk_view inv_freq;            /* f32 [rotary_dim / 2], stride[3]; mem NULL: from theta */
 } pk_rope_problem;
 
 /* Fused chain over a 4-D output (shape padded with 1 at the front); every

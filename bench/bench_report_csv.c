@@ -38,6 +38,8 @@ static const char *op_name(pk_bench_op op)
     case PK_BENCH_GEMM: return "gemm";
     case PK_BENCH_ATTENTION: return "attention";
     case PK_BENCH_RMSNORM: return "add+rmsnorm";
+    case PK_BENCH_ROPE: return "rope";
+    case PK_BENCH_ROPE_INV_FREQ: return "rope+inv_freq";
     default: return "swiglu";
     }
 }

@@ -249,6 +249,69 @@ static pk_status bench_rows(pk_context *ctx, const pk_bench_case *c, int reps, p
     return s;
 }
 
+/* ---- RoPE: in place on q [B,S,Hq,D] and k [B,S,Hkv,D], Llama 3's theta;
+ * with inv_freq the same frequencies come from a device table instead */
+
+#define PK_BENCH_ROPE_THETA 500000.0f
+
+typedef struct rope_state {
+    pk_context *ctx;
+    const pk_bench_case *c;
+    pk_buffer *q[PK_BENCH_MAX_COPIES], *k[PK_BENCH_MAX_COPIES], *freq;
+    int32_t *pos;
+    int copies;
+} rope_state;
+
+static pk_status rope_run(void *state, int i)
+{
+    rope_state *r = state;
+    const pk_bench_case *c = r->c;
+    int j = i % r->copies;
+    pk_tensor q = pk_tensor_make(r->q[j], 0, c->dtype, 4, (int64_t[]){c->batch, c->sq, c->hq, c->d});
+    pk_tensor k = pk_tensor_make(r->k[j], 0, c->dtype, 4, (int64_t[]){c->batch, c->sq, c->hkv, c->d});
+    pk_tensor f = r->freq ? pk_tensor_make(r->freq, 0, PK_F32, 1, (int64_t[]){c->d / 2}) : (pk_tensor){0};
+    pk_rope_desc d = PK_ROPE_DESC_INIT;
+    d.theta = PK_BENCH_ROPE_THETA;
+    d.positions = r->pos;
+    d.inv_freq = r->freq ? &f : NULL;
+    return pk_rope(r->ctx, &d, &q, &k);
+}
+
+static pk_status bench_rope(pk_context *ctx, const pk_device_info *info, const pk_bench_case *c, int reps,
+                            pk_bench_result *r)
+{
+    double es = (double)pk_dtype_size(c->dtype);
+    pk_bench_counts(c, &r->flops, &r->bytes);
+    r->metric_bytes = r->bytes;
+    int64_t tokens = c->batch * c->sq, half = c->d / 2;
+    rope_state st = {ctx, c, {0}, {0}, NULL, NULL, copies_for(es * tokens * (c->hq + c->hkv) * c->d, info)};
+    st.pos = malloc((size_t)tokens * sizeof *st.pos);
+    float *freq = malloc((size_t)half * sizeof *freq);
+    pk_status s = st.pos && freq ? PK_SUCCESS : PK_ERR_OUT_OF_MEMORY;
+    /* prefill: positions 0..S-1; decode: each sequence 4k tokens in */
+    for (int64_t t = 0; s == PK_SUCCESS && t < tokens; t++)
+        st.pos[t] = (int32_t)(c->sq > 1 ? t % c->sq : 4095 + t);
+    int made = 0;
+    for (; made < st.copies && s == PK_SUCCESS; made++) {
+        s = random_buffer(ctx, c->dtype, tokens * c->hq * c->d, 1.0f, &st.q[made]);
+        if (s == PK_SUCCESS) s = random_buffer(ctx, c->dtype, tokens * c->hkv * c->d, 1.0f, &st.k[made]);
+    }
+    if (s == PK_SUCCESS && c->op == PK_BENCH_ROPE_INV_FREQ) {
+        for (int64_t i = 0; i < half; i++) freq[i] = powf(PK_BENCH_ROPE_THETA, -(float)(2 * i) / (float)c->d);
+        s = pk_alloc(ctx, (size_t)half * sizeof *freq, &st.freq);
+        if (s == PK_SUCCESS) s = pk_upload(st.freq, 0, freq, (size_t)half * sizeof *freq);
+    }
+    if (s == PK_SUCCESS) s = pk_bench_time(ctx, rope_run, &st, reps, r);
+    for (int i = 0; i < made; i++) {
+        if (st.q[i]) pk_free(st.q[i]);
+        if (st.k[i]) pk_free(st.k[i]);
+    }
+    if (st.freq) pk_free(st.freq);
+    free(st.pos);
+    free(freq);
+    return s;
+}
+
 pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -258,6 +321,8 @@ pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_ben
     switch (c->op) {
     case PK_BENCH_GEMM: return bench_gemm(ctx, &info, c, reps, r);
     case PK_BENCH_ATTENTION: return bench_attention(ctx, &info, c, reps, r);
+    case PK_BENCH_ROPE:
+    case PK_BENCH_ROPE_INV_FREQ: return bench_rope(ctx, &info, c, reps, r);
     default: return bench_rows(ctx, c, reps, r);
     }
 }

@@ -18,6 +18,9 @@
     {name, PK_BENCH_ATTENTION, dt, 0, 0, 0, 0, b, sq, skv, hq, hkv, d, causal, (sq) == 1 ? 'K' : 'F', 0, 0}
 #define N(name, dt, rows, cols) {name, PK_BENCH_RMSNORM, dt, rows, cols, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 0, 0}
 #define S(name, dt, rows, cols) {name, PK_BENCH_SWIGLU, dt, rows, cols, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 0, 0}
+/* RoPE in place on q and k; freq: from a device table (scaled RoPE) instead of theta */
+#define R(name, dt, b, s, hq, hkv, d, freq)                                                                            \
+    {name, (freq) ? PK_BENCH_ROPE_INV_FREQ : PK_BENCH_ROPE, dt, 0, 0, 0, 0, b, s, 0, hq, hkv, d, 0, 'B', 0, 0}
 
 /* hidden 4096, 32 query / 8 KV heads of 128, MLP 14336 */
 static const pk_bench_case llama3_8b[] = {
@@ -103,6 +106,11 @@ static const pk_bench_case elementwise[] = {
     S("swiglu bf16 [16384,14336]", PK_BF16, 16384, 14336),
     S("swiglu bf16 [32,14336]", PK_BF16, 32, 14336),
     S("swiglu f16 [4096,14336]", PK_F16, 4096, 14336),
+    /* Llama-3-8B's q and k: 32 and 8 heads of 128 */
+    R("rope bf16 8b prefill S2048", PK_BF16, 1, 2048, 32, 8, 128, 0),
+    R("rope bf16 8b prefill S2048 inv_freq", PK_BF16, 1, 2048, 32, 8, 128, 1),
+    R("rope bf16 8b decode B32", PK_BF16, 32, 1, 32, 8, 128, 0),
+    R("rope bf16 8b decode B32 inv_freq", PK_BF16, 32, 1, 32, 8, 128, 1),
 };
 
 /* tools/run.sh's suite: a slice of every kind that a CPU device finishes in
@@ -128,7 +136,7 @@ const char *const pk_bench_suite_about[] = {
     "Llama-3.2-1B prefill and decode",
     "linear-layout GEMM, batch 1 to 4096, bf16/f16/f32",
     "prefill causal and non-causal, GQA, MQA, decode with long KV",
-    "add+RMSNorm and SwiGLU, large and decode-sized",
+    "add+RMSNorm, SwiGLU and RoPE (theta or a frequency table), large and decode-sized",
     "a slice of each kind for tools/run.sh (short on a CPU device)",
 };
 
@@ -175,7 +183,7 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
     c->m = c->n = c->k = -1;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", spec);
-    int op_seen = 0;
+    int op_seen = 0, inv_freq = 0;
     for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
         if (!eq) return 0;
@@ -188,6 +196,7 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
             else if (!strcmp(v, "attention")) c->op = PK_BENCH_ATTENTION;
             else if (!strcmp(v, "rmsnorm")) c->op = PK_BENCH_RMSNORM;
             else if (!strcmp(v, "swiglu")) c->op = PK_BENCH_SWIGLU;
+            else if (!strcmp(v, "rope")) c->op = PK_BENCH_ROPE;
             else return 0;
         } else if (!strcmp(k, "dtype")) {
             if (!parse_dtype(v, &c->dtype)) return 0;
@@ -202,6 +211,7 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
         else if (!strcmp(k, "hkv")) c->hkv = x;
         else if (!strcmp(k, "d")) c->d = x;
         else if (!strcmp(k, "causal")) c->causal = (int)x;
+        else if (!strcmp(k, "inv_freq")) inv_freq = (int)x;
         else return 0;
     }
     if (!op_seen) return 0;
@@ -214,6 +224,15 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
         snprintf(name_buf, name_len, "attn %s B%lld Hq%lld Hkv%lld Sq%lld Skv%lld D%lld%s", pk_dtype_name(c->dtype),
                  (long long)c->batch, (long long)c->hq, (long long)c->hkv, (long long)c->sq, (long long)c->skv,
                  (long long)c->d, c->causal ? " causal" : "");
+    } else if (c->op == PK_BENCH_ROPE) {
+        if (c->batch <= 0) c->batch = 1;
+        if (c->hkv <= 0) c->hkv = c->hq;
+        if (c->sq <= 0 || c->hq <= 0 || c->d <= 0 || c->d % 2) return 0;
+        if (inv_freq) c->op = PK_BENCH_ROPE_INV_FREQ;
+        c->metric = 'B';
+        snprintf(name_buf, name_len, "rope %s B%lld S%lld Hq%lld Hkv%lld D%lld%s", pk_dtype_name(c->dtype),
+                 (long long)c->batch, (long long)c->sq, (long long)c->hq, (long long)c->hkv, (long long)c->d,
+                 inv_freq ? " inv_freq" : "");
     } else if (c->op == PK_BENCH_GEMM) {
         if (c->m <= 0 || c->n <= 0 || c->k <= 0) return 0;
         c->metric = c->m <= 32 ? 'W' : 'F';
@@ -244,6 +263,13 @@ void pk_bench_counts(const pk_bench_case *c, double *flops, double *bytes)
         *flops = 4.0 * c->batch * c->hq * pairs * c->d;
         double qo = es * c->batch * c->sq * c->hq * c->d, kv = 2 * es * c->batch * c->skv * c->hkv * c->d;
         *bytes = 2 * qo + kv;
+    } else if (c->op == PK_BENCH_ROPE || c->op == PK_BENCH_ROPE_INV_FREQ) {
+        /* per element 2 products and a sum; per (token, pair) the angle,
+         * its sine and cosine; q and k read and written once, the
+         * positions and frequencies read */
+        double tokens = (double)c->batch * c->sq, elems = tokens * (c->hq + c->hkv) * c->d;
+        *flops = 3 * elems + 1.5 * tokens * c->d;
+        *bytes = 2 * es * elems + 4 * tokens + 2.0 * c->d;
     } else {
         /* the arithmetic a minimal kernel must do per element, a
          * transcendental counted as one: add, square-and-sum, two scalings

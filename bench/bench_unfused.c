@@ -122,8 +122,8 @@ static pk_status alloc_mask(pk_context *ctx, const pk_bench_case *c, pk_buffer *
 
 double pk_bench_unfused(pk_context *ctx, const pk_bench_case *c, int reps, char *why, size_t why_len)
 {
-    if (c->op == PK_BENCH_GEMM) {
-        snprintf(why, why_len, "a GEMM has no unfused form");
+    if (c->op == PK_BENCH_GEMM || c->op == PK_BENCH_ROPE || c->op == PK_BENCH_ROPE_INV_FREQ) {
+        snprintf(why, why_len, "%s has no unfused form", c->op == PK_BENCH_GEMM ? "a GEMM" : "RoPE");
         return 0;
     }
     unfused_state u = {ctx, c, {0}, NULL, NULL, {0}};

@@ -17,7 +17,7 @@ enum {
     GA, GB, GC, GD, GBIAS, GRES, GA16, GD16,
     AQ, AK, AV, AO, ALSE, AK16, ALSE16, AQ72, AK72, AV72, AO72, AK2, AV2, AQ3, AO3,
     RX, RW, RB, ROUT, RRES, RRESO, RW16, RX16,
-    PQ, PKT, PK16,
+    PQ, PKT, PK16, PF, PF16,
     CX, CY, CZ, COUT,
     NT
 };
@@ -44,7 +44,8 @@ static const struct {
     [RRES] = {PK_F32, 2, {3, 16}},       [RRESO] = {PK_F32, 2, {3, 16}},
     [RW16] = {PK_F16, 1, {16}},          [RX16] = {PK_F16, 2, {3, 16}},
     [PQ] = {PK_F32, 4, {1, 3, 2, 64}},   [PKT] = {PK_F32, 4, {1, 3, 1, 64}},
-    [PK16] = {PK_F16, 4, {1, 3, 1, 64}},
+    [PK16] = {PK_F16, 4, {1, 3, 1, 64}}, [PF] = {PK_F32, 1, {32}},
+    [PF16] = {PK_F16, 1, {32}},
     [CX] = {PK_F32, 2, {3, 16}},         [CY] = {PK_F32, 1, {16}},
     [CZ] = {PK_F32, 1, {5}},             [COUT] = {PK_F32, 2, {3, 16}},
 };
@@ -372,6 +373,17 @@ BAD(rope_dtype_k) { return rope(f, NULL, T(PQ), T(PK16)); }
 BAD(rope_shape_k) { pk_tensor k = f->t[PKT]; k.shape[1] = 2; return rope(f, NULL, T(PQ), &k); }
 BAD(rope_ndim3) { int64_t s[3] = {3, 2, 64}; pk_tensor q = pk_tensor_make(f->buf[PQ], 0, PK_F32, 3, s); return rope(f, NULL, &q, NULL); }
 BAD(rope_q_past_end) { pk_tensor q = f->t[PQ]; q.offset = 64; return rope(f, NULL, &q, NULL); }
+static pk_status rope_freq(fx *f, const pk_tensor *inv_freq)
+{
+    pk_rope_desc d = PK_ROPE_DESC_INIT;
+    d.inv_freq = inv_freq;
+    return rope(f, &d, T(PQ), T(PKT));
+}
+BAD(rope_freq_dtype) { return rope_freq(f, T(PF16)); }
+BAD(rope_freq_length) { pk_tensor t = f->t[PF]; t.shape[0] = 31; return rope_freq(f, &t); }
+BAD(rope_freq_ndim2) { int64_t s[2] = {2, 16}; pk_tensor t = pk_tensor_make(f->buf[PF], 0, PK_F32, 2, s); return rope_freq(f, &t); }
+BAD(rope_freq_past_end) { pk_tensor t = f->t[PF]; t.offset = 64; return rope_freq(f, &t); }
+BAD(rope_freq_wrong_context) { pk_tensor t = f->t[PF]; t.buf = f->obuf; return rope_freq(f, &t); }
 
 /* chain */
 BAD(chain_null_out) { return chain(f, NULL, T(CX), T(CY), NULL); }
@@ -550,6 +562,11 @@ static const bad_case bad_cases[] = {
     {"rope/shape-k", E(SHAPE_MISMATCH), "pk_rope", "'k'", W_CTX, 0, rope_shape_k},
     {"rope/ndim3", E(SHAPE_MISMATCH), "pk_rope", "'q'", W_CTX, 0, rope_ndim3},
     {"rope/q-past-end", E(OUT_OF_BOUNDS), "pk_rope", "'q'", W_CTX, 0, rope_q_past_end},
+    {"rope/dtype-inv-freq", E(DTYPE_MISMATCH), "pk_rope", "'desc->inv_freq'", W_CTX, 0, rope_freq_dtype},
+    {"rope/shape-inv-freq", E(SHAPE_MISMATCH), "pk_rope", "'desc->inv_freq'", W_CTX, 0, rope_freq_length},
+    {"rope/inv-freq-ndim2", E(SHAPE_MISMATCH), "pk_rope", "'desc->inv_freq'", W_CTX, 0, rope_freq_ndim2},
+    {"rope/inv-freq-past-end", E(OUT_OF_BOUNDS), "pk_rope", "'desc->inv_freq'", W_CTX, 0, rope_freq_past_end},
+    {"rope/inv-freq-wrong-context", E(WRONG_CONTEXT), "pk_rope", "'desc->inv_freq'", W_CTX, 1, rope_freq_wrong_context},
 
     {"chain/null-out", E(NULL_ARGUMENT), "pk_chain", "'out'", W_CTX, 0, chain_null_out},
     {"chain/null-desc", E(NULL_ARGUMENT), "pk_chain", "'desc'", W_CTX, 0, chain_null_desc},

@@ -1,7 +1,7 @@
 /* Row ops: rmsnorm, layernorm, glu, bias_act, softmax; and rope.
  * Row-op args: 0 x (glu: gate), 1 weight, 2 bias, 3 out, 4 desc->residual,
  * 5 desc->residual_out, 6 up, 7 the [.., 2H] tensor gate and up are views of.
- * RoPE args: 0 q, 1 k (both in place). */
+ * RoPE args: 0 q, 1 k (both in place), 2 desc->inv_freq. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +55,7 @@ static pk_status run_rope(const cf_case *c, pk_context *ctx, const pk_tensor *t)
     d.rotary_dim = p->rotary_dim;
     d.interleaved = p->interleaved;
     d.positions = p->has_positions ? p->positions : NULL;
+    d.inv_freq = p->has_inv_freq ? cf_t(t, 2) : NULL;
     return pk_rope(ctx, &d, cf_t(t, 0), cf_t(t, 1));
 }
 
@@ -182,10 +183,13 @@ static void add_rows(cf_case_list *l, const rcfg *r)
 
 /* ---------------------------------------------------------------- rope cases */
 
+enum { FT_NONE = 0, FT_CONTIG, FT_STRIDED };
+
 typedef struct ropecfg {
     pk_dtype dt;
     int64_t b, s, hq, hk, d, rotary_dim;
     int interleaved, positions, k_null, bhsd;
+    int freq_table; /* FT_*: desc->inv_freq */
     float theta;
 } ropecfg;
 
@@ -211,7 +215,9 @@ static void add_rope(cf_case_list *l, const ropecfg *r)
     if (r->theta != 10000.0f) k += (size_t)snprintf(extra + k, sizeof extra - k, "/theta%g", r->theta);
     if (r->positions) k += (size_t)snprintf(extra + k, sizeof extra - k, "/positions");
     if (r->k_null) k += (size_t)snprintf(extra + k, sizeof extra - k, "/k-null");
-    if (r->bhsd) snprintf(extra + k, sizeof extra - k, "/bhsd+offset");
+    if (r->bhsd) k += (size_t)snprintf(extra + k, sizeof extra - k, "/bhsd+offset");
+    if (r->freq_table)
+        snprintf(extra + k, sizeof extra - k, "/inv_freq%s", r->freq_table == FT_STRIDED ? "-strided" : "");
     cf_case *c = cf_case_add(l, CF_OP_ROPE, r->dt, run_rope, "rope/%s/%s/b%llds%lld/h%lld-%lld/d%lld%s",
                              cf_dtype_tag(r->dt), r->interleaved ? "interleaved" : "neox", (long long)r->b,
                              (long long)r->s, (long long)r->hq, (long long)r->hk, (long long)r->d, extra);
@@ -235,6 +241,16 @@ static void add_rope(cf_case_list *l, const ropecfg *r)
     }
     cf_arg_gen(cf_case_arg(c, 0, "q", CF_INOUT, qs), CF_GEN_NORMAL, 0.0f, 1.0f);
     if (!r->k_null) cf_arg_gen(cf_case_arg(c, 1, "k", CF_INOUT, ks), CF_GEN_NORMAL, 0.0f, 1.0f);
+    if (r->freq_table) {
+        /* scaled RoPE's frequencies are no longer a power series: any positive values */
+        cf_spec fs = cf_shape(PK_F32, 1, (r->rotary_dim ? r->rotary_dim : r->d) / 2);
+        if (r->freq_table == FT_STRIDED) {
+            fs.stride[0] = 3;
+            fs.offset = 5;
+        }
+        p->has_inv_freq = 1;
+        cf_arg_gen(cf_case_arg(c, 2, "desc->inv_freq", CF_IN, fs), CF_GEN_UNIFORM, 1e-4f, 1.0f);
+    }
 }
 
 /* ---------------------------------------------------------------- the lists */
@@ -408,6 +424,24 @@ void cf_cases_rows(cf_case_list *l)
         p = RP(dt, 1, 4, 2, 2, 128);
         p.theta = 500000.0f;
         p.positions = 1;
+        add_rope(l, &p);
+        /* a frequency table: both layouts, with and without k, partial */
+        for (int il = 0; il < 2; il++)
+            for (int kn = 0; kn < 2; kn++) {
+                p = RP(dt, 2, 5, 4, 2, kn ? 128 : 64);
+                p.interleaved = il;
+                p.k_null = kn;
+                p.rotary_dim = il == kn ? 0 : kn ? 32 : 48;
+                p.positions = 1;
+                p.freq_table = FT_CONTIG;
+                add_rope(l, &p);
+            }
+        /* a strided table at an offset, and theta 0, which a table makes unused */
+        p = RP(dt, 1, 9, 8, 1, 128);
+        p.rotary_dim = 64;
+        p.positions = 1;
+        p.freq_table = FT_STRIDED;
+        p.theta = 0.0f;
         add_rope(l, &p);
     }
 }

@@ -159,6 +159,7 @@ typedef struct cf_rope_params {
     int interleaved;
     int has_positions;
     int32_t positions[512];
+    int has_inv_freq; /* arg 2 is desc->inv_freq */
 } cf_rope_params;
 
 typedef struct cf_chain_params {

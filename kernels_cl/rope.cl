@@ -8,9 +8,10 @@
  * Neighbouring work-items take neighbouring pairs, so their accesses are
  * contiguous. The flat index runs in a grid-stride loop.
  *
- * tab holds the positions (int32, one per token) followed by the inverse
- * frequencies (f32 bits, rotary_dim / 2 of them) that the host computed
- * exactly as the f32 reference does. */
+ * pos holds the positions (int32, one per token). The inverse frequencies
+ * (rotary_dim / 2 of them) are freq[freq_off + i * freq_st]: the caller's
+ * table, or those the host computed exactly as the f32 reference does,
+ * written after the positions in the same buffer. */
 
 #define PK_T __global PK_TYPE(DT)
 
@@ -23,14 +24,14 @@ inline void pk_rope_pair(PK_T *p, long base, long c0, long c1, float cs, float s
 
 __kernel void pk_rope(long tokens, long seq, long hq, long hk, long pairs, long share, int interleaved,
                       PK_T *q, long q_off, long4 q_st, PK_T *k, long k_off, long4 k_st,
-                      __global const int *tab)
+                      __global const int *pos, __global const float *freq, long freq_off, long freq_st)
 {
     const long items = tokens * share * pairs;
     for (long idx = get_global_id(0); idx < items; idx += get_global_size(0)) {
         const long i = idx % pairs, t = idx / pairs;
         const long first_head = t % share, token = t / share;
         const long b = token / seq, s = token % seq;
-        const float angle = (float)tab[token] * as_float(tab[tokens + i]);
+        const float angle = (float)pos[token] * freq[freq_off + i * freq_st];
         const float cs = cos(angle), sn = sin(angle);
         const long c0 = interleaved ? 2 * i : i, c1 = interleaved ? 2 * i + 1 : i + pairs;
         for (long h = first_head; h < hq + hk; h += share) {

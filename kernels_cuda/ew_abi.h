@@ -23,13 +23,14 @@ typedef struct pk_ew_rows_args {
 } pk_ew_rows_args;
 
 /* RoPE: tab_pos holds int32 positions [tokens], tab_freq f32 inverse
- * frequencies [half]; share = work-items that split one (token, pair)'s
- * heads. */
+ * frequencies [half], freq_stride elements apart (the caller's table may
+ * be strided); share = work-items that split one (token, pair)'s heads. */
 typedef struct pk_ew_rope_args {
     int64_t tokens, seq, hq, hk, half, share;
     int32_t interleaved, pad;
     pk_ew_view q, k;
     uint64_t tab_pos, tab_freq;
+    int64_t freq_stride;
 } pk_ew_rope_args;
 
 #define PK_EW_CHAIN_INPUTS 8

@@ -2,8 +2,9 @@
  * rotation pair i of one token and walks a share of that token's heads (q
  * heads first, then k heads), so cos and sin are computed once per (token,
  * pair) and reused; neighbouring threads take neighbouring pairs, so their
- * accesses are contiguous. The inverse frequencies come from the host,
- * computed exactly as the f32 reference does. */
+ * accesses are contiguous. The inverse frequencies are the caller's
+ * device table, or else come from the host, computed exactly as the f32
+ * reference does. */
 #pragma once
 
 #include "ew_common.cuh"
@@ -30,7 +31,7 @@ template <int DT> __device__ __forceinline__ void rope_kernel(const pk_ew_rope_a
         const int64_t first_head = t % a.share, token = t / a.share;
         const int64_t b = token / a.seq, s = token % a.seq;
         float sn, cs;
-        sincosf((float)pos[token] * inv_freq[i], &sn, &cs);
+        sincosf((float)pos[token] * inv_freq[i * a.freq_stride], &sn, &cs);
         const int64_t c0 = a.interleaved ? 2 * i : i, c1 = a.interleaved ? 2 * i + 1 : i + a.half;
         for (int64_t h = first_head; h < heads; h += a.share) {
             const bool is_q = h < a.hq;

@@ -77,7 +77,7 @@ static void attention(void)
  * memory that counts its copies and can be told to fail one. */
 typedef struct fake_dev {
     unsigned char mem[256];
-    size_t size;
+    size_t size, last_bytes;
     int uploads, fail_next;
 } fake_dev;
 
@@ -102,11 +102,13 @@ static pk_status fake_upload(void *dev, uint64_t addr, const void *src, size_t b
     }
     memcpy((void *)(uintptr_t)addr, src, bytes);
     d->uploads++;
+    d->last_bytes = bytes;
     return PK_SUCCESS;
 }
 
 /* The tables are copied when they change (positions, theta, rotary dim,
- * a grown buffer) and after a failed copy, and only then. */
+ * a grown buffer) and after a failed copy, and only then; a caller's
+ * frequency table never is. */
 static void rope_tables(void)
 {
     static const pk_gpu_table_ops ops = {fake_reserve, fake_upload};
@@ -148,6 +150,21 @@ static void rope_tables(void)
     p.positions = pos;
     CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 7);
     CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 7);
+
+    /* the caller's frequency table is read where it lies: only positions go up */
+    float table[40] = {0};
+    pk_gpu_launch l;
+    p.inv_freq = (pk_view){.mem = table, .offset = 3, .dtype = PK_F32, .stride = {0, 0, 0, 2}};
+    CHECK(pk_gpu_rope_plan(&p, &a, &l) && a.freq_stride == 2);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 8);
+    CHECK(d.last_bytes == 16 && a.tab_pos == (uint64_t)(uintptr_t)d.mem);
+    CHECK(a.tab_freq == (uint64_t)(uintptr_t)(table + 3));
+    table[3] = 2.0f; /* device data: nothing to copy */
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 8);
+    p.inv_freq = (pk_view){0}; /* from theta again: the frequencies go up too */
+    CHECK(pk_gpu_rope_plan(&p, &a, &l) && a.freq_stride == 1);
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 9);
+    CHECK(d.last_bytes == 16 + 16 * sizeof(float) && a.tab_freq == a.tab_pos + 16);
     pk_gpu_rope_tables_free(&t);
 }
 

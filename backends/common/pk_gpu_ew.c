@@ -122,6 +122,7 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
     *a = (pk_ew_rope_args){
         .tokens = tokens, .seq = p->seq, .hq = p->hq, .hk = p->k.mem ? p->hk : 0, .half = half,
         .interleaved = p->interleaved, .q = pk_gpu_ew_view(&p->q), .k = pk_gpu_ew_view(&p->k),
+        .freq_stride = p->inv_freq.mem ? p->inv_freq.stride[PK_MAX_DIMS - 1] : 1,
     };
     int64_t pairs = tokens * half, share = (ROPE_TARGET_ITEMS + pairs - 1) / pairs;
     a->share = share < heads ? share : heads;
@@ -132,13 +133,14 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
 }
 
 /* p's block into t->next: *bytes long, inverse frequencies from byte
- * *freq_off; *upload says it differs from the held block. 0: out of host
- * memory. */
+ * *freq_off (none when the caller's table gives them: it is already on
+ * the device); *upload says it differs from the held block. 0: out of
+ * host memory. */
 static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, size_t *bytes, size_t *freq_off,
                              int *upload)
 {
-    const size_t tokens = (size_t)(p->batch * p->seq), half = (size_t)(p->rotary_dim / 2);
-    const size_t pos_bytes = (tokens * sizeof(int32_t) + 15) & ~(size_t)15, n = pos_bytes + half * sizeof(float);
+    const size_t tokens = (size_t)(p->batch * p->seq), n_freq = p->inv_freq.mem ? 0 : (size_t)(p->rotary_dim / 2);
+    const size_t pos_bytes = (tokens * sizeof(int32_t) + 15) & ~(size_t)15, n = pos_bytes + n_freq * sizeof(float);
     if (n > t->next_cap) {
         unsigned char *grown = realloc(t->next, n);
         if (!grown) return 0;
@@ -147,7 +149,7 @@ static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, si
     }
     memset(t->next, 0, pos_bytes); /* the padding too: blocks compare whole */
     memcpy(t->next, p->positions, tokens * sizeof(int32_t));
-    pk_rope_inv_freq(p->theta, p->rotary_dim, (float *)(t->next + pos_bytes));
+    if (n_freq) pk_rope_inv_freq(p->theta, p->rotary_dim, (float *)(t->next + pos_bytes));
     *bytes = n;
     *freq_off = pos_bytes;
     *upload = !(t->held_bytes == n && !memcmp(t->held, t->next, n));
@@ -183,7 +185,7 @@ pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem 
         else t->held_bytes = 0; /* a failed copy may have written part */
     }
     a->tab_pos = addr;
-    a->tab_freq = addr + freq_off;
+    a->tab_freq = p->inv_freq.mem ? pk_gpu_ew_view(&p->inv_freq).ptr : addr + freq_off;
     return s;
 }
 

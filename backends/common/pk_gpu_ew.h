@@ -44,7 +44,8 @@ void pk_gpu_rows_one_wave(pk_gpu_launch *l, int per_sm, int sm_count);
 int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch *l);
 
 /* RoPE's tables as one block, positions (int32, padded to 16 bytes) then
- * inverse frequencies (f32), and a host copy of the block a device holds:
+ * inverse frequencies (f32; none when the caller gives a device table of
+ * them), and a host copy of the block a device holds:
  * the layers of one decode step share their tables, so they are uploaded
  * once a step instead of once a layer (each upload is a host call and a
  * copy between two kernels). */
@@ -64,8 +65,9 @@ typedef struct pk_gpu_table_ops {
     pk_status (*upload)(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg);
 } pk_gpu_table_ops;
 
-/* Points a->tab_pos and a->tab_freq at p's tables on the device, copying
- * them there only when they differ from the block it holds. */
+/* Points a->tab_pos and a->tab_freq at p's tables on the device (tab_freq
+ * at p->inv_freq when given), copying the block there only when it
+ * differs from the one the device holds. */
 pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem *p, void *dev,
                                    const pk_gpu_table_ops *ops, pk_ew_rope_args *a, pk_msg *msg);
 void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);

@@ -1,6 +1,7 @@
-/* RoPE: one launch over q and k. Positions and inverse frequencies go to
- * the device through the scratch buffer with a blocking write (the host
- * positions die when the call returns). */
+/* RoPE: one launch over q and k. Positions, and the inverse frequencies
+ * unless the caller's table gives them, go to the device through the
+ * scratch buffer with a blocking write (the host positions die when the
+ * call returns). */
 #include <stdlib.h>
 
 #include "opencl_internal.h"
@@ -16,21 +17,28 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 {
     pk_cl_device *d = dev;
     cl_long tokens = p->batch * p->seq, half = p->rotary_dim / 2, heads = p->hq + p->hk;
-    size_t pos_bytes = (size_t)tokens * sizeof(cl_int), freq_bytes = (size_t)half * sizeof(cl_float);
+    int own_freq = !p->inv_freq.mem;
+    size_t pos_bytes = (size_t)tokens * sizeof(cl_int), freq_bytes = own_freq ? (size_t)half * sizeof(cl_float) : 0;
 
-    float *inv_freq = malloc(freq_bytes);
-    if (!inv_freq) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
+    float *inv_freq = NULL;
+    if (own_freq) {
+        if (!(inv_freq = malloc(freq_bytes))) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+        pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
+    }
     cl_mem tab;
     pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
     if (s == PK_SUCCESS)
         s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, 0, pos_bytes, p->positions, 0, NULL, NULL),
                         "clEnqueueWriteBuffer (positions)", msg);
-    if (s == PK_SUCCESS)
+    if (s == PK_SUCCESS && own_freq)
         s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, pos_bytes, freq_bytes, inv_freq, 0, NULL, NULL),
                         "clEnqueueWriteBuffer (frequencies)", msg);
     free(inv_freq);
     if (s != PK_SUCCESS) return s;
+    /* the frequencies, in f32 elements: the caller's table, or ours after the positions */
+    cl_mem freq = own_freq ? tab : (cl_mem)p->inv_freq.mem;
+    cl_long freq_off = own_freq ? tokens : p->inv_freq.offset;
+    cl_long freq_st = own_freq ? 1 : p->inv_freq.stride[PK_MAX_DIMS - 1];
 
     char opts[64];
     pk_cl_options(opts, sizeof opts, "-DDT=%d", (int)p->q.dtype);
@@ -51,7 +59,8 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     const pk_cl_arg args[] = {
         PK_CL_ARG(tokens), PK_CL_ARG(seq), PK_CL_ARG(hq), PK_CL_ARG(hk), PK_CL_ARG(half), PK_CL_ARG(share),
         PK_CL_ARG(interleaved), PK_CL_ARG(q), PK_CL_ARG(p->q.offset), PK_CL_ARG(q_st), PK_CL_ARG(kmem),
-        PK_CL_ARG(p->k.offset), PK_CL_ARG(k_st), PK_CL_ARG(tab),
+        PK_CL_ARG(p->k.offset), PK_CL_ARG(k_st), PK_CL_ARG(tab), PK_CL_ARG(freq), PK_CL_ARG(freq_off),
+        PK_CL_ARG(freq_st),
     };
     size_t items = (size_t)(pairs * share), local = ROPE_WG;
     size_t global = items < (size_t)ROPE_MAX_GROUPS * ROPE_WG ? items : (size_t)ROPE_MAX_GROUPS * ROPE_WG;

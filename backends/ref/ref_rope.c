@@ -1,5 +1,5 @@
 /* Rotary embedding, in place. Pair i (i < rotary_dim/2) turns by
- * pos * theta^(-2i/rotary_dim), all of it computed in pk_ref_acc (so in
+ * pos * theta^(-2i/rotary_dim) (or the caller's frequency table), all of it computed in pk_ref_acc (so in
  * float in the f32 variant, as the API promises of a GPU kernel). cos and
  * sin depend only on the position, so they are computed once per (b, s)
  * and applied to every head of q and k. */
@@ -42,7 +42,8 @@ pk_status PK_REF_FN(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
     pk_ref_rope_scratch t = {buf, buf + half, buf + 2 * half};
     pk_ref_acc theta = p->theta;
     for (int64_t i = 0; i < half; i++)
-        t.inv_freq[i] = pow(theta, -(pk_ref_acc)(2 * i) / (pk_ref_acc)p->rotary_dim);
+        t.inv_freq[i] = p->inv_freq.mem ? pk_ref_load(&p->inv_freq, i * p->inv_freq.stride[PK_MAX_DIMS - 1])
+                                        : pow(theta, -(pk_ref_acc)(2 * i) / (pk_ref_acc)p->rotary_dim);
 
     for (int64_t b = 0; b < p->batch; b++) {
         for (int64_t s = 0; s < p->seq; s++) {
