@@ -2,6 +2,7 @@
  * portkern-llama-make (argv[1]) reads back with every tensor's name, shape and
  * size; malformed files, headers and configs fail with an error that names
  * the tensor or key at fault. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "llama_config.h"
 #include "llama_json.h"
+#include "llama_rope.h"
 #include "llama_safetensors.h"
 
 static int failures;
@@ -115,37 +117,210 @@ static void test_json(void)
     EXPECT(v == NULL && strstr(err, "nesting"), "deep nesting: %s", err);
 }
 
+#define LLAMA_TYPE "{\"model_type\": \"llama\", "
+
 static void test_config(void)
 {
-    const char *ok = "{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
-                     " \"num_attention_heads\": 4, \"vocab_size\": 256, \"head_dim\": null}";
+    const char *ok = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 176,"
+                     " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256, \"head_dim\": null}";
     llama_config c;
     char err[512];
     EXPECT(llama_config_parse(ok, strlen(ok), "config.json", &c, err, sizeof err) == 0, "defaults: %s", err);
     EXPECT(c.head_dim == 16 && c.num_key_value_heads == 4 && c.max_position_embeddings == 2048 &&
-               c.rope_theta == 10000.0 && c.rms_norm_eps == 1e-6 && c.tie_word_embeddings == 0,
+               c.rope.theta == 10000.0 && c.rope.type == LLAMA_ROPE_DEFAULT && c.rms_norm_eps == 1e-6 &&
+               c.tie_word_embeddings == 0,
            "defaults wrong");
-    expect_config_error("{\"intermediate_size\": 176, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+    expect_config_error(LLAMA_TYPE "\"intermediate_size\": 176, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
                         " \"vocab_size\": 256}",
                         "hidden_size: missing");
-    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 0, \"num_hidden_layers\": 2,"
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64, \"intermediate_size\": 0, \"num_hidden_layers\": 2,"
                         " \"num_attention_heads\": 4, \"vocab_size\": 256}",
                         "intermediate_size: must be positive");
-    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
                         " \"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 256}",
                         "num_key_value_heads");
-    expect_config_error("{\"hidden_size\": 60, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 60, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
                         " \"num_attention_heads\": 8, \"vocab_size\": 256}",
                         "num_attention_heads");
-    expect_config_error("{\"hidden_size\": 64.5, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64.5, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
                         " \"num_attention_heads\": 4, \"vocab_size\": 256}",
                         "hidden_size: expected an integer");
-    expect_config_error("{\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
-                        " \"num_attention_heads\": 4, \"vocab_size\": 256, \"rope_scaling\": {\"factor\": 8}}",
-                        "rope_scaling");
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                        " \"num_attention_heads\": 4, \"vocab_size\": 256, \"rope_scaling\": {\"rope_type\": \"longrope\"}}",
+                        "rope_scaling.rope_type: \"longrope\" is not supported");
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64, \"intermediate_size\": 176,"
+                        " \"num_hidden_layers\": 5000, \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "num_hidden_layers: 5000 is past the largest");
     expect_config_error("{\"hidden_size\": 64,}", "config.json: json: line 1");
     EXPECT(llama_config_load(tmpdir, &c, err, sizeof err) != 0 && strstr(err, "config.json"),
            "missing config.json: %s", err);
+}
+
+/* A small model's config.json with `extra` members added at the end. */
+static const char *with_keys(const char *model_type, const char *extra)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"model_type\": \"%s\", \"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 4,"
+             " \"num_attention_heads\": 2, \"num_key_value_heads\": 1, \"head_dim\": 64, \"vocab_size\": 256,"
+             " \"max_position_embeddings\": 1024%s%s}",
+             model_type, *extra ? ", " : "", extra);
+    return buf;
+}
+
+static int parse_keys(const char *model_type, const char *extra, llama_config *c, char *err, size_t n)
+{
+    const char *text = with_keys(model_type, extra);
+    return llama_config_parse(text, strlen(text), "config.json", c, err, n);
+}
+
+/* Every key that changes the math: read in both spellings, or refused by name. */
+static void test_config_keys(void)
+{
+    static const struct {
+        const char *type, *extra, *needle;
+    } refused[] = {
+        {"gemma", "", "model_type: \"gemma\" is not supported"},
+        {"llama\\u0000x", "", "model_type"},
+        {"llama", "\"hidden_act\": \"gelu\"", "hidden_act: \"gelu\" is not supported"},
+        {"llama", "\"hidden_act\": \"silu\\u0000x\"", "hidden_act"},
+        {"llama", "\"rope_parameters\": {\"rope_type\": \"longrope\", \"rope_theta\": 1e4}",
+         "rope_parameters.rope_type: \"longrope\" is not supported"},
+        {"llama", "\"rope_scaling\": {\"type\": \"su\"}", "rope_scaling.type: \"su\""},
+        {"llama", "\"rope_scaling\": {\"rope_type\": \"linear\"}", "rope_scaling.factor: missing"},
+        {"llama", "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8}", "rope_scaling.low_freq_factor"},
+        {"llama",
+         "\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4, \"high_freq_factor\": 1}",
+         "rope_scaling.high_freq_factor: must be above"},
+        {"llama", "\"rope_parameters\": {\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}",
+         "rope_parameters.partial_rotary_factor: 0.5"},
+        {"llama", "\"rope_theta\": 1e999", "rope_theta: must be finite"},
+        {"llama", "\"rms_norm_eps\": -1", "rms_norm_eps: must be finite and positive"},
+        {"llama", "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2}, \"rope_parameters\": {}",
+         "rope_scaling: given beside rope_parameters"},
+        {"llama", "\"rope_parameters\": {\"full_attention\": {\"rope_type\": \"default\"}}",
+         "rope_parameters.full_attention: RoPE per layer type"},
+        {"llama",
+         "\"original_max_position_embeddings\": 64, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8,"
+         " \"low_freq_factor\": 1, \"high_freq_factor\": 4, \"original_max_position_embeddings\": 32}",
+         "original_max_position_embeddings: 32 disagrees"},
+        {"llama", "\"attention_bias\": 1", "attention_bias: expected true or false"},
+        {"llama", "\"quantization_config\": {\"quant_method\": \"gptq\"}", "quantization_config"},
+        {"llama", "\"torch_dtype\": \"float64\"", "torch_dtype: \"float64\" is not supported"},
+        {"llama", "\"dtype\": \"bfloat16\", \"torch_dtype\": \"float32\"", "torch_dtype: \"float32\" disagrees"},
+        {"llama", "\"dtype\": \"F32\\u0000x\"", "dtype"},
+        {"llama", "\"tie_word_embeddings\": \"yes\"", "tie_word_embeddings: expected true or false"},
+        {"llama", "\"eos_token_id\": 256", "eos_token_id: 256 is not a token id"},
+        {"llama", "\"eos_token_id\": [1, 2.5]", "eos_token_id"},
+        {"qwen2", "\"use_sliding_window\": true, \"sliding_window\": 8, \"layer_types\": [\"full_attention\"]",
+         "layer_types: expected a list of num_hidden_layers = 4"},
+        {"qwen2",
+         "\"use_sliding_window\": true, \"sliding_window\": 8, \"layer_types\": [\"full_attention\", "
+         "\"chunked_attention\", \"full_attention\", \"full_attention\"]",
+         "layer_types: \"chunked_attention\" is not supported"},
+    };
+    llama_config c;
+    char err[512];
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        err[0] = '\0';
+        int rc = parse_keys(refused[i].type, refused[i].extra, &c, err, sizeof err);
+        EXPECT(rc != 0 && strstr(err, refused[i].needle), "%s {%s}: rc %d, error \"%s\" lacks \"%s\"",
+               refused[i].type, refused[i].extra, rc, err, refused[i].needle);
+    }
+
+    /* both spellings of the same llama3 settings read alike */
+    llama_config a, b;
+    EXPECT(parse_keys("llama",
+                      "\"rope_theta\": 500000.0, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, "
+                      "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 8192}, "
+                      "\"torch_dtype\": \"bfloat16\"",
+                      &a, err, sizeof err) == 0,
+           "4.x llama3: %s", err);
+    EXPECT(parse_keys("llama",
+                      "\"rope_parameters\": {\"rope_type\": \"llama3\", \"rope_theta\": 500000.0, \"factor\": 8.0, "
+                      "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 8192}, "
+                      "\"dtype\": \"bfloat16\"",
+                      &b, err, sizeof err) == 0,
+           "5.x llama3: %s", err);
+    EXPECT(a.rope.type == LLAMA_ROPE_LLAMA3 && !memcmp(&a.rope, &b.rope, sizeof a.rope) && a.dtype == PK_BF16 &&
+               b.dtype == PK_BF16 && a.rope.theta == 500000.0 && a.rope.original_max_position_embeddings == 8192,
+           "llama3 settings differ between the spellings");
+
+    /* Llama 3.1's table: short wavelengths kept, long ones divided by 8, a
+     * smooth band between (values from the formula in double) */
+    float f[32];
+    double qk;
+    llama_rope_inv_freq(&b, f, &qk);
+    EXPECT(qk == 1.0 && f[0] == 1.0f, "llama3 f[0] %g", f[0]);
+    for (int i = 0; i < 32; i++) {
+        const double base = 1 / pow(500000.0, 2.0 * i / 64), wl = 2 * M_PI / base;
+        const double want = wl < 2048 ? base : wl > 8192 ? base / 8 : 0;
+        if (want != 0) EXPECT(f[i] == (float)want, "llama3 f[%d] %.9g, want %.9g", i, f[i], want);
+        else EXPECT(f[i] < base && f[i] > base / 8, "llama3 f[%d] %.9g outside the band", i, f[i]);
+    }
+    /* linear divides every frequency; dynamic equals default within max_position_embeddings */
+    EXPECT(parse_keys("llama", "\"rope_scaling\": {\"type\": \"linear\", \"factor\": 4}", &a, err, sizeof err) == 0,
+           "linear: %s", err);
+    llama_rope_inv_freq(&a, f, &qk);
+    EXPECT(f[3] == (float)(1 / pow(10000.0, 6.0 / 64) / 4), "linear f[3] %.9g", f[3]);
+    EXPECT(parse_keys("llama", "\"rope_parameters\": {\"rope_type\": \"dynamic\", \"factor\": 4}", &a, err,
+                      sizeof err) == 0,
+           "dynamic: %s", err);
+    llama_rope_inv_freq(&a, f, &qk);
+    EXPECT(f[3] == (float)(1 / pow(10000.0, 6.0 / 64)) && a.rope.theta == 10000.0, "dynamic f[3] %.9g", f[3]);
+    /* YaRN: ends extrapolate / interpolate, attention factor 0.1 ln(factor) + 1, squared on the scores */
+    EXPECT(parse_keys("llama",
+                      "\"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"rope_theta\": 10000.0, "
+                      "\"original_max_position_embeddings\": 256}",
+                      &a, err, sizeof err) == 0,
+           "yarn: %s", err);
+    llama_rope_inv_freq(&a, f, &qk);
+    const double af = 0.1 * log(4.0) + 1;
+    EXPECT(fabs(qk - af * af) < 1e-15 && f[0] == 1.0f && f[31] == (float)(1 / pow(10000.0, 62.0 / 64) / 4),
+           "yarn: qk %g f[0] %g f[31] %.9g", qk, f[0], f[31]);
+
+    /* windows: mistral on every layer (4096 when absent, none when null);
+     * qwen2 from max_window_layers, or from layer_types */
+    EXPECT(parse_keys("mistral", "", &a, err, sizeof err) == 0 && a.sliding_window == 4096 && a.layer_sliding[3] &&
+               a.max_position_embeddings == 1024,
+           "mistral default window: %s", err);
+    EXPECT(parse_keys("mistral", "\"sliding_window\": null", &a, err, sizeof err) == 0 && a.sliding_window == 0 &&
+               !a.layer_sliding[0],
+           "mistral null window: %s", err);
+    EXPECT(parse_keys("qwen2", "\"use_sliding_window\": true, \"sliding_window\": 8, \"max_window_layers\": 2", &a,
+                      err, sizeof err) == 0 &&
+               a.sliding_window == 8 && !a.layer_sliding[1] && a.layer_sliding[2] && a.bias_qkv && !a.bias_o,
+           "qwen2 window: %s", err);
+    EXPECT(parse_keys("qwen2", "\"use_sliding_window\": false, \"sliding_window\": 8, \"max_window_layers\": 0", &a,
+                      err, sizeof err) == 0 &&
+               a.sliding_window == 0 && !a.layer_sliding[2],
+           "qwen2 window off: %s", err);
+    EXPECT(parse_keys("qwen2",
+                      "\"use_sliding_window\": true, \"sliding_window\": 8, \"layer_types\": [\"sliding_attention\", "
+                      "\"full_attention\", \"sliding_attention\", \"full_attention\"]",
+                      &a, err, sizeof err) == 0 &&
+               a.layer_sliding[0] && !a.layer_sliding[1] && a.layer_sliding[2],
+           "qwen2 layer_types: %s", err);
+    /* the llama family has no window: refused where it would bite */
+    EXPECT(parse_keys("llama", "\"sliding_window\": 100", &a, err, sizeof err) == 0, "llama window: %s", err);
+    EXPECT(llama_config_check_context(&a, 100, err, sizeof err) == 0, "llama window within the context");
+    EXPECT(llama_config_check_context(&a, 101, err, sizeof err) != 0 && strstr(err, "sliding_window: 100"),
+           "llama window below the context: %s", err);
+    /* biases */
+    EXPECT(parse_keys("llama", "\"attention_bias\": true, \"mlp_bias\": true", &a, err, sizeof err) == 0 &&
+               a.bias_qkv && a.bias_o && a.bias_mlp,
+           "llama biases: %s", err);
+    /* stop tokens: config.json's, replaced by generation_config.json's */
+    EXPECT(parse_keys("llama", "\"eos_token_id\": [7, 9]", &a, err, sizeof err) == 0 && a.n_eos == 2 && a.eos[1] == 9,
+           "eos list: %s", err);
+    const char *gen = "{\"eos_token_id\": 5, \"bos_token_id\": 1}";
+    EXPECT(llama_generation_parse(gen, strlen(gen), "generation_config.json", &a, err, sizeof err) == 0 &&
+               a.n_eos == 1 && a.eos[0] == 5,
+           "generation eos: %s", err);
+    gen = "{\"eos_token_id\": \"5\"}";
+    EXPECT(llama_generation_parse(gen, strlen(gen), "generation_config.json", &a, err, sizeof err) != 0 &&
+               strstr(err, "generation_config.json: eos_token_id"),
+           "generation eos string: %s", err);
 }
 
 /* Names and shapes portkern-llama-make must write for the tiny preset. */
@@ -343,6 +518,7 @@ int main(int argc, char **argv)
     }
     test_json();
     test_config();
+    test_config_keys();
     test_checkpoints(argv[1]);
     test_malformed();
     char cmd[600];

@@ -10,10 +10,12 @@
 #             (PK_SANITIZE_TOOLS="memcheck" runs one)
 #   report    the vendor comparison report, every suite, on the three
 #             platforms of the card
-#   llama     the engine test (tests/test_llama_engine.sh) on each platform,
-#             then a seeded Llama-3-8B-shaped checkpoint through
-#             portkern-llama on each: decode at batch 1 (127 steps; CUDA
-#             twice), a 2048-token prefill
+#   llama     the engine test (tests/test_llama_engine.sh) and the
+#             transformers fixtures (tests/test_llama_hf_fixtures.py) on
+#             each platform, then a seeded Llama-3-8B-shaped checkpoint
+#             through portkern-llama on each: decode at batch 1 (127 steps;
+#             CUDA twice), a 2048-token prefill; and on CUDA the same
+#             weights as Llama 3.1 (llama3 RoPE, 5.x config)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 # The device tool brings back at most 8 files: every log goes into
@@ -97,6 +99,9 @@ if [[ $parts == *llama* ]]; then
   PK_LLAMA_BACKENDS="$platforms" timeout "$step" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
     $ll/portkern-llama $ll/test_llama_logits_cmp /tmp/llama-test >"$logs/llama-test.txt" 2>&1
   summary+=("llama engine test rc=$?: $(grep -E '^(f32|bf16) ' "$logs/llama-test.txt" | tr '\n' ';')")
+  PK_LLAMA_BACKENDS="$platforms" timeout "$step" python3 tests/test_llama_hf_fixtures.py $ll/portkern-llama \
+    $ll/test_llama_logits_cmp tests/hf_fixtures /tmp/llama-hf-test >"$logs/llama-hf-test.txt" 2>&1
+  summary+=("llama hf fixtures rc=$?: $(grep -c 'of its bound' "$logs/llama-hf-test.txt") runs within bound, $(grep -c '^FAIL' "$logs/llama-hf-test.txt") FAIL, $(grep -c skipped "$logs/llama-hf-test.txt") skipped")
   make_8b
   prompt=$(seq 1 2048 | tr '\n' ' ')
   for target in $platforms; do
@@ -111,6 +116,14 @@ if [[ $parts == *llama* ]]; then
   timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda-again.txt" 2>&1
   summary+=("llama cuda:0 again: $(grep -h decode: "$logs/llama-decode-cuda-again.txt")")
+  # Llama 3.1: the same weights (same seed and names), its own config.json
+  mkdir -p /tmp/ck-8b-31 && ln -f /tmp/ck-8b/model.safetensors /tmp/ck-8b-31/model.safetensors &&
+    $ll/portkern-llama-make --out /tmp/ck-8b-31 --preset llama3.1-8b --dtype bf16 --config-only
+  for run in 1 2; do
+    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b-31 --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+      --backend cuda:0 >"$logs/llama31-decode-cuda-$run.txt" 2>&1
+    summary+=("llama3.1 cuda:0 run $run: $(grep -E '^[0-9 ]+$' "$logs/llama31-decode-cuda-$run.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama31-decode-cuda-$run.txt")")
+  done
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight

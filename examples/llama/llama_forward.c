@@ -10,6 +10,7 @@
  * [n, 2 I] rows whose halves SwiGLU reads as two views. */
 #include "llama_forward.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -70,11 +71,13 @@ static pk_tensor llama_cache_heads(const llama_state *s, int64_t layer, int half
     return t;
 }
 
-static pk_status llama_linear(pk_context *ctx, const pk_tensor *x, const pk_tensor *w, const pk_tensor *residual,
-                              const pk_tensor *out)
+/* out = x W^T (+ bias, when the checkpoint has one) (+ residual) */
+static pk_status llama_linear(pk_context *ctx, const pk_tensor *x, const pk_tensor *w, const pk_tensor *bias,
+                              const pk_tensor *residual, const pk_tensor *out)
 {
     pk_gemm_desc g = PK_GEMM_DESC_INIT;
     g.trans_b = 1; /* HF stores W as [out, in] */
+    g.bias = bias && bias->buf ? bias : NULL;
     g.residual = residual;
     return pk_gemm(ctx, &g, x, w, NULL, out);
 }
@@ -103,6 +106,7 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
                  (long long)max_seq, (long long)c->max_position_embeddings);
         return -1;
     }
+    if (llama_config_check_context(c, max_seq, err, errlen)) return -1;
     llama_state *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of host memory");
@@ -178,13 +182,13 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     const pk_tensor q = llama_rows(s->q, dt, 0, n, hq * hd);
     const pk_tensor kv_new = llama_rows(s->kv_cache[layer], dt, s->pos, n, 2 * hkv * hd);
     LLAMA_TRY(llama_norm(m, &x, &l->attn_norm, &xn), "input_layernorm");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, NULL, &q), "q_proj");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wkv, NULL, &kv_new), "k_proj and v_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, &l->b_q, NULL, &q), "q_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wkv, &l->b_kv, NULL, &kv_new), "k_proj and v_proj");
 
     const pk_tensor q4 = llama_heads(s->q, dt, 0, n, hq, hd);
     const pk_tensor k4_new = llama_cache_heads(s, layer, 0, s->pos, n);
     pk_rope_desc r = PK_ROPE_DESC_INIT;
-    r.theta = (float)c->rope_theta;
+    r.inv_freq = &m->inv_freq;
     r.interleaved = 0; /* HF Llama's rotate_half */
     r.positions = s->positions;
     LLAMA_TRY(pk_rope(m->ctx, &r, &q4, &k4_new), "rope");
@@ -194,10 +198,12 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     const pk_tensor o4 = llama_heads(s->attn, dt, 0, n, hq, hd);
     pk_attention_desc a = PK_ATTENTION_DESC_INIT;
     a.causal = 1; /* bottom-right aligned: query i sees keys up to pos + i */
+    if (m->qk_scale != 1.0) a.scale = (float)(m->qk_scale / sqrt((double)hd));
+    if (c->layer_sliding[layer]) a.window_left = c->sliding_window - 1;
     LLAMA_TRY(pk_attention(m->ctx, &a, &q4, &k_all, &v_all, &o4), "attention");
 
     const pk_tensor o = llama_rows(s->attn, dt, 0, n, hq * hd), x_out = llama_rows(s->x[1], dt, 0, n, h);
-    LLAMA_TRY(llama_linear(m->ctx, &o, &l->wo, &x, &x_out), "o_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &o, &l->wo, &l->b_o, &x, &x_out), "o_proj");
     return 0;
 }
 
@@ -213,9 +219,9 @@ static int llama_mlp_block(llama_state *s, const llama_layer *l, int64_t n, char
                     up = llama_cols(s->gate_up, dt, 0, n, 2 * ff, ff, ff), act = llama_rows(s->act, dt, 0, n, ff),
                     x_out = llama_rows(s->x[0], dt, 0, n, h);
     LLAMA_TRY(llama_norm(m, &x, &l->ffn_norm, &xn), "post_attention_layernorm");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_gate_up, NULL, &gate_up), "gate_proj and up_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &l->w_gate_up, &l->b_gate_up, NULL, &gate_up), "gate_proj and up_proj");
     LLAMA_TRY(pk_glu(m->ctx, PK_ACT_SILU, &gate, &up, &act), "SwiGLU");
-    LLAMA_TRY(llama_linear(m->ctx, &act, &l->w_down, &x, &x_out), "down_proj");
+    LLAMA_TRY(llama_linear(m->ctx, &act, &l->w_down, &l->b_down, &x, &x_out), "down_proj");
     return 0;
 }
 
@@ -228,7 +234,7 @@ static int llama_logits(llama_state *s, int64_t n, float *logits, char *err, siz
     const pk_tensor last = llama_rows(s->x[0], m->dtype, n - 1, 1, h), xn = llama_rows(s->xn, m->dtype, 0, 1, h);
     const pk_tensor out = llama_rows(s->logits, PK_F32, 0, 1, v);
     LLAMA_TRY(llama_norm(m, &last, &m->final_norm, &xn), "model.norm");
-    LLAMA_TRY(llama_linear(m->ctx, &xn, &m->lm_head, NULL, &out), "lm_head");
+    LLAMA_TRY(llama_linear(m->ctx, &xn, &m->lm_head, NULL, NULL, &out), "lm_head");
     LLAMA_TRY(pk_download(s->logits, 0, logits, (size_t)v * sizeof(float)), "logits download");
     return 0;
 }

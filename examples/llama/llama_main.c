@@ -1,5 +1,12 @@
 /* portkern-llama: greedy or sampled generation from token ids with a
- * Llama-architecture safetensors checkpoint, every layer on portkern.
+ * Llama-family safetensors checkpoint, every layer on portkern.
+ *
+ * Generation stops after max-new tokens, or after a stop token
+ * (generation_config.json's eos_token_id, else config.json's), which is
+ * printed; --ignore-eos goes on to max-new. --force-ids feeds the given
+ * ids after the prompt instead of the chosen ones (teacher forcing: one
+ * step per id, then one more, stop tokens ignored), so that logits can be
+ * compared with another implementation's on a fixed sequence.
  *
  * stdout: the generated ids on one line, then prefill and decode speed.
  * --dump-logits FILE writes one text header line
@@ -19,8 +26,9 @@
 #include "portkern.h"
 
 typedef struct llama_args {
-    const char *model, *prompt, *backend, *dump;
+    const char *model, *prompt, *backend, *dump, *force;
     long max_new;
+    int ignore_eos, max_new_given;
     llama_sampler sampler;
 } llama_args;
 
@@ -28,8 +36,10 @@ static void llama_usage(FILE *f)
 {
     fprintf(f, "usage: portkern-llama --model DIR --prompt-ids \"1 2 3\" [--max-new 32]\n"
                "         [--backend auto|cuda|hip|opencl|ref[:INDEX]] [--temperature T] [--top-p P]\n"
-               "         [--seed S] [--dump-logits FILE]\n"
-               "Greedy unless T > 0. FILE: a header line \"portkern-llama logits f32le steps=S vocab=V\"\n"
+               "         [--seed S] [--dump-logits FILE] [--ignore-eos] [--force-ids \"4 5 6\"]\n"
+               "Greedy unless T > 0; stops at the checkpoint's eos_token_id unless --ignore-eos.\n"
+               "--force-ids feeds those ids after the prompt (teacher forcing): count + 1 steps.\n"
+               "FILE: a header line \"portkern-llama logits f32le steps=S vocab=V\"\n"
                "then S rows of V little-endian f32, one per generated token.\n");
 }
 
@@ -43,12 +53,16 @@ static int llama_parse_num(const char *s, double *out)
 
 static int llama_parse_args(int argc, char **argv, llama_args *a)
 {
-    *a = (llama_args){NULL, NULL, "auto", NULL, 32, {0.0f, 1.0f, 0}};
+    *a = (llama_args){NULL, NULL, "auto", NULL, NULL, 32, 0, 0, {0.0f, 1.0f, 0}};
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             llama_usage(stdout);
             exit(0);
+        }
+        if (!strcmp(opt, "--ignore-eos")) {
+            a->ignore_eos = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "portkern-llama: %s needs a value\n", opt);
@@ -61,7 +75,11 @@ static int llama_parse_args(int argc, char **argv, llama_args *a)
         else if (!strcmp(opt, "--prompt-ids")) a->prompt = val;
         else if (!strcmp(opt, "--backend")) a->backend = val;
         else if (!strcmp(opt, "--dump-logits")) a->dump = val;
-        else if (!strcmp(opt, "--max-new") && !bad_num && num >= 1 && num <= 1e6) a->max_new = (long)num;
+        else if (!strcmp(opt, "--force-ids")) a->force = val;
+        else if (!strcmp(opt, "--max-new") && !bad_num && num >= 1 && num <= 1e6 && num == (long)num) {
+            a->max_new = (long)num;
+            a->max_new_given = 1;
+        }
         else if (!strcmp(opt, "--temperature") && !bad_num && num >= 0) a->sampler.temperature = (float)num;
         else if (!strcmp(opt, "--top-p") && !bad_num && num > 0 && num <= 1) a->sampler.top_p = (float)num;
         else if (!strcmp(opt, "--seed") && !bad_num && num >= 0) a->sampler.rng = (uint64_t)num;
@@ -72,6 +90,10 @@ static int llama_parse_args(int argc, char **argv, llama_args *a)
     }
     if (!a->model || !a->prompt) {
         fprintf(stderr, "portkern-llama: --model and --prompt-ids are required\n");
+        return -1;
+    }
+    if (a->force && a->max_new_given) {
+        fprintf(stderr, "portkern-llama: --force-ids sets the step count; leave out --max-new\n");
         return -1;
     }
     return 0;
@@ -152,10 +174,20 @@ static int llama_write_dump(const char *path, const float *rows, long steps, int
  * one, every step reuses one row. Either way the rows are touched before
  * the clock starts: a fresh row a step took its page faults inside the
  * timed loop (Llama-3's 128256 f32 logits: 125 pages a step). */
+static int llama_is_eos(const llama_config *c, int32_t id)
+{
+    for (int i = 0; i < c->n_eos; i++)
+        if (c->eos[i] == id) return 1;
+    return 0;
+}
+
+/* force: NULL, or max_new - 1 ids fed after the prompt in place of the chosen ones */
 static int llama_generate(const llama_args *a, llama_state *st, const int32_t *prompt, int64_t n_prompt,
-                          int64_t vocab, pk_context *ctx)
+                          const int32_t *force, const llama_config *cfg, pk_context *ctx)
 {
     char err[512];
+    const int64_t vocab = cfg->vocab_size;
+    const int stop_at_eos = !a->ignore_eos && !force;
     const size_t kept = a->dump ? (size_t)a->max_new : 1;
     float *rows = malloc(kept * (size_t)vocab * sizeof *rows);
     int32_t *out = malloc((size_t)a->max_new * sizeof *out);
@@ -176,9 +208,11 @@ static int llama_generate(const llama_args *a, llama_state *st, const int32_t *p
     }
     pk_finish(ctx);
     double t1 = llama_now();
-    for (long i = 1; i < a->max_new; i++) {
+    long steps = 1;
+    while (steps < a->max_new && !(stop_at_eos && llama_is_eos(cfg, out[steps - 1]))) {
+        const long i = steps++;
         float *row = rows + (a->dump ? (size_t)i : 0) * (size_t)vocab;
-        if (llama_forward(st, &out[i - 1], 1, row, err, sizeof err)) goto fail;
+        if (llama_forward(st, force ? &force[i - 1] : &out[i - 1], 1, row, err, sizeof err)) goto fail;
         out[i] = llama_sample(&sampler, row, vocab);
         if (out[i] < 0) {
             snprintf(err, sizeof err, "out of host memory sampling");
@@ -187,13 +221,13 @@ static int llama_generate(const llama_args *a, llama_state *st, const int32_t *p
     }
     pk_finish(ctx);
     double t2 = llama_now();
-    for (long i = 0; i < a->max_new; i++) printf("%s%d", i ? " " : "", out[i]);
+    for (long i = 0; i < steps; i++) printf("%s%d", i ? " " : "", out[i]);
     printf("\nprefill: %lld tokens in %.3f s, %.2f tokens/s\n", (long long)n_prompt, t1 - t0,
            (double)n_prompt / (t1 - t0));
-    if (a->max_new > 1)
-        printf("decode: %ld tokens in %.3f s, %.2f tokens/s\n", a->max_new - 1, t2 - t1,
-               (double)(a->max_new - 1) / (t2 - t1));
-    rc = a->dump && llama_write_dump(a->dump, rows, a->max_new, vocab) ? 1 : 0;
+    if (steps > 1)
+        printf("decode: %ld tokens in %.3f s, %.2f tokens/s\n", steps - 1, t2 - t1,
+               (double)(steps - 1) / (t2 - t1));
+    rc = a->dump && llama_write_dump(a->dump, rows, steps, vocab) ? 1 : 0;
     goto done;
 fail:
     fprintf(stderr, "portkern-llama: %s\n", err);
@@ -206,8 +240,8 @@ done:
 int main(int argc, char **argv)
 {
     llama_args a;
-    int32_t *prompt = NULL;
-    int64_t n_prompt = 0;
+    int32_t *prompt = NULL, *force = NULL;
+    int64_t n_prompt = 0, n_force = 0;
     if (llama_parse_args(argc, argv, &a)) {
         llama_usage(stderr);
         return 2;
@@ -216,10 +250,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "portkern-llama: --prompt-ids wants non-negative integers: \"%s\"\n", a.prompt);
         return 2;
     }
+    if (a.force && (llama_parse_ids(a.force, &force, &n_force) || n_force >= 1000000)) {
+        fprintf(stderr, "portkern-llama: --force-ids wants non-negative integers: \"%s\"\n", a.force);
+        free(prompt);
+        return 2;
+    }
+    if (force) a.max_new = (long)n_force + 1;
     pk_context *ctx = NULL;
     int rc = llama_open(a.backend, &ctx);
     if (rc) {
         free(prompt);
+        free(force);
         return rc;
     }
     pk_device_info info;
@@ -236,11 +277,12 @@ int main(int argc, char **argv)
         if (llama_state_create(&m, n_prompt, n_prompt + a.max_new - 1, &st, err, sizeof err))
             fprintf(stderr, "portkern-llama: %s\n", err);
         else
-            rc = llama_generate(&a, st, prompt, n_prompt, m.cfg.vocab_size, ctx);
+            rc = llama_generate(&a, st, prompt, n_prompt, force, &m.cfg, ctx);
         llama_state_free(st);
         llama_model_free(&m);
     }
     pk_close(ctx);
     free(prompt);
+    free(force);
     return rc;
 }

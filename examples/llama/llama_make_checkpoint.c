@@ -21,22 +21,32 @@
 #include "llama_config.h"
 #include "portkern.h"
 
+/* style 4 writes config.json as transformers 4.x did (rope_theta and
+ * rope_scaling at the top, torch_dtype), style 5 as 5.x does
+ * (rope_parameters, dtype). */
 typedef struct make_preset {
     const char *name;
+    int style;
     llama_config c;
 } make_preset;
 
 static const make_preset presets[] = {
     /* head_dim 64: the smallest head dim pk_attention takes */
-    {"tiny", {.hidden_size = 128, .intermediate_size = 352, .num_hidden_layers = 2, .num_attention_heads = 2,
+    {"tiny", 4, {.hidden_size = 128, .intermediate_size = 352, .num_hidden_layers = 2, .num_attention_heads = 2,
               .num_key_value_heads = 1, .head_dim = 64, .vocab_size = 256, .max_position_embeddings = 512,
-              .rms_norm_eps = 1e-6, .rope_theta = 10000.0}},
-    {"small", {.hidden_size = 512, .intermediate_size = 1408, .num_hidden_layers = 4, .num_attention_heads = 8,
+              .rms_norm_eps = 1e-6, .rope = {.theta = 10000.0}}},
+    {"small", 4, {.hidden_size = 512, .intermediate_size = 1408, .num_hidden_layers = 4, .num_attention_heads = 8,
                .num_key_value_heads = 2, .head_dim = 64, .vocab_size = 4096, .max_position_embeddings = 2048,
-               .rms_norm_eps = 1e-6, .rope_theta = 10000.0}},
-    {"llama3-8b", {.hidden_size = 4096, .intermediate_size = 14336, .num_hidden_layers = 32,
+               .rms_norm_eps = 1e-6, .rope = {.theta = 10000.0}}},
+    {"llama3-8b", 4, {.hidden_size = 4096, .intermediate_size = 14336, .num_hidden_layers = 32,
                    .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 128, .vocab_size = 128256,
-                   .max_position_embeddings = 8192, .rms_norm_eps = 1e-5, .rope_theta = 500000.0}},
+                   .max_position_embeddings = 8192, .rms_norm_eps = 1e-5, .rope = {.theta = 500000.0}}},
+    /* Llama 3.1's shapes are 3's; its RoPE is scaled for 128K positions */
+    {"llama3.1-8b", 5, {.hidden_size = 4096, .intermediate_size = 14336, .num_hidden_layers = 32,
+                        .num_attention_heads = 32, .num_key_value_heads = 8, .head_dim = 128, .vocab_size = 128256,
+                        .max_position_embeddings = 131072, .rms_norm_eps = 1e-5,
+                        .rope = {.type = LLAMA_ROPE_LLAMA3, .theta = 500000.0, .factor = 8.0, .low_freq_factor = 1.0,
+                                 .high_freq_factor = 4.0, .original_max_position_embeddings = 8192}}},
 };
 
 typedef struct make_tensor {
@@ -114,7 +124,31 @@ static void shortest(char *buf, size_t len, double v)
     }
 }
 
-static int write_config(const char *dir, const llama_config *c, const char *dtype_name)
+/* The RoPE settings in either style: 4.x puts rope_theta at the top and
+ * rope_scaling beside it, 5.x both inside rope_parameters. */
+static void rope_text(char *buf, size_t n, const llama_config *c, int style)
+{
+    char theta[32], factor[32], lo[32], hi[32];
+    const llama_rope_config *r = &c->rope;
+    shortest(theta, sizeof theta, r->theta);
+    shortest(factor, sizeof factor, r->factor);
+    shortest(lo, sizeof lo, r->low_freq_factor);
+    shortest(hi, sizeof hi, r->high_freq_factor);
+    char scaling[256] = "null";
+    if (r->type == LLAMA_ROPE_LLAMA3)
+        snprintf(scaling, sizeof scaling,
+                 "{\"rope_type\": \"llama3\", \"factor\": %s, \"low_freq_factor\": %s, \"high_freq_factor\": %s, "
+                 "\"original_max_position_embeddings\": %lld%s",
+                 factor, lo, hi, (long long)r->original_max_position_embeddings, style == 4 ? "}" : "");
+    if (style == 4)
+        snprintf(buf, n, "  \"rope_theta\": %s,\n  \"rope_scaling\": %s,\n", theta, scaling);
+    else if (r->type == LLAMA_ROPE_LLAMA3)
+        snprintf(buf, n, "  \"rope_parameters\": %s, \"rope_theta\": %s},\n", scaling, theta);
+    else
+        snprintf(buf, n, "  \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": %s},\n", theta);
+}
+
+static int write_config(const char *dir, const llama_config *c, int style, const char *dtype_name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/config.json", dir);
@@ -123,21 +157,21 @@ static int write_config(const char *dir, const llama_config *c, const char *dtyp
         fprintf(stderr, "portkern-llama-make: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    char eps[32], theta[32];
+    char eps[32], rope[512];
     shortest(eps, sizeof eps, c->rms_norm_eps);
-    shortest(theta, sizeof theta, c->rope_theta);
+    rope_text(rope, sizeof rope, c, style);
     fprintf(f,
             "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
             "  \"hidden_act\": \"silu\",\n  \"hidden_size\": %lld,\n  \"intermediate_size\": %lld,\n"
             "  \"num_hidden_layers\": %lld,\n  \"num_attention_heads\": %lld,\n  \"num_key_value_heads\": %lld,\n"
             "  \"head_dim\": %lld,\n  \"vocab_size\": %lld,\n  \"max_position_embeddings\": %lld,\n"
-            "  \"rms_norm_eps\": %s,\n  \"rope_theta\": %s,\n  \"rope_scaling\": null,\n"
+            "  \"rms_norm_eps\": %s,\n%s"
             "  \"attention_bias\": false,\n  \"mlp_bias\": false,\n  \"tie_word_embeddings\": %s,\n"
-            "  \"torch_dtype\": \"%s\"\n}\n",
+            "  \"%s\": \"%s\"\n}\n",
             (long long)c->hidden_size, (long long)c->intermediate_size, (long long)c->num_hidden_layers,
             (long long)c->num_attention_heads, (long long)c->num_key_value_heads, (long long)c->head_dim,
-            (long long)c->vocab_size, (long long)c->max_position_embeddings, eps, theta,
-            c->tie_word_embeddings ? "true" : "false", dtype_name);
+            (long long)c->vocab_size, (long long)c->max_position_embeddings, eps, rope,
+            c->tie_word_embeddings ? "true" : "false", style == 4 ? "torch_dtype" : "dtype", dtype_name);
     if (fclose(f) != 0) {
         fprintf(stderr, "portkern-llama-make: %s: write failed\n", path);
         return -1;
@@ -254,8 +288,10 @@ fail:
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: portkern-llama-make --out DIR [--preset tiny|small|llama3-8b] [--seed N]\n"
-                    "                           [--dtype bf16|f16|f32] [--tie]\n");
+    fprintf(stderr, "usage: portkern-llama-make --out DIR [--preset tiny|small|llama3-8b|llama3.1-8b] [--seed N]\n"
+                    "                           [--dtype bf16|f16|f32] [--tie] [--config-only]\n"
+                    "--config-only writes config.json alone (the weights of a preset of the same shapes\n"
+                    "and seed are the same bytes, so they can be shared).\n");
     return 2;
 }
 
@@ -263,11 +299,11 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *preset = "tiny", *dtype_arg = "bf16";
     uint64_t seed = 0;
-    int tie = 0;
+    int tie = 0, config_only = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--tie") == 0) {
-            tie = 1;
+        if (strcmp(a, "--tie") == 0 || strcmp(a, "--config-only") == 0) {
+            *(strcmp(a, "--tie") == 0 ? &tie : &config_only) = 1;
             continue;
         }
         if (i + 1 >= argc)
@@ -312,7 +348,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "portkern-llama-make: %s: %s\n", out, strerror(errno));
         return 1;
     }
-    if (write_config(out, &c, dtypes[d].torch) || write_weights(out, &c, seed, dtypes[d].dtype, dtypes[d].st))
+    if (write_config(out, &c, p->style, dtypes[d].torch) ||
+        (!config_only && write_weights(out, &c, seed, dtypes[d].dtype, dtypes[d].st)))
         return 1;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llama_rope.h"
 #include "llama_safetensors.h"
 
 static float llama_load_elem(pk_dtype dt, const void *p, size_t i)
@@ -60,6 +61,11 @@ static int llama_new_buffer(llama_model *m, size_t bytes, const char *what, pk_b
 static int llama_upload_at(llama_model *m, const llama_tensor *t, pk_buffer *buf, size_t offset, char *err,
                            size_t errlen)
 {
+    if (m->cfg.dtype >= 0 && t->dtype != (pk_dtype)m->cfg.dtype) {
+        snprintf(err, errlen, "config.json: %s: \"%s\" disagrees with %s, stored as %s", m->cfg.dtype_key,
+                 m->cfg.dtype_name, t->name, pk_dtype_name(t->dtype));
+        return -1;
+    }
     size_t n = llama_numel(t);
     size_t bytes = n * pk_dtype_size(m->dtype);
     const void *src = t->data;
@@ -89,33 +95,41 @@ static int llama_upload(llama_model *m, const llama_tensor *t, pk_tensor *out, c
     return 0;
 }
 
-/* The tensor `name` of exactly this shape, uploaded. */
-static int llama_take(llama_model *m, const llama_weights *w, const char *name, int ndim, int64_t d0, int64_t d1,
+/* The tensor `name` of exactly this shape ([d0] when d1 is 0), uploaded. */
+static int llama_take(llama_model *m, const llama_weights *w, const char *name, int64_t d0, int64_t d1,
                       pk_tensor *out, char *err, size_t errlen)
 {
     const int64_t shape[2] = {d0, d1};
-    const llama_tensor *t = llama_weights_expect(w, name, ndim, shape, err, errlen);
+    const llama_tensor *t = llama_weights_expect(w, name, d1 ? 2 : 1, shape, err, errlen);
     return t ? llama_upload(m, t, out, err, errlen) : -1;
 }
 
-/* Layer i's [d0, d1] weights `first` and `second` stacked as one [2 d0, d1]
- * tensor: first's rows, then second's. */
+/* "model.layers.I.PART.KIND" */
+static void llama_layer_name(char *buf, size_t n, int64_t i, const char *part, const char *kind)
+{
+    snprintf(buf, n, "model.layers.%lld.%s.%s", (long long)i, part, kind);
+}
+
+/* Layer i's [d0, d1] tensors `first` and `second` (KIND "weight" or, with
+ * d1 = 0, [d0] "bias") stacked as one: first's rows, then second's. */
 static int llama_take_pair(llama_model *m, const llama_weights *w, int64_t i, const char *first,
-                           const char *second, int64_t d0, int64_t d1, pk_tensor *out, char *err, size_t errlen)
+                           const char *second, const char *kind, int64_t d0, int64_t d1, pk_tensor *out,
+                           char *err, size_t errlen)
 {
     const int64_t shape[2] = {d0, d1};
     const char *parts[2] = {first, second};
-    const size_t bytes = (size_t)(d0 * d1) * pk_dtype_size(m->dtype);
+    const size_t bytes = (size_t)(d0 * (d1 ? d1 : 1)) * pk_dtype_size(m->dtype);
     pk_buffer *buf = NULL;
     for (int p = 0; p < 2; p++) {
         char name[128];
-        snprintf(name, sizeof name, "model.layers.%lld.%s.weight", (long long)i, parts[p]);
-        const llama_tensor *t = llama_weights_expect(w, name, 2, shape, err, errlen);
+        llama_layer_name(name, sizeof name, i, parts[p], kind);
+        const llama_tensor *t = llama_weights_expect(w, name, d1 ? 2 : 1, shape, err, errlen);
         if (!t || (!buf && llama_new_buffer(m, 2 * bytes, name, &buf, err, errlen)) ||
             llama_upload_at(m, t, buf, (size_t)p * bytes, err, errlen))
             return -1;
     }
-    *out = pk_tensor_make(buf, 0, m->dtype, 2, (int64_t[]){2 * d0, d1});
+    *out = d1 ? pk_tensor_make(buf, 0, m->dtype, 2, (int64_t[]){2 * d0, d1})
+              : pk_tensor_make(buf, 0, m->dtype, 1, (int64_t[]){2 * d0});
     return 0;
 }
 
@@ -126,41 +140,101 @@ static int llama_take_layer(llama_model *m, const llama_weights *w, int64_t i, c
                   kv = c->num_key_value_heads * c->head_dim, ff = c->intermediate_size;
     llama_layer *l = &m->layers[i];
     const struct {
-        const char *name;
-        int ndim;
+        const char *part, *kind;
         int64_t d0, d1;
         pk_tensor *out;
+        int present;
     } parts[] = {
-        {"input_layernorm", 1, h, 0, &l->attn_norm}, {"post_attention_layernorm", 1, h, 0, &l->ffn_norm},
-        {"self_attn.q_proj", 2, q, h, &l->wq},       {"self_attn.o_proj", 2, h, q, &l->wo},
-        {"mlp.down_proj", 2, h, ff, &l->w_down},
+        {"input_layernorm", "weight", h, 0, &l->attn_norm, 1},
+        {"post_attention_layernorm", "weight", h, 0, &l->ffn_norm, 1},
+        {"self_attn.q_proj", "weight", q, h, &l->wq, 1},
+        {"self_attn.o_proj", "weight", h, q, &l->wo, 1},
+        {"mlp.down_proj", "weight", h, ff, &l->w_down, 1},
+        {"self_attn.q_proj", "bias", q, 0, &l->b_q, c->bias_qkv},
+        {"self_attn.o_proj", "bias", h, 0, &l->b_o, c->bias_o},
+        {"mlp.down_proj", "bias", h, 0, &l->b_down, c->bias_mlp},
     };
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
         char name[128];
-        snprintf(name, sizeof name, "model.layers.%lld.%s.weight", (long long)i, parts[p].name);
-        if (llama_take(m, w, name, parts[p].ndim, parts[p].d0, parts[p].d1, parts[p].out, err, errlen)) return -1;
+        llama_layer_name(name, sizeof name, i, parts[p].part, parts[p].kind);
+        if (parts[p].present && llama_take(m, w, name, parts[p].d0, parts[p].d1, parts[p].out, err, errlen))
+            return -1;
     }
-    return llama_take_pair(m, w, i, "self_attn.k_proj", "self_attn.v_proj", kv, h, &l->wkv, err, errlen) ||
-                   llama_take_pair(m, w, i, "mlp.gate_proj", "mlp.up_proj", ff, h, &l->w_gate_up, err, errlen)
-               ? -1
-               : 0;
+    if (llama_take_pair(m, w, i, "self_attn.k_proj", "self_attn.v_proj", "weight", kv, h, &l->wkv, err, errlen) ||
+        llama_take_pair(m, w, i, "mlp.gate_proj", "mlp.up_proj", "weight", ff, h, &l->w_gate_up, err, errlen))
+        return -1;
+    if (c->bias_qkv &&
+        llama_take_pair(m, w, i, "self_attn.k_proj", "self_attn.v_proj", "bias", kv, 0, &l->b_kv, err, errlen))
+        return -1;
+    if (c->bias_mlp &&
+        llama_take_pair(m, w, i, "mlp.gate_proj", "mlp.up_proj", "bias", ff, 0, &l->b_gate_up, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* head_dim and tie_word_embeddings against the files, named as keys: a
+ * shape error on q_proj alone would not say which number is wrong. */
+static int llama_check_files(const llama_model *m, const llama_weights *w, char *err, size_t errlen)
+{
+    const llama_config *c = &m->cfg;
+    const llama_tensor *q = llama_weights_find(w, "model.layers.0.self_attn.q_proj.weight");
+    if (q && q->ndim == 2 && q->shape[0] != c->num_attention_heads * c->head_dim) {
+        snprintf(err, errlen,
+                 "config.json: head_dim: %lld x num_attention_heads %lld = %lld rows, but "
+                 "model.layers.0.self_attn.q_proj.weight has %lld",
+                 (long long)c->head_dim, (long long)c->num_attention_heads,
+                 (long long)(c->head_dim * c->num_attention_heads), (long long)q->shape[0]);
+        return -1;
+    }
+    const int has_head = llama_weights_find(w, "lm_head.weight") != NULL;
+    if (c->tie_word_embeddings && has_head) {
+        snprintf(err, errlen, "config.json: tie_word_embeddings: true, but the checkpoint has its own lm_head.weight");
+        return -1;
+    }
+    if (!c->tie_word_embeddings && !has_head) {
+        snprintf(err, errlen, "config.json: tie_word_embeddings: false (or absent), but lm_head.weight is missing");
+        return -1;
+    }
+    return 0;
+}
+
+static int llama_take_rope(llama_model *m, char *err, size_t errlen)
+{
+    const int64_t half = m->cfg.head_dim / 2;
+    float *f = malloc((size_t)half * sizeof *f);
+    pk_buffer *buf = NULL;
+    if (!f) {
+        snprintf(err, errlen, "out of host memory for the RoPE table");
+        return -1;
+    }
+    llama_rope_inv_freq(&m->cfg, f, &m->qk_scale);
+    int rc = llama_new_buffer(m, (size_t)half * sizeof *f, "RoPE frequencies", &buf, err, errlen);
+    if (rc == 0) {
+        pk_status s = pk_upload(buf, 0, f, (size_t)half * sizeof *f);
+        rc = s == PK_SUCCESS ? 0 : llama_pk_fail(m, s, "RoPE frequencies", err, errlen);
+        m->inv_freq = pk_tensor_make(buf, 0, PK_F32, 1, (int64_t[]){half});
+    }
+    free(f);
+    return rc;
 }
 
 static int llama_take_all(llama_model *m, const llama_weights *w, char *err, size_t errlen)
 {
     const llama_config *c = &m->cfg;
     const llama_tensor *emb = llama_weights_find(w, "model.embed_tokens.weight");
-    if (emb) m->dtype = emb->dtype; /* else llama_take below names it missing */
-    if (llama_take(m, w, "model.embed_tokens.weight", 2, c->vocab_size, c->hidden_size, &m->embed, err, errlen))
+    if (c->dtype >= 0) m->dtype = (pk_dtype)c->dtype;
+    else if (emb) m->dtype = emb->dtype; /* else llama_take below names it missing */
+    if (llama_check_files(m, w, err, errlen) || llama_take_rope(m, err, errlen) ||
+        llama_take(m, w, "model.embed_tokens.weight", c->vocab_size, c->hidden_size, &m->embed, err, errlen))
         return -1;
     for (int64_t i = 0; i < c->num_hidden_layers; i++)
         if (llama_take_layer(m, w, i, err, errlen)) return -1;
-    if (llama_take(m, w, "model.norm.weight", 1, c->hidden_size, 0, &m->final_norm, err, errlen)) return -1;
+    if (llama_take(m, w, "model.norm.weight", c->hidden_size, 0, &m->final_norm, err, errlen)) return -1;
     if (c->tie_word_embeddings) {
         m->lm_head = m->embed;
         return 0;
     }
-    return llama_take(m, w, "lm_head.weight", 2, c->vocab_size, c->hidden_size, &m->lm_head, err, errlen);
+    return llama_take(m, w, "lm_head.weight", c->vocab_size, c->hidden_size, &m->lm_head, err, errlen);
 }
 
 int llama_model_load(pk_context *ctx, const char *dir, llama_model *out, char *err, size_t errlen)
@@ -172,7 +246,7 @@ int llama_model_load(pk_context *ctx, const char *dir, llama_model *out, char *e
     if (llama_weights_open(dir, &w, err, errlen)) return -1;
     const int64_t n_layers = out->cfg.num_hidden_layers;
     out->layers = calloc((size_t)n_layers, sizeof *out->layers);
-    out->bufs = calloc((size_t)(9 * n_layers + 3), sizeof *out->bufs);
+    out->bufs = calloc((size_t)(14 * n_layers + 4), sizeof *out->bufs);
     int rc = -1;
     if (!out->layers || !out->bufs)
         snprintf(err, errlen, "out of host memory for %lld layers", (long long)n_layers);
