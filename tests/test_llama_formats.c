@@ -317,6 +317,10 @@ static void test_config_keys(void)
     EXPECT(llama_generation_parse(gen, strlen(gen), "generation_config.json", &a, err, sizeof err) == 0 &&
                a.n_eos == 1 && a.eos[0] == 5,
            "generation eos: %s", err);
+    gen = "{\"bos_token_id\": 1}";
+    EXPECT(llama_generation_parse(gen, strlen(gen), "generation_config.json", &a, err, sizeof err) == 0 &&
+               a.n_eos == 0,
+           "generation_config.json without eos: %d stop tokens", a.n_eos);
     gen = "{\"eos_token_id\": \"5\"}";
     EXPECT(llama_generation_parse(gen, strlen(gen), "generation_config.json", &a, err, sizeof err) != 0 &&
                strstr(err, "generation_config.json: eos_token_id"),

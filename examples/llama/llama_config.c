@@ -404,9 +404,11 @@ static int config_dtype(const config_ctx *c, llama_config *o)
     return 0;
 }
 
-/* eos_token_id: an id or a list of ids, each within the vocabulary. */
+/* eos_token_id: an id or a list of ids, each within the vocabulary; o's
+ * stop tokens change only when all of them are good. */
 static int config_eos(const config_ctx *c, llama_config *o)
 {
+    int32_t eos[LLAMA_MAX_EOS];
     const config_key k = top(c, "eos_token_id");
     const llama_json *v = config_get(&k);
     if (!v) return 0;
@@ -419,8 +421,9 @@ static int config_eos(const config_ctx *c, llama_config *o)
             char text[96];
             return config_fail(c, &k, "%s is not a token id of the vocabulary", json_text(e, text, sizeof text));
         }
-        o->eos[i] = (int32_t)e->integer;
+        eos[i] = (int32_t)e->integer;
     }
+    memcpy(o->eos, eos, n * sizeof *eos);
     o->n_eos = (int)n;
     return 0;
 }
@@ -491,13 +494,19 @@ static int config_from_json(llama_json *root, const char *path, llama_config *ou
     return rc;
 }
 
-int llama_config_parse(const char *text, size_t len, const char *path, llama_config *out, char *err,
-                       size_t errlen)
+/* The tree of text, or NULL with err naming path. */
+static llama_json *parse_text(const char *text, size_t len, const char *path, char *err, size_t errlen)
 {
     char msg[256];
     llama_json *root = llama_json_parse(text, len, msg, sizeof msg);
     if (!root) snprintf(err, errlen, "%s: %s", path, msg);
-    return config_from_json(root, path, out, err, errlen);
+    return root;
+}
+
+int llama_config_parse(const char *text, size_t len, const char *path, llama_config *out, char *err,
+                       size_t errlen)
+{
+    return config_from_json(parse_text(text, len, path, err, errlen), path, out, err, errlen);
 }
 
 static int generation_from_json(llama_json *root, const char *path, llama_config *cfg, char *err, size_t errlen)
@@ -507,15 +516,13 @@ static int generation_from_json(llama_json *root, const char *path, llama_config
     if (root->type != LLAMA_JSON_OBJECT) {
         snprintf(err, errlen, "%s: expected an object at the top, found %s", path, llama_json_type_name(root->type));
         rc = -1;
-    } else if (llama_json_get(root, "eos_token_id")) {
+    } else {
+        /* as in transformers, the file's eos_token_id (none, when it has
+         * none) replaces config.json's */
         config_ctx c = {root, path, err, errlen};
-        llama_config probe = *cfg;
-        probe.n_eos = 0;
-        rc = config_eos(&c, &probe);
-        if (rc == 0) {
-            cfg->n_eos = probe.n_eos;
-            memcpy(cfg->eos, probe.eos, sizeof cfg->eos);
-        }
+        const config_key k = top(&c, "eos_token_id");
+        if (config_get(&k)) rc = config_eos(&c, cfg);
+        else cfg->n_eos = 0;
     }
     llama_json_free(root);
     return rc;
@@ -524,10 +531,7 @@ static int generation_from_json(llama_json *root, const char *path, llama_config
 int llama_generation_parse(const char *text, size_t len, const char *path, llama_config *cfg, char *err,
                            size_t errlen)
 {
-    char msg[256];
-    llama_json *root = llama_json_parse(text, len, msg, sizeof msg);
-    if (!root) snprintf(err, errlen, "%s: %s", path, msg);
-    return generation_from_json(root, path, cfg, err, errlen);
+    return generation_from_json(parse_text(text, len, path, err, errlen), path, cfg, err, errlen);
 }
 
 int llama_config_load(const char *dir, llama_config *out, char *err, size_t errlen)

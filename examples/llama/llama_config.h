@@ -55,7 +55,7 @@ typedef struct llama_config {
     int dtype;              /* pk_dtype that `dtype` or `torch_dtype` names; -1 when neither is given */
     char dtype_key[16];     /* which of the two said it, and how */
     char dtype_name[16];
-    int n_eos;              /* stop tokens: generation_config.json's eos_token_id, else config.json's */
+    int n_eos;              /* stop tokens: generation_config.json's eos_token_id, config.json's without that file */
     int32_t eos[LLAMA_MAX_EOS];
 } llama_config;
 
@@ -72,8 +72,9 @@ int llama_config_load(const char *dir, llama_config *out, char *err, size_t errl
 int llama_config_parse(const char *text, size_t len, const char *path, llama_config *out, char *err,
                        size_t errlen);
 
-/* generation_config.json's eos_token_id (an int or a list) replaces the
- * config's stop tokens when given. */
+/* generation_config.json's eos_token_id (an int or a list; absent or
+ * null: none) replaces the config's stop tokens, as in transformers, where
+ * the file, when there is one, is the generation settings. */
 int llama_generation_parse(const char *text, size_t len, const char *path, llama_config *cfg, char *err,
                            size_t errlen);
 
