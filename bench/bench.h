@@ -47,7 +47,9 @@ typedef struct pk_bench_result {
     const char *vendor;
     char note[160];            /* why a case did not run */
     double vendor_spread;
-    char vendor_na[120];       /* why there is no vendor figure (the report prints "n/a (why)") */
+    char vendor_na[200];       /* why there is no vendor figure (the report prints "n/a (why)") */
+    int vendor_error;          /* 1: a vendor library that tools/setup.sh installs could not be used
+                                * (vendor_na says why): the run fails, it is not a silent n/a */
 } pk_bench_result;
 
 int pk_bench_cases(const pk_bench_case **out);
@@ -80,24 +82,50 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
 /* The minimal FLOPs and bytes of a case (what the roofline judges by). */
 void pk_bench_counts(const pk_bench_case *c, double *flops, double *bytes);
 
-/* A device's measured limits: device-to-device copy bandwidth and the best
- * matrix rate per dtype (index pk_dtype). */
+/* A device's limits: the device-to-device copy bandwidth (the driver's copy,
+ * measured) and the matrix rate per dtype. The matrix rate never comes from
+ * portkern's own kernels, or portkern's GEMM would be measured against
+ * itself: on a CPU it is the hardware's peak (cores x SIMD lanes x FMA
+ * units x clock, read from the system: pk_bench_cpu_peak), on a GPU the
+ * vendor library's rate timed on the device (cuBLAS; CLBlast on OpenCL);
+ * a vendor GEMM of the run that beats it raises it. Where neither exists
+ * the rate is 0 and the roof fractions of GEMM and attention are n/a. */
 typedef struct pk_bench_roof {
     double copy_bps;         /* bytes moved (read + write) per second */
-    double flops[4];         /* FLOP/s per storage dtype; 0: not probed */
+    double flops[4];         /* FLOP/s per storage dtype; 0: unknown */
     int cached;              /* 1: read from the cache file */
-    char source[160];        /* how the matrix rate was found */
+    char source[160];        /* how the copy rate was found (measured, cached) */
+    char matrix_from[4][96]; /* per dtype: "hardware peak", "cuBLAS (probe)", ...; "none (why)" */
+    char matrix_detail[400]; /* how the hardware peak was computed, or the vendor probe's case */
 } pk_bench_roof;
 
 /* Measures (or reads from $PORTKERN_CACHE_DIR/bench-roof-*.txt) the limits
  * of ctx's device for the dtypes used by cases; refresh forces a new probe. */
 pk_status pk_bench_roofline(pk_context *ctx, const pk_bench_case *cases, int n, int refresh, pk_bench_roof *roof);
-/* The roofline's time for a case: max(flops / peak, bytes / bandwidth), in ms. */
+/* The roofline's time for a case: max(flops / peak, bytes / bandwidth), in
+ * ms; 0 (n/a) for GEMM and attention where the dtype's matrix rate is unknown. */
 double pk_bench_roof_ms(const pk_bench_roof *roof, const pk_bench_case *c);
 
-/* CLBlast on the same buffers and queue as portkern's OpenCL GEMM (dlopen'ed). */
+/* The peak matrix rate of the CPU from its hardware (bench_cpu.c): physical
+ * cores x f32 lanes of the widest FMA x FMA units a core x 2 x clock. cpuinfo
+ * is the text of /proc/cpuinfo, max_khz cpufreq's cpuinfo_max_freq (0: none,
+ * then cpuinfo's "cpu MHz"), fma_units the FMA units a core (0: assume 2).
+ * Fills roof->flops[f32, f16, bf16], matrix_from and matrix_detail; returns 0
+ * when the text says too little (flops stay 0). */
+int pk_bench_cpu_peak_from(const char *cpuinfo, double max_khz, int fma_units, pk_bench_roof *roof);
+/* The same from this machine's /proc/cpuinfo, cpufreq and PORTKERN_CPU_FMA_UNITS. */
+int pk_bench_cpu_peak(pk_bench_roof *roof);
+
+/* Vendor libraries: 1 (default) times them beside portkern; 0 (--no-vendor)
+ * skips them ("n/a (skipped: --no-vendor)"). */
+extern int pk_bench_vendor_on;
+
+/* CLBlast on the same buffers and queue as portkern's OpenCL GEMM (dlopen'ed).
+ * 0 ms with *why when it gives no figure; *missing is set when the library
+ * could not be loaded at all (tools/setup.sh installs it, so that is an
+ * error unless PORTKERN_CLBLAST=off), not for a dtype it lacks. */
 double pk_bench_clblast_gemm(pk_context *ctx, const pk_bench_case *c, pk_buffer *x, pk_buffer *const *w, int copies,
-                             pk_buffer *y, int reps, const char **why);
+                             pk_buffer *y, int reps, const char **why, int *missing);
 
 /* The unfused path on ctx: attention as GEMM, softmax, GEMM with the score
  * matrix in memory; add+RMSNorm and SwiGLU as separate passes. Returns the
@@ -108,7 +136,8 @@ double pk_bench_unfused(pk_context *ctx, const pk_bench_case *c, int reps, char 
 pk_status pk_bench_random_buffer(pk_context *ctx, pk_dtype dt, int64_t n, pk_buffer **out);
 
 /* Pennycook et al.'s performance portability: the harmonic mean of the n
- * efficiencies, 0 if any is 0 (a platform that cannot run the case). */
+ * efficiencies; 0 if any is 0 (a platform that cannot run the case), else
+ * NaN (n/a) if any is NaN (an efficiency with nothing to judge it by). */
 double pk_bench_pp(const double *eff, int n);
 
 #endif

@@ -3,7 +3,11 @@
  * Loaded with dlopen so that neither the build nor the CLI needs it; its
  * two entry points are declared here with the values of clblast_c.h.
  * CLBlast has no bf16, and refuses f16 where the device lacks cl_khr_fp16
- * (NVIDIA's OpenCL): both come back as a reason, never as a zero. */
+ * (NVIDIA's OpenCL): both come back as a reason, never as a zero. A
+ * library that cannot be loaded is an error the caller reports (*missing):
+ * tools/setup.sh installs it, so its absence is a broken set-up, not a
+ * result; PORTKERN_CLBLAST=off (or --no-vendor) runs without it. */
+#include <string.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -46,27 +50,43 @@ static pk_status clblast_run(void *state, int i)
 }
 
 double pk_bench_clblast_gemm(pk_context *ctx, const pk_bench_case *c, pk_buffer *x, pk_buffer *const *w, int copies,
-                             pk_buffer *y, int reps, const char **why)
+                             pk_buffer *y, int reps, const char **why, int *missing)
 {
     static void *lib;
-    static char msg[96];
+    static char msg[160];
+    *missing = 0;
     if (c->dtype == PK_BF16) {
         *why = "CLBlast has no bf16";
         return 0;
     }
-    /* PORTKERN_CLBLAST names a copy outside the loader's path */
+    /* PORTKERN_CLBLAST names a copy outside the loader's path, or is "off" */
     const char *path = getenv("PORTKERN_CLBLAST");
-    if (!lib && path && *path) lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (path && !strcmp(path, "off")) {
+        *why = "skipped (PORTKERN_CLBLAST=off)";
+        return 0;
+    }
+    if (!lib && path && *path) {
+        lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            snprintf(msg, sizeof msg, "CLBlast not loaded: PORTKERN_CLBLAST=%.80s: %.40s", path, dlerror());
+            *why = msg;
+            *missing = 1;
+            return 0;
+        }
+    }
     if (!lib) lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) lib = dlopen("libclblast.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        *why = "libclblast not found (PORTKERN_CLBLAST may give its path)";
+        *why = "libclblast not found: run tools/setup.sh (Debian: libclblast1), name a copy with PORTKERN_CLBLAST, "
+               "or PORTKERN_CLBLAST=off / --no-vendor to run without it";
+        *missing = 1;
         return 0;
     }
     clblast_state st = {(clblast_sgemm_fn)dlsym(lib, "CLBlastSgemm"), (clblast_hgemm_fn)dlsym(lib, "CLBlastHgemm"),
                         pk_internal_native_queue(ctx), c, x, w, y, copies, 0};
     if (!st.sgemm || !st.hgemm || !st.queue) {
         *why = "CLBlast entry points or queue missing";
+        *missing = 1;
         return 0;
     }
     pk_bench_result r = {0};

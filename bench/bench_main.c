@@ -19,6 +19,9 @@ static void usage(FILE *f)
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
           "  --reps N              timed runs per case (default 20, at least 5)\n"
           "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
+          "  --no-vendor           do not time the vendor library (cuBLAS, CLBlast); without it a\n"
+          "                        vendor library that tools/setup.sh installs but that cannot be\n"
+          "                        loaded fails the run (PORTKERN_CLBLAST=off skips CLBlast alone)\n"
           "  --list                print the case names\n"
           "The vendor comparison report (portkern bench --suite NAME --help): --suite,\n"
           "--shape, --all-backends, --out DIR and a --backend list select it.\n",
@@ -90,6 +93,7 @@ int pk_bench_main(int argc, char **argv)
         else if (!strcmp(a, "--record") && has_value) record = argv[++i];
         else if (!strcmp(a, "--reps") && has_value) reps = atoi(argv[++i]);
         else if (!strcmp(a, "--list")) list = 1;
+        else if (!strcmp(a, "--no-vendor")) pk_bench_vendor_on = 0;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -142,6 +146,10 @@ int pk_bench_main(int argc, char **argv)
             fprintf(t, "| %s | - | - | %s | | %g | | | |\n", c->name, pk_status_string(s), c->floor);
             failed += s != PK_ERR_UNSUPPORTED;
             continue;
+        }
+        if (r.vendor_error) {
+            fprintf(stderr, "bench: error: %s: %s\n", c->name, r.vendor_na);
+            failed++;
         }
         double ours = metric(c, &r, r.ms), theirs = metric(c, &r, r.vendor_ms);
         printf("%-38s %9.4f %5.1f%% %10.3f %-13s %6g %9.4f %10.3f %6.2f%s%s%s\n", c->name, r.ms, 100 * r.spread, ours,

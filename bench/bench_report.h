@@ -24,10 +24,11 @@ typedef struct pk_bench_row {
     double roof_ms;          /* the roofline's time for the case on this platform */
     double unfused_ms;       /* 0: none, see unfused_na */
     char unfused_na[160];
-    double eff_roof;         /* roof_ms / ms: the architectural efficiency */
-    double eff_best;         /* best_ms / ms: the application efficiency */
+    double eff_roof;         /* roof_ms / ms: the architectural efficiency; NaN: n/a (roof unknown) */
+    double eff_best;         /* min(1, best_ms / ms): the application efficiency; NaN: n/a (no other
+                              * implementation on the platform); 0: portkern did not run */
     double vendor_eff_roof;  /* the vendor library's roof_ms / vendor_ms */
-    double best_ms;          /* the best of portkern, vendor, unfused on this platform */
+    double best_ms;          /* the best other implementation on this platform (vendor, unfused); 0: none */
 } pk_bench_row;
 
 typedef struct pk_bench_report {
@@ -38,14 +39,16 @@ typedef struct pk_bench_report {
     pk_bench_platform *p;
     const pk_bench_case *cases;
     pk_bench_row *rows;      /* rows[case * np + platform] */
-    double *pp_roof, *pp_best, *pp_vendor_roof; /* per case, over the platforms */
+    double *pp_roof, *pp_best, *pp_vendor_roof; /* per case, over the platforms; NaN: n/a */
 } pk_bench_report;
 
 /* Fills each row's efficiencies and each case's portability from the raw
  * figures (ms, vendor_ms, unfused_ms, roof_ms). */
 void pk_bench_report_score(pk_bench_report *rep);
-/* The suite's single figure: the mean of the cases' portability. */
+/* The suite's single figure: the mean of the cases' portability over the
+ * cases that have one (NaN when none has); pk_bench_report_pp_count: how many. */
 double pk_bench_report_pp_mean(const pk_bench_report *rep, int best);
+int pk_bench_report_pp_count(const pk_bench_report *rep, int best);
 
 int pk_bench_write_csv(const pk_bench_report *rep, FILE *f);
 int pk_bench_write_json(const pk_bench_report *rep, FILE *f);

@@ -29,6 +29,25 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* n/a (NaN) as the word, which CSV readers take for a missing value */
+static void csv_num(FILE *f, double v)
+{
+    if (v == v) fprintf(f, "%.4f", v);
+    else fputs("n/a", f);
+}
+
+/* Where the roof a row is judged against came from: the matrix rate's
+ * source for GEMM and attention, the measured copy for the rest. */
+static const char *roof_source(const pk_bench_roof *roof, const pk_bench_case *c)
+{
+    static char buf[256];
+    if (c->op == PK_BENCH_GEMM || c->op == PK_BENCH_ATTENTION)
+        snprintf(buf, sizeof buf, "matrix %s: %s; %s", pk_dtype_name(c->dtype), roof->matrix_from[c->dtype],
+                 roof->source);
+    else snprintf(buf, sizeof buf, "%s", roof->source);
+    return buf;
+}
+
 /* JSON has no NaN or infinity */
 static void json_num(FILE *f, double v) { fprintf(f, isfinite(v) ? "%.6g" : "null", v); }
 
@@ -46,7 +65,7 @@ static const char *op_name(pk_bench_op op)
 
 int pk_bench_write_csv(const pk_bench_report *rep, FILE *f)
 {
-    fputs("suite,case,op,dtype,platform,device,status,flops,bytes,ms,spread,tflops,gbs,roof_ms,frac_roof,"
+    fputs("suite,case,op,dtype,platform,device,status,flops,bytes,ms,spread,tflops,gbs,roof_ms,frac_roof,roof_source,"
           "vendor,vendor_ms,vendor_spread,vendor_frac_roof,vendor_na,unfused_ms,unfused_na,best_ms,frac_best,"
           "pp_roof,pp_best\n",
           f);
@@ -61,14 +80,28 @@ int pk_bench_write_csv(const pk_bench_report *rep, FILE *f)
             csv_str(f, rep->p[p].info.name);
             fputc(',', f);
             csv_str(f, w->ran ? "ok" : w->status);
-            fprintf(f, ",%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.4f,", w->r.flops, w->r.bytes, ms, w->r.spread,
-                    ms > 0 ? w->r.flops / ms * 1e-9 : 0, ms > 0 ? w->r.bytes / ms * 1e-6 : 0, w->roof_ms, w->eff_roof);
+            fprintf(f, ",%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,", w->r.flops, w->r.bytes, ms, w->r.spread,
+                    ms > 0 ? w->r.flops / ms * 1e-9 : 0, ms > 0 ? w->r.bytes / ms * 1e-6 : 0, w->roof_ms);
+            csv_num(f, w->eff_roof);
+            fputc(',', f);
+            csv_str(f, roof_source(&rep->p[p].roof, w->c));
+            fputc(',', f);
             csv_str(f, w->r.vendor ? w->r.vendor : "");
-            fprintf(f, ",%.6g,%.4f,%.4f,", w->r.vendor_ms, w->r.vendor_spread, w->vendor_eff_roof);
-            csv_str(f, w->r.vendor_na);
+            fprintf(f, ",%.6g,%.4f,", w->r.vendor_ms, w->r.vendor_spread);
+            csv_num(f, w->vendor_eff_roof);
+            fputc(',', f);
+            char na[240];
+            snprintf(na, sizeof na, "%s%s", w->r.vendor_error ? "ERROR: " : "", w->r.vendor_na);
+            csv_str(f, na);
             fprintf(f, ",%.6g,", w->unfused_ms);
             csv_str(f, w->unfused_na);
-            fprintf(f, ",%.6g,%.4f,%.4f,%.4f\n", w->best_ms, w->eff_best, rep->pp_roof[c], rep->pp_best[c]);
+            fprintf(f, ",%.6g,", w->best_ms);
+            csv_num(f, w->eff_best);
+            fputc(',', f);
+            csv_num(f, rep->pp_roof[c]);
+            fputc(',', f);
+            csv_num(f, rep->pp_best[c]);
+            fputc('\n', f);
         }
     return ferror(f) ? -1 : 0;
 }
@@ -82,7 +115,11 @@ int pk_bench_write_json(const pk_bench_report *rep, FILE *f)
     fputs(",\n  \"commit\": ", f);
     json_str(f, rep->commit);
     fprintf(f, ",\n  \"reps\": %d,\n  \"timing\": \"device events, warm-up, median and p10..p90 spread, inputs "
-               "rotated past the last-level cache\",\n  \"platforms\": [\n",
+               "rotated past the last-level cache\",\n  \"roof\": \"copy: the driver's device-to-device copy, "
+               "measured; matrix: a CPU's hardware peak, a GPU's vendor library, never portkern's kernels; null "
+               "fractions where unknown\",\n  \"best\": \"frac_best = min(1, best_ms / ms), best_ms the fastest "
+               "other implementation on the platform (vendor library, unfused path); null (n/a) where there is "
+               "none\",\n  \"platforms\": [\n",
             rep->reps);
     for (int p = 0; p < rep->np; p++) {
         const pk_bench_platform *pl = &rep->p[p];
@@ -107,6 +144,13 @@ int pk_bench_write_json(const pk_bench_report *rep, FILE *f)
         }
         fputs(", \"source\": ", f);
         json_str(f, pl->roof.source);
+        fputs(",\n       \"matrix_source\": {", f);
+        for (int t = 0; t < 3; t++) {
+            fprintf(f, "%s\"%s\": ", t ? ", " : "", pk_dtype_name((pk_dtype)t));
+            json_str(f, pl->roof.matrix_from[t]);
+        }
+        fputs("},\n       \"matrix_detail\": ", f);
+        json_str(f, pl->roof.matrix_detail);
         fprintf(f, "}}%s\n", p + 1 < rep->np ? "," : "");
     }
     fputs("  ],\n  \"results\": [\n", f);
@@ -135,6 +179,9 @@ int pk_bench_write_json(const pk_bench_report *rep, FILE *f)
         json_str(f, w->r.vendor ? w->r.vendor : "");
         fputs(", \"vendor_na\": ", f);
         json_str(f, w->r.vendor_na);
+        fprintf(f, ", \"vendor_error\": %s", w->r.vendor_error ? "true" : "false");
+        fputs(",\n     \"roof_source\": ", f);
+        json_str(f, roof_source(&rep->p[w->platform].roof, w->c));
         fputs(", \"unfused_na\": ", f);
         json_str(f, w->unfused_na);
         fprintf(f, ", \"spread_over_10pct\": %s}%s\n", w->ran && w->r.spread > 0.10 ? "true" : "false",

@@ -1,10 +1,15 @@
-/* The device's own limits, measured rather than taken from a data sheet
- * (which no OpenCL or CPU device reports, and which clocks and power caps
- * make optimistic): a device-to-device copy for bandwidth, and a large
- * square GEMM for the matrix rate of each dtype, the better of portkern's
- * and the vendor library's (so the roof is never our own ceiling alone
- * where a vendor library can beat it). Kept per device in
- * $PORTKERN_CACHE_DIR so a report does not pay the probe every run. */
+/* The device's limits. Bandwidth is measured: a device-to-device copy by
+ * the driver (clEnqueueCopyBuffer, cuMemcpyDtoDAsync, hipMemcpyDtoDAsync).
+ * The matrix rate never comes from portkern's kernels, which would make
+ * portkern's GEMM a fraction of itself: on a CPU it is the hardware's peak
+ * (bench_cpu.c: cores x lanes x FMA units x clock, read from the system);
+ * on a GPU it is the vendor library's rate on a large square GEMM of each
+ * dtype (cuBLAS; CLBlast on OpenCL), and none where there is no vendor
+ * library (HIP on its own); the report then shares the limits of the
+ * platforms that drive the same device, and raises a rate where a vendor
+ * GEMM of the run beats it. Measured figures are kept per device in
+ * $PORTKERN_CACHE_DIR so a report does not pay the probe every run; the
+ * hardware peak is read afresh each time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +36,8 @@ static int cache_path(const pk_device_info *info, char *path, size_t n)
     uint64_t h = 0xcbf29ce484222325ull;
     for (const char *s = info->name; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
     for (const char *s = info->driver; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    snprintf(path, n, "%s/bench-roof-%s-%d-%016llx.txt", dir, pk_backend_name(info->backend), info->index,
+    /* roof2: the format without portkern's own matrix rate (older files held it) */
+    snprintf(path, n, "%s/bench-roof2-%s-%d-%016llx.txt", dir, pk_backend_name(info->backend), info->index,
              (unsigned long long)h);
     return 1;
 }
@@ -88,21 +94,30 @@ static pk_status probe_copy(pk_context *ctx, const pk_device_info *info, pk_benc
     return s;
 }
 
+/* The vendor library's rate on a large square GEMM; portkern's own time of
+ * the same GEMM (pk_bench_run takes both) is not used. */
 static pk_status probe_matrix(pk_context *ctx, const pk_device_info *info, pk_dtype dt, pk_bench_roof *roof)
 {
-    /* large enough to be compute-bound everywhere; the reference backend
-     * (f64 accumulation, one core) gets a size it finishes in seconds */
-    int64_t n = info->backend == PK_BACKEND_REF ? 256 : info->is_cpu ? 1024 : 8192;
+    int64_t n = 8192;
     char name[64];
     snprintf(name, sizeof name, "roofline probe %s %lld^3", pk_dtype_name(dt), (long long)n);
     pk_bench_case c = {name, PK_BENCH_GEMM, dt, n, n, n, 1, 0, 0, 0, 0, 0, 0, 0, 'F', 0, "probe"};
     pk_bench_result r;
+    (void)info;
     pk_status s = pk_bench_run(ctx, &c, 10, &r);
     if (s != PK_SUCCESS) return s;
-    double ours = r.flops / (r.ms * 1e-3), vendor = r.vendor_ms > 0 ? r.flops / (r.vendor_ms * 1e-3) : 0;
-    roof->flops[dt] = ours > vendor ? ours : vendor;
+    if (r.vendor_ms > 0) {
+        roof->flops[dt] = r.flops / (r.vendor_ms * 1e-3);
+        snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "%s (probe %lld^3)", r.vendor, (long long)n);
+    } else {
+        roof->flops[dt] = -1;
+        snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "none (%.50s)",
+                 r.vendor_na[0] ? r.vendor_na : "no vendor library");
+    }
     return PK_SUCCESS;
 }
+
+static const char *vendor_of(pk_backend b) { return b == PK_BACKEND_CUDA ? "cuBLAS" : b == PK_BACKEND_OPENCL ? "CLBlast" : "vendor"; }
 
 pk_status pk_bench_roofline(pk_context *ctx, const pk_bench_case *cases, int n, int refresh, pk_bench_roof *roof)
 {
@@ -113,27 +128,55 @@ pk_status pk_bench_roofline(pk_context *ctx, const pk_bench_case *cases, int n, 
     char path[1024];
     int cache = cache_path(&info, path, sizeof path);
     if (cache && !refresh) read_cache(path, roof);
-    int measured = 0;
+    for (int t = 0; t < 3; t++)
+        if (roof->flops[t] > 0)
+            snprintf(roof->matrix_from[t], sizeof roof->matrix_from[t], "%s (probe, cached)", vendor_of(info.backend));
+    int measured = 0, copy_new = 0;
     if (roof->copy_bps <= 0) {
         if (isatty(2)) fprintf(stderr, "roofline: copy bandwidth of %s ...\r", info.name);
         s = probe_copy(ctx, &info, roof);
         if (s != PK_SUCCESS) return s;
-        measured = 1;
+        measured = copy_new = 1;
     }
-    for (int i = 0; i < n; i++) {
-        pk_dtype dt = cases[i].dtype;
-        if (roof->flops[dt] > 0) continue;
-        if (isatty(2)) fprintf(stderr, "roofline: %s matrix rate of %s ...\r", pk_dtype_name(dt), info.name);
-        /* a dtype the device cannot run has no roof: its cases say so themselves */
-        if (probe_matrix(ctx, &info, dt, roof) != PK_SUCCESS) roof->flops[dt] = -1;
-        measured = 1;
+    if (info.is_cpu) {
+        /* the hardware's peak, whatever a cached file says */
+        for (int t = 0; t < 3; t++) roof->flops[t] = 0;
+        pk_bench_cpu_peak(roof);
+    } else {
+        snprintf(roof->matrix_detail, sizeof roof->matrix_detail, "the vendor library's best rate on the device%s",
+                 info.backend == PK_BACKEND_CUDA || info.backend == PK_BACKEND_OPENCL
+                     ? ""
+                     : " (none for this backend: platforms on the same device lend theirs)");
+        for (int i = 0; i < n; i++) {
+            pk_dtype dt = cases[i].dtype;
+            if (roof->flops[dt] != 0) continue;
+            if (info.backend != PK_BACKEND_CUDA && info.backend != PK_BACKEND_OPENCL) {
+                roof->flops[dt] = -1;
+                snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "none (no vendor library for %s)",
+                         pk_backend_name(info.backend));
+                continue;
+            }
+            if (isatty(2)) fprintf(stderr, "roofline: %s matrix rate of %s ...\r", pk_dtype_name(dt), info.name);
+            /* a dtype the device cannot run has no roof: its cases say so themselves */
+            if (probe_matrix(ctx, &info, dt, roof) != PK_SUCCESS) {
+                roof->flops[dt] = -1;
+                snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "none (the probe GEMM failed)");
+            } else if (roof->flops[dt] > 0) measured = 1;
+        }
     }
-    for (int t = 0; t < 3; t++)
+    for (int t = 0; t < 3; t++) {
         if (roof->flops[t] < 0) roof->flops[t] = 0;
+        if (!roof->matrix_from[t][0]) snprintf(roof->matrix_from[t], sizeof roof->matrix_from[t], "none (not probed)");
+    }
     roof->cached = !measured;
-    snprintf(roof->source, sizeof roof->source, "%s%s", measured ? "measured" : "cached",
-             cache ? (measured ? ", saved to the cache" : " in $PORTKERN_CACHE_DIR") : "");
-    if (cache && measured) write_cache(path, roof);
+    snprintf(roof->source, sizeof roof->source, "copy: %s, %s%s",
+             info.backend == PK_BACKEND_REF ? "the C library's memcpy" : "the driver's copy", copy_new ? "measured" : "cached",
+             cache ? (copy_new ? " (saved to the cache)" : " in $PORTKERN_CACHE_DIR") : "");
+    if (cache && measured) {
+        pk_bench_roof keep = *roof;
+        if (info.is_cpu) memset(keep.flops, 0, sizeof keep.flops); /* computed each run, not cached */
+        write_cache(path, &keep);
+    }
     return PK_SUCCESS;
 }
 
@@ -141,6 +184,9 @@ double pk_bench_roof_ms(const pk_bench_roof *roof, const pk_bench_case *c)
 {
     double flops, bytes;
     pk_bench_counts(c, &flops, &bytes);
+    /* a matrix op without a known matrix rate has no roof (n/a): the
+     * bandwidth term alone would put the roof too low */
+    if (roof->flops[c->dtype] <= 0 && (c->op == PK_BENCH_GEMM || c->op == PK_BENCH_ATTENTION)) return 0;
     double tf = roof->flops[c->dtype] > 0 ? flops / roof->flops[c->dtype] : 0;
     double tb = roof->copy_bps > 0 ? bytes / roof->copy_bps : 0;
     return 1e3 * (tf > tb ? tf : tb);

@@ -14,6 +14,8 @@
 #define PK_BENCH_ROTATE_BYTES (256.0 * 1024 * 1024) /* ~4x the largest L2 in sight */
 #define PK_BENCH_WARMUP 3
 
+int pk_bench_vendor_on = 1;
+
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static float rnd(void)
@@ -133,7 +135,9 @@ static pk_status bench_gemm(pk_context *ctx, const pk_device_info *info, const p
     }
     if (s == PK_SUCCESS) s = pk_alloc(ctx, (size_t)(es * (double)c->m * (double)c->n), &g.y);
     if (s == PK_SUCCESS) s = pk_bench_time(ctx, gemm_run, &g, reps, r);
-    if (s == PK_SUCCESS && info->backend == PK_BACKEND_CUDA) {
+    if (s == PK_SUCCESS && !pk_bench_vendor_on) {
+        snprintf(r->vendor_na, sizeof r->vendor_na, "skipped (--no-vendor)");
+    } else if (s == PK_SUCCESS && info->backend == PK_BACKEND_CUDA) {
         r->vendor = "cuBLAS";
         const char *why = NULL;
         r->vendor_ms = pk_bench_cublas_gemm(ctx, c, g.x[0], g.w, g.copies, g.y, reps, &why);
@@ -142,8 +146,10 @@ static pk_status bench_gemm(pk_context *ctx, const pk_device_info *info, const p
     } else if (s == PK_SUCCESS && info->backend == PK_BACKEND_OPENCL) {
         r->vendor = "CLBlast";
         const char *why = NULL;
-        r->vendor_ms = pk_bench_clblast_gemm(ctx, c, g.x[0], g.w, g.copies, g.y, reps, &why);
+        int missing = 0;
+        r->vendor_ms = pk_bench_clblast_gemm(ctx, c, g.x[0], g.w, g.copies, g.y, reps, &why, &missing);
         if (r->vendor_ms <= 0) snprintf(r->vendor_na, sizeof r->vendor_na, "%s", why ? why : "failed");
+        r->vendor_error = missing;
     } else if (s == PK_SUCCESS) {
         snprintf(r->vendor_na, sizeof r->vendor_na, "no vendor library for %s", pk_backend_name(info->backend));
     }

@@ -139,9 +139,10 @@ int pk_bench_svg_roofline(const pk_bench_report *rep, FILE *f)
             marker(f, k, px(&a, x), py(&a, y), colors[w->platform % NCOLORS]);
             fprintf(f, "<title>");
             xml_text(f, w->c->name);
-            fprintf(f, " on %s, %s%s%s: %.4g ms, %s FLOP/s, %.0f%% of roof</title>", rep->p[w->platform].label,
-                    what[k], k == 1 ? " " : "", k == 1 && w->r.vendor ? w->r.vendor : "", ms[k],
-                    si(y, b1, sizeof b1), 100 * w->roof_ms / ms[k]);
+            char frac[24] = "roof n/a";
+            if (w->roof_ms > 0) snprintf(frac, sizeof frac, "%.0f%% of roof", 100 * w->roof_ms / ms[k]);
+            fprintf(f, " on %s, %s%s%s: %.4g ms, %s FLOP/s, %s</title>", rep->p[w->platform].label, what[k],
+                    k == 1 ? " " : "", k == 1 && w->r.vendor ? w->r.vendor : "", ms[k], si(y, b1, sizeof b1), frac);
             marker_end(f, k);
         }
     }
@@ -172,11 +173,19 @@ int pk_bench_svg_roofline(const pk_bench_report *rep, FILE *f)
  * platform's portkern (solid) and vendor library (outlined), then the
  * portability over the platforms (black); the line at 1 is the limit. */
 
+/* v in fmt, or "n/a" for NaN (an efficiency with nothing to judge it by). */
+static const char *num(double v, const char *fmt, char *buf)
+{
+    if (v == v) snprintf(buf, 16, fmt, v);
+    else snprintf(buf, 16, "n/a");
+    return buf;
+}
+
 int pk_bench_svg_portability(const pk_bench_report *rep, FILE *f)
 {
     const double left = 300, width = 480, bar = 9, top = 50;
     double scale_max = 1.0;
-    for (int i = 0; i < rep->nc * rep->np; i++)
+    for (int i = 0; i < rep->nc * rep->np; i++) /* fmax passes over NaN (n/a) */
         scale_max = fmax(scale_max, fmax(rep->rows[i].eff_roof, rep->rows[i].vendor_eff_roof));
     if (scale_max > 2) scale_max = 2; /* a point past twice the roof is a bad probe, not a result to scale by */
     double group = bar * (2 * rep->np + 1) + 12;
@@ -186,10 +195,11 @@ int pk_bench_svg_portability(const pk_bench_report *rep, FILE *f)
             height);
     fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"15\">Fraction of the roofline and performance portability: ");
     xml_text(f, rep->suite);
+    char m0[16], m1[16];
     fprintf(f, "</text>\n<text x=\"10\" y=\"40\" font-size=\"11\">PP (Pennycook et al.) = harmonic mean over the "
-               "platforms of the run; 0 when one cannot run the case. Suite mean PP: %.2f (roofline), %.2f (best "
-               "known)</text>\n",
-            pk_bench_report_pp_mean(rep, 0), pk_bench_report_pp_mean(rep, 1));
+               "platforms of the run; 0 when one cannot run the case. Suite mean PP: %s (roofline), %s (best "
+               "other implementation)</text>\n",
+            num(pk_bench_report_pp_mean(rep, 0), "%.2f", m0), num(pk_bench_report_pp_mean(rep, 1), "%.2f", m1));
     double bottom = top + group * rep->nc;
     for (int tick = 0; tick <= (int)(scale_max * 4 + 1e-9); tick++) {
         double v = tick / 4.0, x = left + v / scale_max * width;
@@ -205,24 +215,27 @@ int pk_bench_svg_portability(const pk_bench_report *rep, FILE *f)
         for (int p = 0; p < rep->np; p++) {
             const pk_bench_row *w = &rep->rows[c * rep->np + p];
             const char *col = colors[p % NCOLORS];
-            double v[2] = {fmin(w->eff_roof, scale_max), fmin(w->vendor_eff_roof, scale_max)};
+            double e[2] = {w->eff_roof, w->vendor_eff_roof};
+            double v[2] = {e[0] == e[0] ? fmin(e[0], scale_max) : 0, e[1] == e[1] ? fmin(e[1], scale_max) : 0};
             for (int k = 0; k < 2; k++) {
                 double yy = y + (2 * p + k) * bar;
                 fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"%s\">",
                         left, yy, v[k] / scale_max * width, bar - 1, k ? "white" : col, col);
-                fprintf(f, "<title>%s %s: %.1f%% of roof%s%s</title></rect>\n", rep->p[p].label,
-                        k ? (w->r.vendor ? w->r.vendor : "vendor") : "portkern",
-                        100 * (k ? w->vendor_eff_roof : w->eff_roof), k && w->r.vendor_na[0] ? ", n/a: " : "",
-                        k ? w->r.vendor_na : "");
+                char pct[16];
+                fprintf(f, "<title>%s %s: %s of roof%s", rep->p[p].label,
+                        k ? (w->r.vendor ? w->r.vendor : "vendor") : "portkern", num(100 * e[k], "%.1f%%", pct),
+                        k && w->r.vendor_na[0] ? ", n/a: " : "");
+                if (k) xml_text(f, w->r.vendor_na);
+                fputs("</title></rect>\n", f);
             }
         }
-        double yy = y + 2 * rep->np * bar;
-        fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"black\"><title>PP %.3f (roofline), "
-                   "%.3f (best known)</title></rect>\n",
-                left, yy, fmin(rep->pp_roof[c], scale_max) / scale_max * width, bar - 1, rep->pp_roof[c],
-                rep->pp_best[c]);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%.2f</text>\n",
-                left + fmin(rep->pp_roof[c], scale_max) / scale_max * width + 4, yy + bar - 1, rep->pp_roof[c]);
+        double yy = y + 2 * rep->np * bar, pr = rep->pp_roof[c], wpp = pr == pr ? fmin(pr, scale_max) : 0;
+        char p0[16], p1[16];
+        fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"black\"><title>PP %s (roofline), "
+                   "%s (best other implementation)</title></rect>\n",
+                left, yy, wpp / scale_max * width, bar - 1, num(pr, "%.3f", p0), num(rep->pp_best[c], "%.3f", p1));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>\n", left + wpp / scale_max * width + 4,
+                yy + bar - 1, num(pr, "%.2f", p0));
     }
     double ly = bottom + 40;
     for (int p = 0; p < rep->np; p++, ly += 20) {
