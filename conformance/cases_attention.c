@@ -7,7 +7,7 @@
 #include "conform.h"
 
 enum { Q_ = 0, K_, V_, O_, LSE_ };
-enum { AL_BSHD = 0, AL_BHSD, AL_PADDED };
+enum { AL_BSHD = 0, AL_BHSD, AL_PADDED, AL_DSTRIDED };
 
 static pk_status run_attention(const cf_case *c, pk_context *ctx, const pk_tensor *t)
 {
@@ -33,6 +33,7 @@ typedef struct acfg {
     int layout;
     float scale;
     int nan_v;
+    int large; /* CF_SIZE_GPU */
 } acfg;
 
 static acfg A(pk_dtype dt, int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d, int causal)
@@ -61,6 +62,13 @@ static cf_spec head_spec(const acfg *a, int64_t s, int64_t h)
         cf_spec_pad(&sp, 8);
         sp.offset = 24;
         sp.tail = 16;
+    } else if (a->layout == AL_DSTRIDED) {
+        /* stored [B, S, D, H] from an odd offset: no kernel that reads the
+         * head dim in 16-byte units takes it */
+        static const int ord[4] = {0, 1, 3, 2};
+        cf_spec_order(&sp, ord);
+        sp.offset = 3;
+        sp.tail = 5;
     }
     return sp;
 }
@@ -86,12 +94,15 @@ static void add(cf_case_list *l, const acfg *a)
     if (a->layout == AL_BHSD) e += (size_t)snprintf(extra + e, sizeof extra - e, "/bhsd");
     if (a->layout == AL_PADDED) e += (size_t)snprintf(extra + e, sizeof extra - e, "/padded+offset");
     if (a->scale != 0.0f) e += (size_t)snprintf(extra + e, sizeof extra - e, "/scale%g", a->scale);
-    if (a->nan_v) snprintf(extra + e, sizeof extra - e, "/nan-v");
+    if (a->layout == AL_DSTRIDED) e += (size_t)snprintf(extra + e, sizeof extra - e, "/bsdh+offset");
+    if (a->nan_v) e += (size_t)snprintf(extra + e, sizeof extra - e, "/nan-v");
+    if (a->large) snprintf(extra + e, sizeof extra - e, "/large");
 
     cf_case *c = cf_case_add(l, CF_OP_ATTENTION, a->dt, run_attention,
                              "attention/%s/b%lldq%lldkv%lld/h%lld-%lld/d%lld/%s%s%s%s", cf_dtype_tag(a->dt),
                              (long long)a->b, (long long)a->sq, (long long)a->skv, (long long)a->hq,
                              (long long)a->hkv, (long long)a->d, mask, win, lens, extra);
+    c->size = a->large ? CF_SIZE_GPU : CF_SIZE_ANY;
     cf_attn_params *p = &c->p.attn;
     p->scale = a->scale;
     p->causal = a->causal;
@@ -240,4 +251,53 @@ void cf_cases_attention(cf_case_list *l)
         a.nan_v = 1;
         add(l, &a);
     }
+
+    /* Every kernel variant at every head dim (tests/test_cover_attention.c
+     * names them). Decode, split-KV: 1, 2, 4, 8, 16 rows per kv head (the
+     * OpenCL decode tiles, the CUDA keys and HIP rows16 kernels) and 32 or
+     * 48 (the 17-64 row kernels), each 16-bit dtype on both sides of 16. */
+    static const struct { int dt; int64_t b, sq, hq, hkv; } dec[] = {
+        {0, 1, 1, 2, 2},  {1, 2, 1, 4, 2}, {2, 1, 2, 4, 2},  {0, 1, 2, 8, 2},
+        {2, 1, 4, 4, 1},  {0, 2, 4, 16, 2}, {1, 1, 1, 32, 1}, {2, 1, 3, 16, 1},
+    };
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < (int)(sizeof dec / sizeof dec[0]); j++) {
+            a = A(dts[dec[j].dt], dec[j].b, dec[j].sq, 512 + 97 * j + 13 * i, dec[j].hq, dec[j].hkv, hd[i],
+                  (i + j) % 2);
+            a.lse = j == 3;
+            add(l, &a);
+        }
+    /* Short decode (one pass) and layouts no 16-byte copy reads (the
+     * CUDA-core and HIP tiled kernels for 16-bit types), prefill and split. */
+    for (int i = 0; i < 5; i++) {
+        for (int t = 0; t < 3; t++) {
+            a = A(dts[t], 1, 1 + t, 77 + 23 * t, 4 * (1 + t), 1 + t, hd[i], t != 1);
+            add(l, &a);
+        }
+        for (int t = 1; t < 3; t++) {
+            a = A(dts[t], 1, 33, 40, 4, 2, hd[i], t == 1);
+            a.layout = AL_DSTRIDED;
+            add(l, &a);
+            a = A(dts[t], 1, 1, 600 + 11 * i, 32, 1, hd[i], t == 2);
+            a.layout = AL_DSTRIDED;
+            add(l, &a);
+        }
+    }
+
+    /* The CUDA prefill kernel's 128-row blocks (D <= 128): more than 64
+     * rows per kv head and at least two blocks per SM (264 on a 132-SM
+     * H200, which covers a 108-SM A100). GPU-only; heads rather than
+     * sequence make up the count so that the float64 reference stays
+     * quick: one block per head, GQA rows of two heads, four blocks of
+     * four heads' rows, a window. */
+    static const struct { int64_t b, sq, skv, hq, hkv, wl; } big[] = {
+        {2, 65, 65, 132, 132, -1}, {2, 40, 90, 264, 132, -1}, {1, 100, 100, 264, 66, -1}, {2, 65, 130, 132, 132, 40},
+    };
+    for (int t = 1; t < 3; t++)
+        for (int i = 0; i < 4; i++) {
+            a = A(dts[t], big[i].b, big[i].sq, big[i].skv, big[i].hq, big[i].hkv, hd[i], (i + t) % 2);
+            a.wl = big[i].wl;
+            a.large = 1;
+            add(l, &a);
+        }
 }

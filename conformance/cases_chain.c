@@ -28,7 +28,7 @@ typedef struct prog {
     int kind[PK_CHAIN_MAX_INPUTS];
     int gen[PK_CHAIN_MAX_INPUTS];
     int n_steps;
-    pk_chain_step steps[12];
+    pk_chain_step steps[PK_CHAIN_MAX_STEPS];
 } prog;
 
 #define S2(o, x, y) {PK_CHAIN_##o, x, y, 0.0f}
@@ -62,6 +62,20 @@ static const prog progs[] = {
      {GN_SYM, GN_SYM, GN_SYM, GN_SYM, GN_SYM, GN_SYM, GN_SYM, GN_SYM}, 8,
      {S2(ADD, 0, 1), S2(ADD, 8, 2), S2(ADD, 9, 3), S2(ADD, 10, 4), S2(ADD, 11, 5), S2(ADD, 12, 6),
       S2(ADD, 13, 7), SI(MUL_IMM, 14, 0.25f)}},
+    /* many values alive at once, so that the GPU kernels with more
+     * registers a thread run (pk_ew_chain_s16, _s40): 8 of a (10 slots),
+     * then 15 of a (17 slots), summed with a and b */
+    {"wide10", 2, {BK_FULL, BK_ROW}, {GN_SYM, GN_SYM}, 17,
+     {SI(MUL_IMM, 0, 0.5f), SI(ADD_IMM, 0, 0.25f), S1(NEG, 0), S1(ABS, 0), S1(TANH, 0), S1(SIGMOID, 0),
+      S1(RELU, 0), S1(SILU, 0), S2(ADD, 2, 3), S2(ADD, 10, 4), S2(ADD, 11, 5), S2(ADD, 12, 6), S2(ADD, 13, 7),
+      S2(ADD, 14, 8), S2(ADD, 15, 9), S2(SUB, 16, 0), S2(MUL, 17, 1)}},
+    {"wide17", 2, {BK_FULL, BK_COL}, {GN_SYM, GN_SYM}, 31,
+     {SI(MUL_IMM, 0, 0.5f), SI(ADD_IMM, 0, 0.25f), S1(NEG, 0), S1(ABS, 0), S1(TANH, 0), S1(SIGMOID, 0),
+      S1(RELU, 0), S1(SILU, 0), S1(GELU, 0), S1(GELU_TANH, 0), SI(MUL_IMM, 0, -0.75f), SI(ADD_IMM, 0, -1.0f),
+      S1(EXP, 0), SI(MUL_IMM, 0, 0.125f), SI(ADD_IMM, 0, 2.0f),
+      S2(ADD, 2, 3), S2(ADD, 17, 4), S2(ADD, 18, 5), S2(ADD, 19, 6), S2(ADD, 20, 7), S2(ADD, 21, 8),
+      S2(ADD, 22, 9), S2(ADD, 23, 10), S2(ADD, 24, 11), S2(ADD, 25, 12), S2(ADD, 26, 13), S2(ADD, 27, 14),
+      S2(ADD, 28, 15), S2(ADD, 29, 16), S2(SUB, 30, 0), S2(MUL, 31, 1)}},
 };
 
 enum { CV_PLAIN = 0, CV_MIXED, CV_4D_PADDED };

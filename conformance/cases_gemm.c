@@ -37,6 +37,8 @@ typedef struct gcfg {
     int layout;
     int bcast;
     int special;
+    int overlap_a; /* A's batches overlap: batch z starts 8 rows after z - 1 */
+    int large;     /* CF_SIZE_GPU */
 } gcfg;
 
 static gcfg G(pk_dtype dt, int64_t m, int64_t n, int64_t k, int ta, int tb)
@@ -71,7 +73,7 @@ static cf_spec mat(const gcfg *g, pk_dtype dt, int64_t batch, int64_t rows, int6
 
 static void add(cf_case_list *l, const gcfg *g)
 {
-    char dts[16], shape[64], tr[16], ab[48] = "", epi[64] = "", lay[24] = "", bc[16] = "", sp[16] = "";
+    char dts[16], shape[64], tr[16], ab[48] = "", epi[64] = "", lay[24] = "", bc[16] = "", sp[32] = "";
     if (g->in == g->out) snprintf(dts, sizeof dts, "%s", cf_dtype_tag(g->in));
     else snprintf(dts, sizeof dts, "%s-%s", cf_dtype_tag(g->in), cf_dtype_tag(g->out));
     if (g->batch)
@@ -94,10 +96,12 @@ static void add(cf_case_list *l, const gcfg *g)
     snprintf(lay, sizeof lay, "%s", lays[g->layout]);
     static const char *const bcs[] = {"", "/bcastA1", "/bcastB0", "/a2d"};
     snprintf(bc, sizeof bc, "%s", bcs[g->bcast]);
-    if (g->special) snprintf(sp, sizeof sp, "/nan+inf");
+    snprintf(sp, sizeof sp, "%s%s%s", g->special ? "/nan+inf" : "", g->overlap_a ? "/overlapA" : "",
+             g->large ? "/large" : "");
 
     cf_case *c = cf_case_add(l, CF_OP_GEMM, g->out, run_gemm, "gemm/%s/%s/%s%s%s%s%s%s", dts, shape, tr, ab,
                              epi, bc, lay, sp);
+    c->size = g->large ? CF_SIZE_GPU : CF_SIZE_ANY;
     c->p.gemm.trans_a = g->ta;
     c->p.gemm.trans_b = g->tb;
     c->p.gemm.alpha = g->alpha;
@@ -110,6 +114,7 @@ static void add(cf_case_list *l, const gcfg *g)
     cf_spec sa = g->ta ? mat(g, g->in, a_batch, g->k, g->m, 1) : mat(g, g->in, a_batch, g->m, g->k, 1);
     cf_spec sb = g->tb ? mat(g, g->in, ab_batch, g->n, g->k, 1) : mat(g, g->in, ab_batch, g->k, g->n, 1);
     if (g->bcast == BC_B0) sb.stride[0] = 0;
+    if (g->overlap_a) sa.stride[0] = 8 * sa.stride[g->ta ? 2 : 1];
     cf_spec sd = mat(g, g->out, g->batch, g->m, g->n, 0);
 
     /* outputs O(1): A ~ U(-1,1), B ~ U(-s,s) with K s^2 / 9 ~ 1/3 */
@@ -301,6 +306,47 @@ void cf_cases_gemm(cf_case_list *l)
             g = G(dt, 1030, 1100, 96, 0, 1);
             g.batch = 3;
             g.bcast = BC_B0;
+            add(l, &g);
+        }
+
+        /* The production tiles of the GPU kernels, one case per kernel
+         * (tests/test_cover_gemm.c names them), GPU-only: too slow on a
+         * CPU device. Just past the thresholds of a 132-SM H200 (and a
+         * 108-SM A100), so that the float64 reference stays quick:
+         *  - 2 x 1096 x 3896: 288 tiles of 128 x 256, two per SM: the
+         *    mma.sync kernel's largest tile for every layout the Hopper
+         *    kernel does not take (B n-major, A m-major, A's batches
+         *    overlapping, which no TMA map describes), and MFMA's 128 x 128
+         *    on a 228-CU gfx940;
+         *  - 2 x 1096 x 1944: 144 of 128 x 256 but 288 of 128 x 128: the
+         *    next tile, and the SIMT kernel's 128 x 128 (f32 in every
+         *    float4 layout, K = 41 for none; 16-bit at K = 41, which no
+         *    16-byte copy reads).
+         * K = 40: a whole 32-deep k step and an edge; m and n are edges
+         * too. Rows 16-byte aligned where the layout asks for it. */
+        static const int lay4[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 1}}; /* ta, tb, overlapA */
+        for (int big = 0; big < 2 && dt != PK_F32; big++)
+            for (int i = 0; i < 4; i++) {
+                g = G(dt, 1096, big ? 3896 : 1944, 40, lay4[i][0], lay4[i][1]);
+                g.batch = 2;
+                g.overlap_a = lay4[i][2];
+                g.large = 1;
+                if (i == 1 && big) { /* an epilogue on the largest tile too */
+                    g.bias = 1;
+                    g.act = PK_ACT_SILU;
+                }
+                add(l, &g);
+            }
+        for (int i = 0; i < 4; i++) {
+            if (dt != PK_F32 && i > 0) break;
+            g = i == 0 ? G(dt, 1096, 1944, 41, 0, 1) : G(dt, 1096, 1944, 40, lay4[i - 1][0], lay4[i - 1][1]);
+            g.batch = 2;
+            g.large = 1;
+            add(l, &g);
+        }
+        /* mma.sync's small tile with A m-major */
+        if (dt != PK_F32) {
+            g = G(dt, 72, 40, 48, 1, 1);
             add(l, &g);
         }
 

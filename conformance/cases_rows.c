@@ -333,6 +333,23 @@ void cf_cases_rows(cf_case_list *l)
         r.eps = 1e-5f;
         add_rows(l, &r);
 
+        /* Every register-chunk count of the GPU row kernels
+         * (tests/test_cover_rows.c names them): rows of 2 columns (the
+         * strided path, 2 chunks), 4 to 64 (1 to 8 chunks of 16 bytes a
+         * thread), and longer than 512 threads hold (16392: streamed). */
+        static const int64_t cw[6] = {2, 4, 8, 16, 64, 16392};
+        static const int per_row_ops[3] = {CF_OP_RMSNORM, CF_OP_LAYERNORM, CF_OP_SOFTMAX};
+        for (int o = 0; o < 3; o++)
+            for (int i = 0; i < 6; i++) {
+                if (per_row_ops[o] != CF_OP_SOFTMAX && cw[i] == 64) continue; /* above */
+                r = R(per_row_ops[o], dt, 2, 2 + i % 2, cw[i], 0, 0);
+                r.weight = per_row_ops[o] != CF_OP_SOFTMAX;
+                r.bias = per_row_ops[o] == CF_OP_LAYERNORM;
+                r.eps = 1e-5f;
+                r.residual = r.residual_out = per_row_ops[o] == CF_OP_RMSNORM && i == 3;
+                add_rows(l, &r);
+            }
+
         /* glu */
         static const pk_activation gacts[4] = {PK_ACT_SILU, PK_ACT_GELU, PK_ACT_GELU_TANH, PK_ACT_RELU};
         static const int64_t gw[4] = {64, 7, 4097, 1};

@@ -168,9 +168,17 @@ typedef struct cf_chain_params {
     pk_chain_step steps[PK_CHAIN_MAX_STEPS];
 } cf_chain_params;
 
+/* Size classes. CF_SIZE_GPU: large enough for the production tiles of a
+ * GPU (more packed rows or output tiles than a big GPU has
+ * multiprocessors, twice over), too slow for a CPU device (PoCL on a few
+ * cores); such a case runs on GPU devices only and is skipped elsewhere,
+ * with the reason. Its name ends in "/large". */
+enum { CF_SIZE_ANY = 0, CF_SIZE_GPU = 1 };
+
 struct cf_case {
     char name[160];
     int op;           /* cf_op */
+    int size;         /* CF_SIZE_ANY, CF_SIZE_GPU */
     pk_dtype dtype;   /* the case's main dtype (shown in reports) */
     int nargs;
     cf_arg arg[CF_MAX_ARGS];
@@ -198,6 +206,9 @@ cf_arg *cf_case_arg(cf_case *c, int i, const char *name, int role, cf_spec spec)
 void cf_arg_gen(cf_arg *a, int gen, float lo, float hi);
 void cf_arg_special(cf_arg *a, int64_t start, int64_t count, float value);
 
+/* Whether case c runs on a device (is_cpu: pk_device_info.is_cpu). */
+int cf_case_runs_on(const cf_case *c, int is_cpu);
+
 void cf_cases_gemm(cf_case_list *l);
 void cf_cases_attention(cf_case_list *l);
 void cf_cases_rows(cf_case_list *l);
@@ -216,7 +227,7 @@ typedef struct cf_target {
     int index;
     char label[32];   /* "opencl:0" */
     char devname[256];
-    int is_ref;       /* the target is the reference backend (self-check) */
+    int is_ref;       /* the target is ref, the oracle: only bad-input cases run on it */
 } cf_target;
 
 typedef struct cf_env {
@@ -247,6 +258,9 @@ void cf_msg_append(cf_result *r, const char *fmt, ...) __attribute__((format(pri
 
 /* Runs one numerical case on a target (conform_run.c). */
 void cf_run_case(const cf_env *env, const cf_target *tg, const cf_case *c, cf_result *res);
+/* When c does not run on the target's device (its size class): fills res
+ * as a skip with the reason and returns 1; else 0. */
+int cf_case_skip(const cf_target *tg, const cf_case *c, cf_result *res);
 
 /* The numerics rule (conform_compare.c). */
 double cf_floor_err(pk_dtype dt);

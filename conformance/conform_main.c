@@ -25,17 +25,21 @@ static void usage(FILE *f)
           "reference backend (float64 accumulation); checks every bad-input status.\n"
           "\n"
           "  --backend NAME[:IDX]  auto, ref, opencl, cuda or hip (default: every device of every\n"
-          "                        available backend but ref; ref runs the self-check)\n"
+          "                        available backend but ref). ref is the oracle: on ref the\n"
+          "                        numerical cases are skipped, only the bad-input cases run\n"
           "  --op NAME             gemm, attention, rmsnorm, layernorm, glu, bias_act,\n"
           "                        softmax, rope, chain, bad_input\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
           "  --json FILE           write a JSON report (every figure of every case)\n"
           "  --list                print the case names and exit\n"
           "  --seed N              seed added to each case's own (default 0)\n"
+          "  --require-device      fail unless a device other than ref was checked (for\n"
+          "                        scripts: with no GPU and no OpenCL, nothing numerical is)\n"
           "  -v                    verbose: timings and every output's figures\n"
           "  --help                this text\n"
           "\n"
-          "Prints one line per case, then 'N passed, N failed, N skipped'.\n"
+          "Prints one line per case, then 'N passed, N failed, N skipped'; before it, a line\n"
+          "saying so when no device but ref was checked (no numerical case was).\n"
           "Exit status: 0 if nothing failed, 1 otherwise, 2 for bad options.\n",
           f);
 }
@@ -50,6 +54,7 @@ typedef struct options {
     int list;
     uint64_t seed;
     int verbose;
+    int require_device;
 } options;
 
 static int parse(int argc, char **argv, options *o)
@@ -112,6 +117,8 @@ static int parse(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
+        } else if (!strcmp(a, "--require-device")) {
+            o->require_device = 1;
         } else if (!strcmp(a, "-v")) {
             o->verbose = 1;
         } else {
@@ -142,8 +149,14 @@ static void run_bad(const options *o, cf_report *rep, const cf_target *tg, pk_co
     }
 }
 
-static void run_target(const options *o, const cf_env *env, cf_report *rep, const cf_case_list *cases,
-                       pk_backend b, int idx)
+/* Why a numerical case is not run on ref: comparing the oracle with itself
+ * cannot fail, so it would count as a pass having checked nothing. */
+#define CF_REF_SKIP "ref is the oracle: numerical cases compare other backends with it"
+
+/* Runs every wanted case on one device. Returns 1 if a device other than
+ * ref was opened (its numerical cases ran), else 0. */
+static int run_target(const options *o, const cf_env *env, cf_report *rep, const cf_case_list *cases,
+                      pk_backend b, int idx)
 {
     cf_target tg;
     memset(&tg, 0, sizeof tg);
@@ -156,7 +169,7 @@ static void run_target(const options *o, const cf_env *env, cf_report *rep, cons
         char msg[768];
         snprintf(msg, sizeof msg, "%s: %s", pk_status_string(st), pk_last_error(NULL));
         cf_report_failure(rep, tg.label, "open", msg);
-        return;
+        return 0;
     }
     pk_device_info info;
     if (pk_context_info(tg.ctx, &info) == PK_SUCCESS) snprintf(tg.devname, sizeof tg.devname, "%s", info.name);
@@ -167,7 +180,13 @@ static void run_target(const options *o, const cf_env *env, cf_report *rep, cons
         const cf_case *c = &cases->v[i];
         if (!wanted(o, c->op, c->name)) continue;
         cf_result res;
-        cf_run_case(env, &tg, c, &res);
+        if (tg.is_ref) {
+            memset(&res, 0, sizeof res);
+            res.status = CF_SKIP;
+            snprintf(res.msg, sizeof res.msg, "%s", CF_REF_SKIP);
+        } else {
+            cf_run_case(env, &tg, c, &res);
+        }
         cf_report_case(rep, &tg, c->name, c->op, c->dtype, &res);
     }
 
@@ -178,6 +197,7 @@ static void run_target(const options *o, const cf_env *env, cf_report *rep, cons
         if (other) pk_close(other);
     }
     pk_close(tg.ctx);
+    return !tg.is_ref;
 }
 
 int pk_conform_main(int argc, char **argv)
@@ -228,7 +248,10 @@ int pk_conform_main(int argc, char **argv)
         goto summary;
     }
 
-    if (o.has_backend && o.backend == PK_BACKEND_AUTO) {
+    int picked_auto = o.has_backend && o.backend == PK_BACKEND_AUTO;
+    int n_checked = 0; /* devices other than ref that were opened and checked */
+    int n_present = 0; /* devices other than ref that were found */
+    if (picked_auto) {
         /* the device pk_open would pick (PORTKERN_BACKEND applies) */
         pk_context *ctx;
         pk_device_info info;
@@ -248,6 +271,13 @@ int pk_conform_main(int argc, char **argv)
     if (o.has_backend && o.backend == PK_BACKEND_REF) {
         run_target(&o, &env, &rep, &cases, PK_BACKEND_REF, o.index < 0 ? 0 : o.index);
         ran_ref = 1;
+        if (picked_auto) {
+            /* auto picked ref: were other devices there (PORTKERN_BACKEND=ref)? */
+            for (int k = 0; k < 3; k++) {
+                int n = 0;
+                if (pk_device_count(order[k], &n) == PK_SUCCESS && n > 0) n_present += n;
+            }
+        }
     } else {
         for (int k = 0; k < 3; k++) {
             pk_backend b = order[k];
@@ -269,9 +299,11 @@ int pk_conform_main(int argc, char **argv)
                     cf_report_failure(&rep, label, "open", msg);
                     continue;
                 }
-                run_target(&o, &env, &rep, &cases, b, o.index);
+                n_present++;
+                n_checked += run_target(&o, &env, &rep, &cases, b, o.index);
             } else {
-                for (int i = 0; i < n; i++) run_target(&o, &env, &rep, &cases, b, i);
+                n_present += n;
+                for (int i = 0; i < n; i++) n_checked += run_target(&o, &env, &rep, &cases, b, i);
             }
         }
     }
@@ -298,6 +330,28 @@ int pk_conform_main(int argc, char **argv)
         } else {
             cf_report_failure(&rep, "ref:0", "open", pk_last_error(NULL));
         }
+    }
+
+    /* Say plainly when nothing numerical was checked: every numerical case
+     * compares a device with ref, and there was none but ref. */
+    if (!n_checked) {
+        char why[256];
+        const char *env_b = getenv("PORTKERN_BACKEND");
+        if (o.has_backend && o.backend == PK_BACKEND_REF && !picked_auto)
+            snprintf(why, sizeof why, "--backend ref: no numerical case was checked (%s)", CF_REF_SKIP);
+        else if (picked_auto && n_present > 0)
+            snprintf(why, sizeof why, "PORTKERN_BACKEND=%.64s picked ref: no numerical case was checked",
+                     env_b ? env_b : "");
+        else if (n_present > 0)
+            snprintf(why, sizeof why, "no device opened: no numerical case was checked");
+        else if (o.has_backend && !picked_auto)
+            snprintf(why, sizeof why, "no %s device: no numerical case was checked", pk_backend_name(o.backend));
+        else
+            snprintf(why, sizeof why, "no device but ref: no numerical case was checked");
+        if (o.require_device)
+            cf_report_failure(&rep, picked_auto ? "auto" : o.has_backend ? pk_backend_name(o.backend) : "any",
+                              "device", "--require-device: no device other than ref was checked");
+        printf("%s\n", why);
     }
 
 summary:

@@ -156,6 +156,7 @@ void cf_run_case(const cf_env *env, const cf_target *tg, const cf_case *c, cf_re
     pk_status st;
 
     memset(res, 0, sizeof *res);
+    if (cf_case_skip(tg, c, res)) return;
     if (!build_images(env, c, img) || !(out1 = alloc_outputs(c)) || !(out2 = alloc_outputs(c)) ||
         !(o64 = alloc_outputs(c)) || !(o32 = alloc_outputs(c))) {
         res->status = CF_FAIL;

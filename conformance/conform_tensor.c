@@ -239,3 +239,17 @@ void cf_arg_special(cf_arg *a, int64_t start, int64_t count, float value)
     s->count = count;
     s->value = value;
 }
+
+/* ---------------------------------------------------------------- size classes */
+
+int cf_case_runs_on(const cf_case *c, int is_cpu) { return c->size != CF_SIZE_GPU || !is_cpu; }
+
+int cf_case_skip(const cf_target *tg, const cf_case *c, cf_result *res)
+{
+    pk_device_info info;
+    if (c->size == CF_SIZE_ANY || pk_context_info(tg->ctx, &info) != PK_SUCCESS || cf_case_runs_on(c, info.is_cpu))
+        return 0;
+    res->status = CF_SKIP;
+    cf_msg_append(res, "GPU-only size class (large): too slow on a CPU device");
+    return 1;
+}

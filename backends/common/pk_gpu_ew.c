@@ -288,3 +288,35 @@ pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_ch
     snprintf(l->name, sizeof l->name, "pk_ew_chain_s%d", chain_kernels[k].slots);
     return PK_SUCCESS;
 }
+
+void pk_gpu_ew_kernels(void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const char *const per_row[] = {"rmsnorm", "layernorm", "softmax"}, *const ew[] = {"glu", "bias_act"};
+    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
+    char name[64];
+    for (size_t t = 0; t < 3; t++) {
+        const char *dt = pk_gpu_dtype_tag(dts[t]);
+        /* register chunks as pk_gpu_rows_plan counts them: powers of two up
+         * to cmax, 0 for rows too long to hold */
+        const int vec_max = 32 / (int)(16 / pk_gpu_ew_dtype_size(dts[t]));
+        for (size_t i = 0; i < 3; i++)
+            for (int vec = 0; vec < 2; vec++) {
+                const int cmax = vec ? vec_max : ROWS_STR_CHUNKS;
+                for (int c = 0; c <= cmax; c = c ? 2 * c : 1) {
+                    snprintf(name, sizeof name, "pk_ew_%s_%s_%s_c%d", per_row[i], dt, vec ? "vec" : "str", c);
+                    fn(ctx, name);
+                }
+            }
+        for (size_t i = 0; i < 2; i++)
+            for (int vec = 0; vec < 2; vec++) {
+                snprintf(name, sizeof name, "pk_ew_%s_%s_%s", ew[i], dt, vec ? "vec" : "str");
+                fn(ctx, name);
+            }
+        snprintf(name, sizeof name, "pk_ew_rope_%s", dt);
+        fn(ctx, name);
+    }
+    for (size_t k = 0; k < sizeof chain_kernels / sizeof chain_kernels[0]; k++) {
+        snprintf(name, sizeof name, "pk_ew_chain_s%d", chain_kernels[k].slots);
+        fn(ctx, name);
+    }
+}

@@ -75,4 +75,10 @@ void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);
 pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
                             pk_msg *msg);
 
+/* Every kernel the plans above can name (pk_gpu_launch.name): the row ops
+ * (per_row: rmsnorm, layernorm, softmax; elementwise: glu, bias_act),
+ * RoPE and the chain, each name once to fn. The same on every device. For
+ * the conformance coverage test (tests/test_cover_rows.c). */
+void pk_gpu_ew_kernels(void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif /* PK_GPU_EW_H */

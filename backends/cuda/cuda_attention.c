@@ -10,13 +10,6 @@
 #include "cuda_internal.h"
 #include "pk_gpu_args.h"
 
-static void kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
-{
-    const char *dt = pk_gpu_dtype_tag(p->q.dtype), *suffix = pk_cu_attn_kernel_suffix(plan->kernel);
-    if (plan->kernel == PK_CU_ATTN_SIMT) snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d);
-    else snprintf(name, n, "pk_attn_mma_%s_d%d_%s", dt, (int)p->d, suffix);
-}
-
 pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
 {
     pk_cu_device *d = dev;
@@ -45,7 +38,7 @@ pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     pk_gpu_attn_params_fill(p, plan.chunk, plan.n_splits, lens, sc.part_bytes ? scratch + sc.part_start : 0, &a);
     char name[64];
     CUfunction f;
-    kernel_name(p, &plan, name, sizeof name);
+    pk_cu_attn_kernel_name(p, &plan, name, sizeof name);
     s = pk_cu_function(d, name, &f, msg);
     if (s != PK_SUCCESS) return s;
     unsigned grid[3] = {(unsigned)(p->batch * p->hkv), (unsigned)plan.n_splits, (unsigned)plan.row_tiles};

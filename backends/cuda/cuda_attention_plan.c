@@ -3,6 +3,7 @@
  * The tile shapes here mirror rows_cfg, keys_cfg and simt_cfg in
  * kernels_cuda/attention*.cu(h); the tensor-core kernel traps if it gets
  * less shared memory than its own layout needs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,4 +164,59 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     chunk = (chunk + unit - 1) / unit * unit;
     plan->chunk = (int)chunk;
     plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+}
+
+static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
+
+void pk_cu_attn_kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
+{
+    const char *dt = dtype_tag(p->q.dtype);
+    if (plan->kernel == PK_CU_ATTN_SIMT) snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d);
+    else snprintf(name, n, "pk_attn_mma_%s_d%d_%s", dt, (int)p->d, pk_cu_attn_kernel_suffix(plan->kernel));
+}
+
+void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
+{
+    pk_cu_attn_kernel_name(p, plan, name, n);
+    size_t len = strlen(name);
+    if (plan->n_splits > 1 && len < n) snprintf(name + len, n - len, "+split");
+}
+
+void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const int dims[] = {64, 80, 96, 128, 256};
+    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
+    char name[80];
+    for (size_t t = 0; t < 3; t++)
+        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+            const int d = dims[i];
+            const char *dt = dtype_tag(dts[t]);
+            /* the CUDA cores: f32, and 16-bit layouts the tensor-core
+             * kernels cannot read; split for few rows and long keys */
+            snprintf(name, sizeof name, "pk_attn_simt_%s_d%d", dt, d);
+            fn(ctx, name);
+            snprintf(name, sizeof name, "pk_attn_simt_%s_d%d+split", dt, d);
+            fn(ctx, name);
+            if (sm < 80 || dts[t] == PK_F32) continue;
+            /* keys: at most 16 rows, split or not; rows: 17 to 64 rows
+             * split, more in one pass; rows128 never splits (more than
+             * 64 rows) */
+            if (mma_smem(d, 1, 4, 1, 64, d == 256 ? 2 : 3) <= smem_optin) {
+                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_keys", dt, d);
+                fn(ctx, name);
+                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_keys+split", dt, d);
+                fn(ctx, name);
+            }
+            const rows_variant *rows64 = &rows_variants[0], *rows128 = &rows_variants[1];
+            if (variant_smem(rows64, d) <= smem_optin) {
+                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s", dt, d, rows64->name);
+                fn(ctx, name);
+                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s+split", dt, d, rows64->name);
+                fn(ctx, name);
+            }
+            if (d <= rows128->max_d && variant_smem(rows128, d) <= smem_optin) {
+                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s", dt, d, rows128->name);
+                fn(ctx, name);
+            }
+        }
 }

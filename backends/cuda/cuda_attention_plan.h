@@ -47,4 +47,19 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
 /* The kernel's name suffix: "rows128" for pk_attn_mma_<dt>_d<D>_rows128 */
 const char *pk_cu_attn_kernel_suffix(pk_cu_attn_kernel k);
 
+/* The entry point that runs plan on p: pk_attn_mma_<dt>_d<D>_<suffix> or
+ * pk_attn_simt_<dt>_d<D>. */
+void pk_cu_attn_kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n);
+
+/* The variant a plan runs: its kernel's name, with "+split" when it
+ * writes split-KV partials for the merge kernel. */
+void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n);
+
+/* Every variant pk_cu_attn_plan_make can give on a device of compute
+ * capability sm with smem_optin bytes of dynamic shared memory, without a
+ * knob (the rows128n32 and rows128w8 kernels are only reached by one):
+ * each name once to fn. For the conformance coverage test
+ * (tests/test_cover_attention.c). */
+void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif

@@ -218,3 +218,50 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d", dt, bm);
     set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
 }
+
+void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const char *const half[2] = {"f16", "bf16"}, *const all[3] = {"f32", "f16", "bf16"};
+    static const char la[2] = {'k', 'm'}, lb[2] = {'k', 'n'};
+    char name[64];
+    for (int t = 0; t < 2; t++) {
+        const char *dt = half[t];
+        /* skinny below DECODE_MIN_M rows (m8 and m16 only by the knob),
+         * K split in two for one row */
+        static const char *const skinny[] = {"m1", "m1_k2", "m2", "m4"};
+        for (int i = 0; i < 4; i++) {
+            snprintf(name, sizeof name, "pk_gemm_skinny_%s_%s", dt, skinny[i]);
+            fn(ctx, name);
+        }
+        snprintf(name, sizeof name, "pk_gemm_decode_%s", dt);
+        fn(ctx, name);
+        if (has_wgmma) {
+            snprintf(name, sizeof name, "pk_gemm_wgmma_%s_128x256", dt);
+            fn(ctx, name);
+        }
+        /* every tile that fits (the last one that fits takes what the
+         * others leave), every layout: wgmma refuses k-major operands
+         * that a TMA map cannot describe (overlapping rows or batches) */
+        for (size_t i = 0; i < sizeof mma_tiles / sizeof mma_tiles[0]; i++) {
+            const mma_tile *c = &mma_tiles[i];
+            if ((size_t)c->stages * (size_t)(c->bm + c->bn) * MMA_BK * 2 > smem_optin) continue;
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++) {
+                    snprintf(name, sizeof name, "pk_gemm_mma_%s_%s_a%c_b%c", dt, c->name, la[a], lb[b]);
+                    fn(ctx, name);
+                }
+        }
+    }
+    /* SIMT: f32, and 16-bit operands that no 16-byte copy can read; the
+     * float4 layouts for f32 only */
+    for (int t = 0; t < 3; t++)
+        for (int bm = 64; bm <= 128; bm *= 2) {
+            snprintf(name, sizeof name, "pk_gemm_simt_%s_%d", all[t], bm);
+            fn(ctx, name);
+            for (int a = 0; a < 2 && t == 0; a++)
+                for (int b = 0; b < 2; b++) {
+                    snprintf(name, sizeof name, "pk_gemm_simt_%s_%d_a%c_b%c", all[t], bm, la[a], lb[b]);
+                    fn(ctx, name);
+                }
+        }
+}

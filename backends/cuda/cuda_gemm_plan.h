@@ -47,6 +47,15 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
  * turns it off (A/B timing against the mma.sync kernel). */
 int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out);
 
+/* Every kernel that pk_cu_gemm_plan_pick, after pk_cu_gemm_plan_wgmma
+ * where has_wgmma (sm_90a code loaded, as pk_cu_gemm does), can name for
+ * some problem on a device with smem_optin bytes of dynamic shared memory,
+ * without a knob: each name once to fn. The same on every multiprocessor
+ * count (that only moves where one tile gives way to the next). With the
+ * plans above, so that a tile added to a table is a kernel that the
+ * conformance coverage test (tests/test_cover_gemm.c) asks a case for. */
+void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+
 /* tile of the Hopper kernel; must match pk_wgmma:: in gemm_wgmma.cuh */
 #define PK_CU_WGMMA_BM 128
 #define PK_CU_WGMMA_BN 256

@@ -79,3 +79,39 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     plan->chunk = (int)chunk;
     plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
 }
+
+void pk_hip_attn_plan_variant(const pk_hip_attn_plan *plan, char *name, size_t n)
+{
+    snprintf(name, n, "%s%s", plan->kernel_name, plan->n_splits > 1 ? "+split" : "");
+}
+
+void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const int dims[] = {64, 80, 96, 128, 256};
+    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
+    /* mfma_fits for a problem that has it all */
+    const int mfma = t->has_mfma && !t->platform_nvidia && t->wave_size == 64;
+    char name[80];
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {
+            const char *dt = dtype_tag(dts[i]);
+            const int d = dims[j];
+            /* split: at most SPLIT_MAX_ROWS rows, long keys; every kernel
+             * takes such rows (MFMA from 17, or any at d = 256) */
+            for (int split = 0; split < 2; split++) {
+                const char *sp = split ? "+split" : "";
+                if (d <= 128) {
+                    snprintf(name, sizeof name, "pk_attn_tiled_%s_d%d_rows16%s", dt, d, sp);
+                    fn(ctx, name);
+                }
+                /* on MFMA targets 16-bit problems reach the tiled kernel
+                 * when the head dim is strided */
+                snprintf(name, sizeof name, "pk_attn_tiled_%s_d%d%s", dt, d, sp);
+                fn(ctx, name);
+                if (mfma && dts[i] != PK_F32) {
+                    snprintf(name, sizeof name, "pk_attn_mfma_%s_d%d%s", dt, d, sp);
+                    fn(ctx, name);
+                }
+            }
+        }
+}

@@ -44,4 +44,12 @@ typedef struct pk_hip_attn_plan {
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan);
 
+/* The variant a plan runs: kernel_name, with "+split" when it writes
+ * split-KV partials for the merge kernel. */
+void pk_hip_attn_plan_variant(const pk_hip_attn_plan *plan, char *name, size_t n);
+
+/* Every variant pk_hip_attn_plan_make can give on target t: each name once
+ * to fn. For the conformance coverage test (tests/test_cover_attention.c). */
+void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif

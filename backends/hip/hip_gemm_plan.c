@@ -64,3 +64,27 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
     }
     set_grid(out, cdiv(p->m, tile) * cdiv(p->n, tile), p->batch);
 }
+
+void pk_hip_gemm_plan_kernels(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const char *const dts[3] = {"f32", "f16", "bf16"};
+    const int mfma = t->has_mfma && !t->platform_nvidia;
+    char name[64];
+    for (int i = 1; i < 3; i++)
+        for (int mr = 1; mr <= 16; mr *= 2) {
+            snprintf(name, sizeof name, "pk_gemm_skinny_%s_m%d", dts[i], mr);
+            fn(ctx, name);
+        }
+    for (int i = 0; i < 3; i++) {
+        if (i > 0 && mfma) {
+            /* every 16-bit problem the skinny kernel does not take */
+            for (int tile = 64; tile <= 128; tile *= 2) {
+                snprintf(name, sizeof name, "pk_gemm_mfma_%s_%d", dts[i], tile);
+                fn(ctx, name);
+            }
+            continue;
+        }
+        snprintf(name, sizeof name, "pk_gemm_tiled_%s_64", dts[i]);
+        fn(ctx, name);
+    }
+}

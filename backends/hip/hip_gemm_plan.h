@@ -38,4 +38,9 @@ typedef struct pk_hip_gemm_plan {
  * takes anything. */
 void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_hip_gemm_plan *out);
 
+/* Every kernel pk_hip_gemm_plan_pick can name for some problem on target
+ * t: each name once to fn. For the conformance coverage test
+ * (tests/test_cover_gemm.c). */
+void pk_hip_gemm_plan_kernels(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif

@@ -5,6 +5,8 @@
  * banks), the tile of probabilities, and a small row reduction buffer. The
  * budget is 32 KiB even where the device has more (NVIDIA: 48 KiB) so that
  * two work-groups can share a multiprocessor. */
+#include <stdio.h>
+
 #include "opencl_attention_plan.h"
 
 #define PK_CL_ATTN_LOCAL_BUDGET 32768u
@@ -83,4 +85,34 @@ void pk_cl_attn_plan_make(int64_t batch, int64_t sq, int64_t skv, int64_t hq, in
     chunk = (chunk + bn - 1) / bn * bn;
     plan->chunk = (int)chunk;
     plan->n_splits = (int)((skv + chunk - 1) / chunk);
+}
+
+void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n)
+{
+    snprintf(name, n, "%s_d%d_%dx%dx%d", plan->split ? "split" : "prefill", (int)d, plan->tile.bm, plan->tile.bn,
+             plan->tile.tpr);
+}
+
+void pk_cl_attn_plan_variants(uint64_t local_mem, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const int dims[] = {64, 80, 96, 128, 256};
+    char name[64];
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        const int d = dims[i];
+        /* prefill, then a split of 1, 2, 4, ... query rows per kv head up
+         * to the widest decode tile: one sq = 1 problem each, as the plan
+         * makes it */
+        pk_cl_attn_plan plan;
+        pk_cl_attn_plan_make(1, PK_CL_ATTN_SPLIT_MAX_SQ + 1, PK_CL_ATTN_SPLIT_MIN_SKV, 1, 1, d, local_mem, 1, &plan);
+        pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+        fn(ctx, name);
+        int last_bm = 0;
+        for (int64_t rows = 1; rows <= 64; rows *= 2) {
+            pk_cl_attn_plan_make(1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, rows, 1, d, local_mem, 1, &plan);
+            if (plan.tile.bm == last_bm) continue;
+            last_bm = plan.tile.bm;
+            pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+            fn(ctx, name);
+        }
+    }
 }

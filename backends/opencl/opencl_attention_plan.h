@@ -28,4 +28,13 @@ size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t);
 void pk_cl_attn_plan_make(int64_t batch, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d,
                           uint64_t local_mem, int compute_units, pk_cl_attn_plan *plan);
 
+/* The variant a plan builds for head dim d: its path and tile, e.g.
+ * "prefill_d64_64x16x4" or "split_d128_4x64x32" (bm x bn x tpr). */
+void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n);
+
+/* Every variant pk_cl_attn_plan_make can give on a device with local_mem
+ * bytes of local memory: each name once to fn. For the conformance
+ * coverage test (tests/test_cover_attention.c). */
+void pk_cl_attn_plan_variants(uint64_t local_mem, void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif

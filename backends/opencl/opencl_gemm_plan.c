@@ -18,6 +18,7 @@
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T). */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "opencl_gemm_plan.h"
@@ -113,4 +114,31 @@ int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int6
     out->local[0] = (size_t)(out->tile.tn / out->tile.wn);
     out->local[1] = (size_t)(out->tile.tm / out->tile.wm);
     return 0;
+}
+
+void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
+{
+    static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
+    const pk_cl_gemm_tile *t = &plan->tile;
+    snprintf(name, n, "%s_%dx%dx%d_%dx%d%s", (unsigned)plan->shape < PK_CL_GEMM_SHAPE_COUNT ? shapes[plan->shape] : "?",
+             t->tm, t->tn, t->tk, t->wm, t->wn, plan->fallback ? "_fallback" : "");
+}
+
+void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
+                              void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    pk_cl_gemm_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.cls = pk_cl_gemm_class_of(info);
+    for (int s = 0; s < PK_CL_GEMM_SHAPE_COUNT; s++) {
+        /* as pk_cl_gemm_plan_pick once it has the shape */
+        plan.shape = (pk_cl_gemm_shape)s;
+        plan.tile = table[plan.cls][s];
+        plan.fallback = !pk_cl_gemm_tile_valid(&plan.tile, info->local_mem_bytes, max_work_group);
+        if (plan.fallback) plan.tile = fallback;
+        if (!pk_cl_gemm_tile_valid(&plan.tile, info->local_mem_bytes, max_work_group)) continue;
+        char name[96];
+        pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+        fn(ctx, name);
+    }
 }

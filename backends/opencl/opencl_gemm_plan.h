@@ -63,4 +63,13 @@ int pk_cl_gemm_tile_valid(const pk_cl_gemm_tile *t, uint64_t local_mem_bytes, si
 int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int64_t batch, int64_t m,
                          int64_t n, pk_cl_gemm_plan *out);
 
+/* The variant a plan builds: its shape class and tile, e.g.
+ * "large_128x64x32_8x8" ("..._fallback" when the table's did not fit). */
+void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n);
+
+/* Every variant pk_cl_gemm_plan_pick can give on the device: each name
+ * once to fn. For the conformance coverage test (tests/test_cover_gemm.c). */
+void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
+                              void (*fn)(void *ctx, const char *name), void *ctx);
+
 #endif
