@@ -34,6 +34,7 @@ typedef struct acfg {
     float scale;
     int nan_v;
     int large; /* CF_SIZE_GPU */
+    const char *knob; /* PORTKERN_CUDA_ATTN's value, or NULL */
 } acfg;
 
 static acfg A(pk_dtype dt, int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d, int causal)
@@ -96,13 +97,15 @@ static void add(cf_case_list *l, const acfg *a)
     if (a->scale != 0.0f) e += (size_t)snprintf(extra + e, sizeof extra - e, "/scale%g", a->scale);
     if (a->layout == AL_DSTRIDED) e += (size_t)snprintf(extra + e, sizeof extra - e, "/bsdh+offset");
     if (a->nan_v) e += (size_t)snprintf(extra + e, sizeof extra - e, "/nan-v");
-    if (a->large) snprintf(extra + e, sizeof extra - e, "/large");
+    if (a->large) e += (size_t)snprintf(extra + e, sizeof extra - e, "/large");
+    if (a->knob) snprintf(extra + e, sizeof extra - e, "/knob:%s", a->knob);
 
     cf_case *c = cf_case_add(l, CF_OP_ATTENTION, a->dt, run_attention,
                              "attention/%s/b%lldq%lldkv%lld/h%lld-%lld/d%lld/%s%s%s%s", cf_dtype_tag(a->dt),
                              (long long)a->b, (long long)a->sq, (long long)a->skv, (long long)a->hq,
                              (long long)a->hkv, (long long)a->d, mask, win, lens, extra);
     c->size = a->large ? CF_SIZE_GPU : CF_SIZE_ANY;
+    if (a->knob) snprintf(c->knob, sizeof c->knob, "PORTKERN_CUDA_ATTN=%s", a->knob);
     cf_attn_params *p = &c->p.attn;
     p->scale = a->scale;
     p->causal = a->causal;
@@ -300,4 +303,17 @@ void cf_cases_attention(cf_case_list *l)
             a.large = 1;
             add(l, &a);
         }
+
+    /* The CUDA 128-row variants that only PORTKERN_CUDA_ATTN picks (32-key
+     * tiles; eight warps of 16 rows), at every head dim they are built
+     * for: 80 rows in one pass, and 40 rows over 600 keys, split. */
+    static const char *const knobs[] = {"rows128n32", "rows128w8"};
+    for (int t = 1; t < 3; t++)
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 2; k++)
+                for (int split = 0; split < 2; split++) {
+                    a = split ? A(dts[t], 1, 40, 600, 2, 2, hd[i], k) : A(dts[t], 1, 80, 80, 2, 2, hd[i], k);
+                    a.knob = knobs[k];
+                    add(l, &a);
+                }
 }

@@ -39,6 +39,7 @@ typedef struct gcfg {
     int special;
     int overlap_a; /* A's batches overlap: batch z starts 8 rows after z - 1 */
     int large;     /* CF_SIZE_GPU */
+    const char *knob; /* PORTKERN_CUDA_GEMM's value, or NULL */
 } gcfg;
 
 static gcfg G(pk_dtype dt, int64_t m, int64_t n, int64_t k, int ta, int tb)
@@ -99,9 +100,10 @@ static void add(cf_case_list *l, const gcfg *g)
     snprintf(sp, sizeof sp, "%s%s%s", g->special ? "/nan+inf" : "", g->overlap_a ? "/overlapA" : "",
              g->large ? "/large" : "");
 
-    cf_case *c = cf_case_add(l, CF_OP_GEMM, g->out, run_gemm, "gemm/%s/%s/%s%s%s%s%s%s", dts, shape, tr, ab,
-                             epi, bc, lay, sp);
+    cf_case *c = cf_case_add(l, CF_OP_GEMM, g->out, run_gemm, "gemm/%s/%s/%s%s%s%s%s%s%s%s", dts, shape, tr, ab,
+                             epi, bc, lay, sp, g->knob ? "/knob:" : "", g->knob ? g->knob : "");
     c->size = g->large ? CF_SIZE_GPU : CF_SIZE_ANY;
+    if (g->knob) snprintf(c->knob, sizeof c->knob, "PORTKERN_CUDA_GEMM=%s", g->knob);
     c->p.gemm.trans_a = g->ta;
     c->p.gemm.trans_b = g->tb;
     c->p.gemm.alpha = g->alpha;
@@ -180,6 +182,13 @@ void cf_cases_gemm(cf_case_list *l)
         for (int i = 0; i < 8; i++) {
             g = G(dt, dm[i], 200, 256, 0, 1);
             if (i == 5) g.bias = 1;
+            add(l, &g);
+        }
+        /* the skinny kernel's 8- and 16-row forms, which only the knob
+         * picks (the decode kernel takes those rows by default) */
+        for (int i = 0; i < 2 && dt != PK_F32; i++) {
+            g = G(dt, i ? 12 : 8, 200, 256, 0, 1);
+            g.knob = "skinny";
             add(l, &g);
         }
 

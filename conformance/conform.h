@@ -175,10 +175,15 @@ typedef struct cf_chain_params {
  * with the reason. Its name ends in "/large". */
 enum { CF_SIZE_ANY = 0, CF_SIZE_GPU = 1 };
 
+/* A knob: "VAR=value", an environment setting a case runs under (set
+ * around the case, then restored), for the kernel variants that only a
+ * knob picks (PORTKERN_CUDA_ATTN, PORTKERN_CUDA_GEMM); its name ends in
+ * "/knob:value". */
 struct cf_case {
     char name[160];
     int op;           /* cf_op */
     int size;         /* CF_SIZE_ANY, CF_SIZE_GPU */
+    char knob[48];    /* "" or "VAR=value" */
     pk_dtype dtype;   /* the case's main dtype (shown in reports) */
     int nargs;
     cf_arg arg[CF_MAX_ARGS];

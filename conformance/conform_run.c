@@ -144,7 +144,7 @@ static void free_set(void **o)
     free(o);
 }
 
-void cf_run_case(const cf_env *env, const cf_target *tg, const cf_case *c, cf_result *res)
+static void run_case(const cf_env *env, const cf_target *tg, const cf_case *c, cf_result *res)
 {
     void *img[CF_MAX_ARGS] = {0};
     void **out1 = NULL, **out2 = NULL, **o64 = NULL, **o32 = NULL;
@@ -239,4 +239,24 @@ done:
     free_set(out2);
     free_set(o64);
     free_set(o32);
+}
+
+/* The case under its knob: the backends read their knobs per call, so the
+ * variable is set for this case alone and restored after it. */
+void cf_run_case(const cf_env *env, const cf_target *tg, const cf_case *c, cf_result *res)
+{
+    const char *eq = strchr(c->knob, '=');
+    if (!eq) {
+        run_case(env, tg, c, res);
+        return;
+    }
+    char var[48];
+    snprintf(var, sizeof var, "%.*s", (int)(eq - c->knob), c->knob);
+    const char *old = getenv(var);
+    char *saved = old ? strdup(old) : NULL;
+    setenv(var, eq + 1, 1);
+    run_case(env, tg, c, res);
+    if (saved) setenv(var, saved, 1);
+    else unsetenv(var);
+    free(saved);
 }

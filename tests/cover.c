@@ -307,3 +307,9 @@ int cover_verbose(int argc, char **argv)
         if (!strcmp(argv[i], "-v")) return 1;
     return 0;
 }
+
+const char *cover_knob(const cf_case *c, const char *var)
+{
+    const size_t n = strlen(var);
+    return !strncmp(c->knob, var, n) && c->knob[n] == '=' ? c->knob + n + 1 : NULL;
+}

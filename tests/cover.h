@@ -66,6 +66,10 @@ void cover_set_free(cover_set *s);
  * and each gap. Returns the number of gaps. */
 int cover_check(const char *family, const char *device, const cover_set *can, const cover_set *reached, int verbose);
 
+/* The value c's knob gives var ("PORTKERN_CUDA_ATTN"), or NULL: the
+ * suite runs the case with that variable set. */
+const char *cover_knob(const cf_case *c, const char *var);
+
 /* -v among the arguments */
 int cover_verbose(int argc, char **argv);
 

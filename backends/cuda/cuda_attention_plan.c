@@ -220,3 +220,22 @@ void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, c
             }
         }
 }
+
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const int dims[] = {64, 80, 96, 128, 256};
+    static const pk_dtype dts[] = {PK_F16, PK_BF16};
+    char name[80];
+    if (sm < 80) return;
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+            for (size_t k = 2; k < N_ROWS_VARIANTS; k++) {
+                const rows_variant *v = &rows_variants[k];
+                if (dims[i] > v->max_d || variant_smem(v, dims[i]) > smem_optin) continue;
+                for (int split = 0; split < 2; split++) {
+                    snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s%s", dtype_tag(dts[t]), dims[i], v->name,
+                             split ? "+split" : "");
+                    fn(ctx, name);
+                }
+            }
+}

@@ -61,5 +61,7 @@ void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_pla
  * each name once to fn. For the conformance coverage test
  * (tests/test_cover_attention.c). */
 void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+/* Those only PORTKERN_CUDA_ATTN picks (the 128-row variants besides rows128). */
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif

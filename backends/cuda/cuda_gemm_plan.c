@@ -265,3 +265,14 @@ void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *
                 }
         }
 }
+
+void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    static const char *const half[2] = {"f16", "bf16"}, *const rows[2] = {"m8", "m16"};
+    char name[64];
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < 2; i++) {
+            snprintf(name, sizeof name, "pk_gemm_skinny_%s_%s", half[t], rows[i]);
+            fn(ctx, name);
+        }
+}

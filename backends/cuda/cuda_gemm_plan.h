@@ -55,6 +55,8 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *kn
  * plans above, so that a tile added to a table is a kernel that the
  * conformance coverage test (tests/test_cover_gemm.c) asks a case for. */
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+/* Those only PORTKERN_CUDA_GEMM=skinny picks (the skinny kernel's 8- and 16-row forms). */
+void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx);
 
 /* tile of the Hopper kernel; must match pk_wgmma:: in gemm_wgmma.cuh */
 #define PK_CU_WGMMA_BM 128
