@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "llama_config.h"
@@ -111,6 +112,11 @@ static void test_json(void)
                bad[i].needle);
         llama_json_free(v);
     }
+    /* names compare whole: one with an embedded NUL is not its prefix */
+    const char *nul = "{\"a\\u0000b\": 1, \"a\": 2}";
+    v = llama_json_parse(nul, strlen(nul), err, sizeof err);
+    EXPECT(v != NULL && v->count == 2, "names differing after a NUL refused: %s", err);
+    llama_json_free(v);
     char deep[200];
     memset(deep, '[', sizeof deep);
     v = llama_json_parse(deep, sizeof deep, err, sizeof err);
@@ -508,6 +514,41 @@ static void test_malformed(void)
            "index names the wrong shard: %s", err);
 }
 
+/* A header of 100 000 tensors (a sharded mixture-of-experts checkpoint has
+ * tens of thousands) opens in far less than the minutes that comparing
+ * every member name with every earlier one took: the bound is loose on
+ * purpose (a slow CI machine), the quadratic reader missed it by 14x. */
+static void test_many_tensors(void)
+{
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 128 + 64, used = 0;
+    char *h = malloc(cap);
+    if (!h) {
+        EXPECT(0, "out of memory for the header");
+        return;
+    }
+    used += (size_t)snprintf(h + used, cap - used, "{");
+    for (int i = 0; i < N; i++)
+        used += (size_t)snprintf(h + used, cap - used, "%s\"model.layers.%d.experts.w\":{\"dtype\":\"F32\","
+                                 "\"shape\":[1],\"data_offsets\":[%d,%d]}", i ? "," : "", i, 4 * i, 4 * i + 4);
+    snprintf(h + used, cap - used, "}");
+    write_st("many.safetensors", h, (size_t)N * 4, 0);
+    free(h);
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/many.safetensors", tmpdir);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    llama_weights *w = NULL;
+    int rc = llama_weights_open_file(path, &w, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    EXPECT(rc == 0 && llama_weights_count(w) == N, "100000 tensors: %s", err);
+    EXPECT(!w || llama_weights_find(w, "model.layers.99999.experts.w"), "100000 tensors: the last one not found");
+    EXPECT(s < 10.0, "100000 tensors took %.2f s to open", s);
+    printf("100000-tensor header (%.1f MB) opened in %.3f s\n", (double)used / 1e6, s);
+    llama_weights_close(w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -525,6 +566,7 @@ int main(int argc, char **argv)
     test_config_keys();
     test_checkpoints(argv[1]);
     test_malformed();
+    test_many_tensors();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (failures == 0 && system(cmd) != 0)

@@ -4,6 +4,7 @@
 #include "llama_json.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,7 +307,53 @@ static int json_push(json_parser *p, llama_json *v, size_t *cap)
     return 0;
 }
 
-static int json_container(json_parser *p, llama_json *v, int depth)
+/* The member names of one object, hashed (open addressing): each name is
+ * checked against the earlier ones in constant time, where comparing it
+ * with every earlier name made a header of n tensors cost n^2/2 string
+ * compares (100 000 tensors: minutes). Names compare with their lengths,
+ * so "a\u0000b" and "a" differ. */
+typedef struct key_set {
+    struct key_slot {
+        const char *key; /* owned by the object's item */
+        size_t len;
+    } *slot;
+    size_t cap, used; /* cap: 0, or a power of two at least twice used */
+} key_set;
+
+static uint64_t key_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static struct key_slot *key_find(const key_set *s, const char *key, size_t len)
+{
+    size_t i = (size_t)key_hash(key, len) & (s->cap - 1);
+    while (s->slot[i].key && !(s->slot[i].len == len && memcmp(s->slot[i].key, key, len) == 0))
+        i = (i + 1) & (s->cap - 1);
+    return &s->slot[i];
+}
+
+/* 1: added; 0: the object has it already; -1: out of memory */
+static int key_set_add(key_set *s, const char *key, size_t len)
+{
+    if (2 * (s->used + 1) > s->cap) {
+        key_set g = {calloc(s->cap ? 2 * s->cap : 16, sizeof *g.slot), s->cap ? 2 * s->cap : 16, s->used};
+        if (!g.slot) return -1;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slot[i].key) *key_find(&g, s->slot[i].key, s->slot[i].len) = s->slot[i];
+        free(s->slot);
+        *s = g;
+    }
+    struct key_slot *e = key_find(s, key, len);
+    if (e->key) return 0;
+    *e = (struct key_slot){key, len};
+    s->used++;
+    return 1;
+}
+
+static int json_members(json_parser *p, llama_json *v, int depth, key_set *keys)
 {
     int object = json_peek(p) == '{';
     char close = object ? '}' : ']';
@@ -337,13 +384,12 @@ static int json_container(json_parser *p, llama_json *v, int depth)
             if (!key)
                 return -1;
             /* a second value for a key would silently win or lose */
-            for (size_t i = 0; i + 1 < v->count; i++) {
-                if (strcmp(v->items[i].key, key) == 0) {
-                    free(key);
-                    p->pos = key_pos;
-                    json_fail(p, "a member name not seen before in this object");
-                    return -1;
-                }
+            int added = key_set_add(keys, key, key_len);
+            if (added <= 0) {
+                free(key);
+                p->pos = key_pos;
+                json_fail(p, added ? "memory for the member names" : "a member name not seen before in this object");
+                return -1;
             }
             item->key = key;
             json_skip_ws(p);
@@ -372,6 +418,14 @@ static int json_container(json_parser *p, llama_json *v, int depth)
             return -1;
         }
     }
+}
+
+static int json_container(json_parser *p, llama_json *v, int depth)
+{
+    key_set keys = {0};
+    int rc = json_members(p, v, depth, &keys);
+    free(keys.slot);
+    return rc;
 }
 
 static int json_value(json_parser *p, llama_json *v, int depth)
