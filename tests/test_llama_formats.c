@@ -475,6 +475,14 @@ static void test_malformed(void)
     expect_st_error("range.safetensors", "tensor w: data_offsets [8, 32] outside");
     write_st("order.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,0]}}", 24, 0);
     expect_st_error("order.safetensors", "tensor w: data_offsets [8, 0]");
+    write_st("dtypenul.safetensors", "{\"w\":{\"dtype\":\"F32\\u0000x\",\"shape\":[6],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("dtypenul.safetensors", "tensor w: dtype \"F32\" not supported");
+    write_st("empty.safetensors", "{\"__metadata__\":{\"format\":\"pt\"}}", 0, 0);
+    snprintf(path, sizeof path, "%s/empty.safetensors", tmpdir);
+    EXPECT(llama_weights_open_file(path, &w, err, sizeof err) == 0 && llama_weights_count(w) == 0 &&
+               !llama_weights_find(w, "w"),
+           "a file of no tensors: %s", err);
+    llama_weights_close(w);
     write_st("dtype.safetensors", "{\"w\":{\"dtype\":\"I64\",\"shape\":[3],\"data_offsets\":[0,24]}}", 24, 0);
     expect_st_error("dtype.safetensors", "tensor w: dtype \"I64\" not supported");
     write_st("shape.safetensors", "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,24]}}", 24, 0);
@@ -546,6 +554,37 @@ static void test_many_tensors(void)
     EXPECT(!w || llama_weights_find(w, "model.layers.99999.experts.w"), "100000 tensors: the last one not found");
     EXPECT(s < 10.0, "100000 tensors took %.2f s to open", s);
     printf("100000-tensor header (%.1f MB) opened in %.3f s\n", (double)used / 1e6, s);
+    llama_weights_close(w);
+
+    /* the same tensors through a sharded checkpoint's index */
+    char dir[600], cmd[2000], ipath[700];
+    snprintf(dir, sizeof dir, "%s/many", tmpdir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && mv '%s/many.safetensors' '%s/model-00001-of-00001.safetensors'", dir,
+             tmpdir, dir);
+    if (system(cmd) != 0) {
+        EXPECT(0, "cannot make %s", dir);
+        return;
+    }
+    h = malloc(cap);
+    if (!h) return;
+    used = (size_t)snprintf(h, cap, "{\"metadata\":{},\"weight_map\":{");
+    for (int i = 0; i < N; i++)
+        used += (size_t)snprintf(h + used, cap - used, "%s\"model.layers.%d.experts.w\":\"model-00001-of-00001.safetensors\"",
+                                 i ? "," : "", i);
+    snprintf(h + used, cap - used, "}}");
+    snprintf(ipath, sizeof ipath, "%s/model.safetensors.index.json", dir);
+    FILE *f = fopen(ipath, "w");
+    int bad = !f || fputs(h, f) < 0;
+    if (f) bad |= fclose(f) != 0;
+    free(h);
+    EXPECT(!bad, "cannot write %s", ipath);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = llama_weights_open(dir, &w, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double si = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    EXPECT(rc == 0 && llama_weights_count(w) == N, "100000 tensors by index: %s", err);
+    EXPECT(si < 10.0, "100000 tensors by index took %.2f s to open", si);
+    printf("100000-tensor index opened in %.3f s\n", si);
     llama_weights_close(w);
 }
 

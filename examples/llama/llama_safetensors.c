@@ -34,14 +34,15 @@ struct llama_weights {
     size_t count, cap;
 };
 
-static int st_dtype(const char *s, pk_dtype *out)
+/* s holds len bytes: "F32\u0000x" is no F32 */
+static int st_dtype(const char *s, size_t len, pk_dtype *out)
 {
     static const struct {
         const char *name;
         pk_dtype dtype;
     } known[] = {{"BF16", PK_BF16}, {"F16", PK_F16}, {"F32", PK_F32}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (strcmp(s, known[i].name) == 0) {
+        if (strlen(s) == len && strcmp(s, known[i].name) == 0) {
             *out = known[i].dtype;
             return 0;
         }
@@ -96,7 +97,7 @@ static int st_tensor(llama_weights *w, size_t file, const llama_json *m, const c
         snprintf(err, errlen, "%s: tensor %s: dtype: expected a string", path, name);
         return -1;
     }
-    if (st_dtype(dt->string, &dtype)) {
+    if (st_dtype(dt->string, dt->length, &dtype)) {
         snprintf(err, errlen, "%s: tensor %s: dtype \"%s\" not supported (BF16, F16, F32)", path, name,
                  dt->string);
         return -1;
@@ -264,7 +265,7 @@ static int st_cmp(const void *a, const void *b)
 
 static int st_finish(llama_weights *w, char *err, size_t errlen)
 {
-    qsort(w->entries, w->count, sizeof *w->entries, st_cmp);
+    if (w->count) qsort(w->entries, w->count, sizeof *w->entries, st_cmp); /* entries is NULL when empty */
     for (size_t i = 1; i < w->count; i++) {
         if (strcmp(w->entries[i - 1].t.name, w->entries[i].t.name) == 0) {
             snprintf(err, errlen, "tensor %s: in both %s and %s", w->entries[i].t.name,
@@ -304,10 +305,12 @@ static int st_open_index(llama_weights *w, const char *dir, const char *index, c
                      e->key);
             goto done;
         }
+        /* each shard once: against the files opened so far (a few), not
+         * every earlier entry (tens of thousands in a large index) */
         size_t seen = 0;
-        while (seen < i && strcmp(map->items[seen].string, e->string) != 0)
+        while (seen < w->nfiles && strcmp(strrchr(w->files[seen].path, '/') + 1, e->string) != 0)
             seen++;
-        if (seen < i)
+        if (seen < w->nfiles)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->string);
