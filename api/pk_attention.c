@@ -109,8 +109,11 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
         p.lse = pk_view_none();
     }
     p.scale = desc->scale != 0.0f ? desc->scale : (float)(1.0 / sqrt((double)d));
-    p.window_left = desc->window_left < 0 ? -1 : desc->window_left;
-    p.window_right = desc->causal ? 0 : (desc->window_right < 0 ? -1 : desc->window_right);
+    /* A window of Skv keys to the left, or Sq to the right, reaches every
+     * key (p <= Lkv - 1 and p >= Lkv - Lq): it is passed on as unbounded,
+     * so that no backend computes pos - INT64_MAX. */
+    p.window_left = desc->window_left < 0 || desc->window_left >= skv ? -1 : desc->window_left;
+    p.window_right = desc->causal ? 0 : (desc->window_right < 0 || desc->window_right >= sq ? -1 : desc->window_right);
     p.len_q = lens;
     p.len_kv = lens + batch;
     pk_msg msg = {{0}};

@@ -233,7 +233,8 @@ PK_API pk_status pk_gemm(pk_context *ctx, const pk_gemm_desc *desc, const pk_ten
  * p = i + Lkv - Lq (masks are aligned bottom-right),
  *   j <= p + window_right   (causal sets window_right = 0), and
  *   j >= p - window_left,
- * where a negative window means unbounded on that side.
+ * where a negative window means unbounded on that side; so does a window
+ * of at least Skv on the left or Sq on the right, which reaches every key.
  *
  * Output rows i >= Lq, and rows that see no key, are written as zeros; their
  * LSE is -inf. lse (optional, f32, [B, Hq, Sq]) receives the natural

@@ -2,6 +2,7 @@
  * per-batch lengths, LSE, decode shapes. Args: 0 q, 1 k, 2 v, 3 o, 4 desc->lse. */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "conform.h"
@@ -84,7 +85,7 @@ static int lens_str(char *buf, size_t n, const char *tag, const int32_t *v, int6
 
 static void add(cf_case_list *l, const acfg *a)
 {
-    char mask[48], win[40] = "", lens[64] = "", extra[64] = "";
+    char mask[48], win[64] = "", lens[64] = "", extra[64] = "";
     snprintf(mask, sizeof mask, "%s", a->causal ? "causal" : "full");
     if (a->wl >= 0 || (!a->causal && a->wr >= 0))
         snprintf(win, sizeof win, "/window%lld,%lld", (long long)a->wl, (long long)(a->causal ? 0 : a->wr));
@@ -200,6 +201,11 @@ void cf_cases_attention(cf_case_list *l)
         a = A(dt, 1, 12, 30, 2, 2, 64, 0);
         a.wl = -1;
         a.wr = 2;
+        add(l, &a);
+        /* windows past the sequence reach every key (Sq > Skv) */
+        a = A(dt, 1, 20, 12, 2, 2, 64, 0);
+        a.wl = a.wr = INT64_MAX;
+        a.lse = 1;
         add(l, &a);
 
         /* Per-batch lengths, including zero lengths. */
