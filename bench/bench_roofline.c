@@ -96,14 +96,13 @@ static pk_status probe_copy(pk_context *ctx, const pk_device_info *info, pk_benc
 
 /* The vendor library's rate on a large square GEMM; portkern's own time of
  * the same GEMM (pk_bench_run takes both) is not used. */
-static pk_status probe_matrix(pk_context *ctx, const pk_device_info *info, pk_dtype dt, pk_bench_roof *roof)
+static pk_status probe_matrix(pk_context *ctx, pk_dtype dt, pk_bench_roof *roof)
 {
     int64_t n = 8192;
     char name[64];
     snprintf(name, sizeof name, "roofline probe %s %lld^3", pk_dtype_name(dt), (long long)n);
     pk_bench_case c = {name, PK_BENCH_GEMM, dt, n, n, n, 1, 0, 0, 0, 0, 0, 0, 0, 'F', 0, "probe"};
     pk_bench_result r;
-    (void)info;
     pk_status s = pk_bench_run(ctx, &c, 10, &r);
     if (s != PK_SUCCESS) return s;
     if (r.vendor_ms > 0) {
@@ -158,7 +157,7 @@ pk_status pk_bench_roofline(pk_context *ctx, const pk_bench_case *cases, int n, 
             }
             if (isatty(2)) fprintf(stderr, "roofline: %s matrix rate of %s ...\r", pk_dtype_name(dt), info.name);
             /* a dtype the device cannot run has no roof: its cases say so themselves */
-            if (probe_matrix(ctx, &info, dt, roof) != PK_SUCCESS) {
+            if (probe_matrix(ctx, dt, roof) != PK_SUCCESS) {
                 roof->flops[dt] = -1;
                 snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "none (the probe GEMM failed)");
             } else if (roof->flops[dt] > 0) measured = 1;

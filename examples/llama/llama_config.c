@@ -172,7 +172,7 @@ static int config_family(const config_ctx *c, llama_config *o, int64_t *max_pos_
 }
 
 /* Keys whose presence alone changes the math and that nothing here implements. */
-static int config_unsupported(const config_ctx *c, const llama_config *o)
+static int config_unsupported(const config_ctx *c)
 {
     char text[96];
     config_key k = top(c, "hidden_act");
@@ -182,7 +182,6 @@ static int config_unsupported(const config_ctx *c, const llama_config *o)
     /* (pretraining_tp, read by 4.x, slices the same products: only rounding differs) */
     k = top(c, "quantization_config");
     if (config_get(&k)) return config_fail(c, &k, "%s", "quantized checkpoints are not supported");
-    (void)o;
     return 0;
 }
 
@@ -473,7 +472,7 @@ static int config_read(const config_ctx *c, llama_config *o)
     int64_t max_pos_default = 2048;
     const config_key kt = top(c, "tie_word_embeddings");
     if (config_family(c, o, &max_pos_default) || config_shape(c, o, max_pos_default) || config_rope(c, o) ||
-        config_unsupported(c, o) || config_biases(c, o) || config_windows(c, o) || config_dtype(c, o) ||
+        config_unsupported(c) || config_biases(c, o) || config_windows(c, o) || config_dtype(c, o) ||
         config_eos(c, o) || config_bool(c, &kt, 0, &o->tie_word_embeddings))
         return -1;
     return 0;
