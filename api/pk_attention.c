@@ -68,8 +68,20 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
                       (s = pk_check_dim(ctx, FN, "desc->lse", desc->lse, 1, hq, "Hq")) ||
                       (s = pk_check_dim(ctx, FN, "desc->lse", desc->lse, 0, sq, "Sq"))))
         return s;
-    if (sq > INT32_MAX || skv > INT32_MAX)
-        return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: 'q': sequence lengths above 2^31 are not supported", FN);
+    /* The GPU kernels index batch, heads and positions with 32-bit integers. */
+    static const char *const dim_names[5] = {"batch", "Sq", "Hq", "Skv", "Hkv"};
+    const int64_t dim_values[5] = {batch, sq, hq, skv, hkv};
+    for (int i = 0; i < 5; i++)
+        if (dim_values[i] > INT32_MAX)
+            return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: '%s': %s = %lld is above 2^31 - 1, which is not supported", FN,
+                           i < 3 ? "q" : "k", dim_names[i], (long long)dim_values[i]);
+    const char *const in_names[3] = {"q", "k", "v"};
+    const pk_tensor *ins[3] = {q, k, v};
+    for (int i = 0; i < 3; i++)
+        if ((s = pk_check_disjoint(ctx, FN, "o", o, in_names[i], ins[i], 0)) ||
+            (s = pk_check_disjoint(ctx, FN, "desc->lse", desc->lse, in_names[i], ins[i], 0)))
+            return s;
+    if ((s = pk_check_disjoint(ctx, FN, "desc->lse", desc->lse, "o", o, 0))) return s;
     if ((s = check_lengths(ctx, "desc->seqlens_q", desc->seqlens_q, batch, sq)) ||
         (s = check_lengths(ctx, "desc->seqlens_kv", desc->seqlens_kv, batch, skv)))
         return s;
@@ -77,6 +89,7 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
         pk_clear_error(ctx);
         return PK_SUCCESS;
     }
+    if ((s = pk_check_stored(ctx, FN, "Skv", skv, "k", k->stride[1], "v", v->stride[1]))) return s;
 
     int32_t *lens = malloc(2 * (size_t)batch * sizeof *lens);
     if (!lens) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", FN);

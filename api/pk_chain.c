@@ -42,6 +42,7 @@ pk_status pk_chain(pk_context *ctx, const pk_chain_desc *desc, const pk_tensor *
                                FN, name, pk_shape_str(t, a, sizeof a), pk_shape_str(out, b, sizeof b));
             }
         }
+        if ((s = pk_check_disjoint(ctx, FN, "out", out, name, t, 1))) return s;
         p.in[i] = pk_view_of(t); /* size-1 dims and missing leading dims have stride 0 */
     }
     p.n_steps = desc->n_steps;

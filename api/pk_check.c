@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pk_check.h"
+#include "pk_handles.h"
 
 pk_status pk_check_ctx(pk_context *ctx, const char *fn)
 {
@@ -27,9 +28,12 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
 {
     if (!t) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "%s: '%s' is NULL", fn, name);
     if (!t->buf) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "%s: '%s': buffer is NULL", fn, name);
-    if (t->buf->magic != PK_BUFFER_MAGIC)
-        return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: '%s': buffer is not a live pk_buffer", fn, name);
-    if (t->buf->ctx != ctx)
+    pk_buf_rec buf;
+    if (!pk_handle_get(t->buf, &buf))
+        return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
+                       "%s: '%s': buffer is not a live pk_buffer (freed, its context closed, or never allocated)",
+                       fn, name);
+    if (buf.ctx != ctx)
         return pk_fail(ctx, PK_ERR_WRONG_CONTEXT, "%s: '%s': buffer belongs to another context", fn, name);
     size_t es = pk_dtype_size(t->dtype);
     if (!es) return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: '%s': dtype %d is not a pk_dtype", fn, name,
@@ -57,9 +61,9 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
     if (t->offset % es)
         return pk_fail(ctx, PK_ERR_MISALIGNED, "%s: '%s': byte offset %zu is not a multiple of %zu", fn,
                        name, t->offset, es);
-    if (t->offset > t->buf->size)
+    if (t->offset > buf.size)
         return pk_fail(ctx, PK_ERR_OUT_OF_BOUNDS, "%s: '%s': offset %zu is past the buffer's %zu bytes",
-                       fn, name, t->offset, t->buf->size);
+                       fn, name, t->offset, buf.size);
     if (numel == 0) return PK_SUCCESS;
     for (int i = 0; i < t->ndim; i++) {
         int64_t span;
@@ -70,12 +74,12 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
     int64_t end; /* bytes past the offset up to the end of the furthest element */
     if (__builtin_add_overflow(last, 1, &end) || __builtin_mul_overflow(end, (int64_t)es, &end))
         return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: '%s': strides reach past int64", fn, name);
-    if ((uint64_t)end > t->buf->size - t->offset) {
+    if ((uint64_t)end > buf.size - t->offset) {
         char sb[96];
         return pk_fail(ctx, PK_ERR_OUT_OF_BOUNDS,
                        "%s: '%s': shape %s with these strides and offset %zu reaches byte %llu of a "
                        "%zu-byte buffer", fn, name, pk_shape_str(t, sb, sizeof sb), t->offset,
-                       (unsigned long long)((uint64_t)t->offset + (uint64_t)end), t->buf->size);
+                       (unsigned long long)((uint64_t)t->offset + (uint64_t)end), buf.size);
     }
     return PK_SUCCESS;
 }
@@ -120,7 +124,8 @@ pk_view pk_view_of(const pk_tensor *t)
 {
     pk_view v;
     memset(&v, 0, sizeof v);
-    v.mem = t->buf->mem;
+    pk_buf_rec buf;
+    v.mem = pk_handle_get(t->buf, &buf) ? buf.mem : NULL;
     v.offset = (int64_t)(t->offset / pk_dtype_size(t->dtype));
     v.dtype = t->dtype;
     int pad = PK_MAX_DIMS - t->ndim;
@@ -135,11 +140,133 @@ pk_view pk_view_none(void)
     return v;
 }
 
+
+/* ---- overlap: an output against itself and against the other operands */
+
+typedef struct dim_span {
+    int64_t extent, stride; /* stride in bytes */
+} dim_span;
+
+/* The dims of t with more than one element, in bytes, by increasing stride. */
+static int spans_sorted(const pk_tensor *t, dim_span *out)
+{
+    int n = 0;
+    int64_t es = (int64_t)pk_dtype_size(t->dtype);
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->shape[i] <= 1) continue;
+        dim_span d = {t->shape[i], t->stride[i] * es};
+        int j = n++;
+        for (; j > 0 && out[j - 1].stride > d.stride; j--) out[j] = out[j - 1];
+        out[j] = d;
+    }
+    return n;
+}
+
 pk_status pk_check_output(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t)
 {
     for (int i = 0; i < t->ndim; i++)
         if (t->shape[i] > 1 && t->stride[i] == 0)
             return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
                            "%s: '%s': stride[%d] is 0, so outputs would overlap", fn, name, i);
+    if (pk_numel(t) == 0) return PK_SUCCESS;
+    /* Sorted by stride, each dim must step past everything the smaller ones
+     * reach: then no two elements share a byte. Layouts that interleave
+     * dims without overlapping are refused as well. */
+    dim_span d[PK_MAX_DIMS];
+    int n = spans_sorted(t, d);
+    int64_t reach = (int64_t)pk_dtype_size(t->dtype); /* bytes covered from an element's start */
+    for (int i = 0; i < n; i++) {
+        if (d[i].stride < reach) {
+            char sb[96];
+            return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
+                           "%s: '%s': shape %s: a stride of %lld bytes falls inside what the smaller strides "
+                           "reach (%lld bytes), so output elements would overlap",
+                           fn, name, pk_shape_str(t, sb, sizeof sb), (long long)d[i].stride, (long long)reach);
+        }
+        reach += d[i].stride * (d[i].extent - 1); /* no overflow: pk_check_tensor bounded the extent */
+    }
     return PK_SUCCESS;
+}
+
+/* Bytes [lo, hi) of t's elements from the buffer's start. */
+static void byte_range(const pk_tensor *t, int64_t *lo, int64_t *hi)
+{
+    int64_t es = (int64_t)pk_dtype_size(t->dtype), last = 0;
+    for (int i = 0; i < t->ndim; i++) last += (t->shape[i] - 1) * t->stride[i];
+    *lo = (int64_t)t->offset;
+    *hi = *lo + (last + 1) * es;
+}
+
+/* Does a row period of p bytes hold t: every stride of at least p is a
+ * multiple of p, and the rest spans, from the offset's place in its row,
+ * no further than the row's end? Then t's bytes within each row are
+ * [*col, *col + *width). */
+static int rows_of(const pk_tensor *t, int64_t p, int64_t *col, int64_t *width)
+{
+    int64_t es = (int64_t)pk_dtype_size(t->dtype), w = es;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->shape[i] <= 1) continue;
+        int64_t s = t->stride[i] * es;
+        if (s >= p) {
+            if (s % p) return 0;
+        } else {
+            w += s * (t->shape[i] - 1);
+        }
+    }
+    *col = (int64_t)t->offset % p;
+    *width = w;
+    return *col + w <= p;
+}
+
+static int same_layout(const pk_tensor *a, const pk_tensor *b)
+{
+    if (a->offset != b->offset || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || (a->shape[i] > 1 && a->stride[i] != b->stride[i])) return 0;
+    return 1;
+}
+
+/* Proves that a and b share no byte: disjoint byte ranges, or a common row
+ * period in which their columns are disjoint (slices of one wider matrix,
+ * heads of a fused QKV tensor). */
+static int provably_disjoint(const pk_tensor *a, const pk_tensor *b)
+{
+    int64_t alo, ahi, blo, bhi;
+    byte_range(a, &alo, &ahi);
+    byte_range(b, &blo, &bhi);
+    if (ahi <= blo || bhi <= alo) return 1;
+    const pk_tensor *both[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < both[k]->ndim; i++) {
+            if (both[k]->shape[i] <= 1) continue;
+            int64_t p = both[k]->stride[i] * (int64_t)pk_dtype_size(both[k]->dtype), ac, aw, bc, bw;
+            if (p > 0 && rows_of(a, p, &ac, &aw) && rows_of(b, p, &bc, &bw) && (ac + aw <= bc || bc + bw <= ac))
+                return 1;
+        }
+    return 0;
+}
+
+pk_status pk_check_disjoint(pk_context *ctx, const char *fn, const char *out_name, const pk_tensor *out,
+                            const char *in_name, const pk_tensor *in, int may_be_same)
+{
+    if (!out || !in || out->buf != in->buf || pk_numel(out) == 0 || pk_numel(in) == 0) return PK_SUCCESS;
+    if (may_be_same && same_layout(out, in)) return PK_SUCCESS;
+    if (provably_disjoint(out, in)) return PK_SUCCESS;
+    int64_t olo, ohi, ilo, ihi;
+    byte_range(out, &olo, &ohi);
+    byte_range(in, &ilo, &ihi);
+    return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
+                   "%s: '%s' (bytes %lld..%lld of its buffer) overlaps '%s' (bytes %lld..%lld)%s", fn, out_name,
+                   (long long)olo, (long long)ohi, in_name, (long long)ilo, (long long)ihi,
+                   may_be_same ? " and is not exactly the same tensor" : "");
+}
+
+pk_status pk_check_stored(pk_context *ctx, const char *fn, const char *what, int64_t extent, const char *name_a,
+                          int64_t stride_a, const char *name_b, int64_t stride_b)
+{
+    if (extent <= 1 || stride_a != 0 || stride_b != 0) return PK_SUCCESS;
+    return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
+                   "%s: '%s' and '%s' both broadcast %s = %lld (stride 0): a reduction must read memory "
+                   "(its work is bounded by what an input stores)",
+                   fn, name_a, name_b, what, (long long)extent);
 }

@@ -12,8 +12,22 @@ pk_status pk_check_ctx(pk_context *ctx, const char *fn);
 pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
                           int min_ndim, int max_ndim);
 
-/* An output may not map two elements to one address through a 0 stride. */
+/* An output may not map two elements to one byte: no 0 stride, and sorted
+ * by stride each dim steps past what the smaller ones reach. */
 pk_status pk_check_output(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t);
+
+/* The output `out` shares no byte with `in` (either may be NULL), or, when
+ * may_be_same, is exactly `in` (same buffer, offset, dtype, shape and
+ * strides). Overlap that cannot be disproved by byte ranges or by a common
+ * row period is refused. */
+pk_status pk_check_disjoint(pk_context *ctx, const char *fn, const char *out_name, const pk_tensor *out,
+                            const char *in_name, const pk_tensor *in, int may_be_same);
+
+/* A reduction over `extent` values must read memory: refused when both
+ * inputs that carry it broadcast it (stride 0), since nothing would bound
+ * its work. */
+pk_status pk_check_stored(pk_context *ctx, const char *fn, const char *what, int64_t extent, const char *name_a,
+                          int64_t stride_a, const char *name_b, int64_t stride_b);
 
 pk_status pk_check_dtype(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
                          pk_dtype want);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pk_core.h"
+#include "pk_handles.h"
 #include "pk_internal.h"
 
 pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **out)
@@ -102,26 +103,14 @@ pk_status pk_internal_open_ref_f32(pk_context **out)
     return pk_context_open(be, 0, out);
 }
 
-static void unlink_buffer(pk_buffer *b)
-{
-    pk_context *ctx = b->ctx;
-    if (b->prev) b->prev->next = b->next;
-    else ctx->buffers = b->next;
-    if (b->next) b->next->prev = b->prev;
-}
+static void release_buffer(const pk_buf_rec *r) { r->ctx->be->free(r->ctx->dev, r->mem); }
 
 pk_status pk_close(pk_context *ctx)
 {
     if (!ctx) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_close: 'ctx' is NULL");
     pk_msg msg = {{0}};
     pk_status s = ctx->lost ? PK_SUCCESS : ctx->be->finish(ctx->dev, &msg);
-    while (ctx->buffers) {
-        pk_buffer *b = ctx->buffers;
-        unlink_buffer(b);
-        ctx->be->free(ctx->dev, b->mem);
-        b->magic = 0;
-        free(b);
-    }
+    pk_handle_remove_all(ctx, release_buffer);
     ctx->be->close(ctx->dev);
     free(ctx);
     if (s != PK_SUCCESS) return pk_fail(NULL, s, "pk_close: pending work failed: %s", msg.text);
@@ -149,11 +138,14 @@ pk_status pk_finish(pk_context *ctx)
 
 /* ---- buffers */
 
-static pk_status check_buffer(const char *fn, const char *name, const pk_buffer *b)
+/* *r is the record of b, a live buffer. */
+static pk_status check_buffer(const char *fn, const char *name, const pk_buffer *b, pk_buf_rec *r)
 {
     if (!b) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "%s: '%s' is NULL", fn, name);
-    if (b->magic != PK_BUFFER_MAGIC)
-        return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT, "%s: '%s' is not a live pk_buffer", fn, name);
+    if (!pk_handle_get(b, r))
+        return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
+                       "%s: '%s' is not a live pk_buffer (freed, its context closed, or never allocated)",
+                       fn, name);
     return PK_SUCCESS;
 }
 
@@ -178,20 +170,15 @@ pk_status pk_alloc(pk_context *ctx, size_t bytes, pk_buffer **out)
     if (bytes > (size_t)INT64_MAX)
         return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "pk_alloc: 'bytes' = %zu is more than any device has",
                        bytes);
-    pk_buffer *b = calloc(1, sizeof *b);
-    if (!b) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "pk_alloc: out of host memory");
+    pk_buf_rec r = {ctx, NULL, bytes};
     pk_msg msg = {{0}};
-    pk_status s = ctx->be->alloc(ctx->dev, bytes, &b->mem, &msg);
-    if (s != PK_SUCCESS) {
-        free(b);
-        return pk_fail(ctx, s, "pk_alloc: 'bytes' = %zu: %s", bytes, msg.text);
+    pk_status s = ctx->be->alloc(ctx->dev, bytes, &r.mem, &msg);
+    if (s != PK_SUCCESS) return pk_fail(ctx, s, "pk_alloc: 'bytes' = %zu: %s", bytes, msg.text);
+    pk_buffer *b = pk_handle_add(&r);
+    if (!b) {
+        ctx->be->free(ctx->dev, r.mem);
+        return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "pk_alloc: out of host memory for the buffer table");
     }
-    b->magic = PK_BUFFER_MAGIC;
-    b->ctx = ctx;
-    b->size = bytes;
-    b->next = ctx->buffers;
-    if (b->next) b->next->prev = b;
-    ctx->buffers = b;
     *out = b;
     pk_clear_error(ctx);
     return PK_SUCCESS;
@@ -199,75 +186,84 @@ pk_status pk_alloc(pk_context *ctx, size_t bytes, pk_buffer **out)
 
 pk_status pk_free(pk_buffer *b)
 {
-    pk_status s = check_buffer("pk_free", "buf", b);
-    if (s != PK_SUCCESS) return s;
-    pk_context *ctx = b->ctx;
-    unlink_buffer(b);
-    ctx->be->free(ctx->dev, b->mem);
-    b->magic = 0;
-    free(b);
+    if (!b) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_free: 'buf' is NULL");
+    pk_buf_rec r;
+    if (!pk_handle_remove(b, &r))
+        return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
+                       "pk_free: 'buf' is not a live pk_buffer (freed already, its context closed, or never "
+                       "allocated)");
+    release_buffer(&r);
     return PK_SUCCESS;
 }
 
-size_t pk_buffer_size(const pk_buffer *b) { return b && b->magic == PK_BUFFER_MAGIC ? b->size : 0; }
+size_t pk_buffer_size(const pk_buffer *b)
+{
+    pk_buf_rec r;
+    return pk_handle_get(b, &r) ? r.size : 0;
+}
 
 pk_context *pk_buffer_context(const pk_buffer *b)
 {
-    return b && b->magic == PK_BUFFER_MAGIC ? b->ctx : NULL;
+    pk_buf_rec r;
+    return pk_handle_get(b, &r) ? r.ctx : NULL;
 }
 
 pk_status pk_upload(pk_buffer *dst, size_t off, const void *src, size_t bytes)
 {
-    pk_status s = check_buffer("pk_upload", "dst", dst);
+    pk_buf_rec D;
+    pk_status s = check_buffer("pk_upload", "dst", dst, &D);
     if (s != PK_SUCCESS) return s;
-    pk_context *ctx = dst->ctx;
+    pk_context *ctx = D.ctx;
     if (!src) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_upload: 'src' is NULL");
-    if ((s = check_range(ctx, "pk_upload", "dst_offset", dst->size, off, bytes))) return s;
+    if ((s = check_range(ctx, "pk_upload", "dst_offset", D.size, off, bytes))) return s;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_upload: context lost earlier");
     if (bytes == 0) return PK_SUCCESS;
     pk_msg msg = {{0}};
-    return pk_backend_result(ctx, "pk_upload", ctx->be->upload(ctx->dev, dst->mem, off, src, bytes, &msg),
+    return pk_backend_result(ctx, "pk_upload", ctx->be->upload(ctx->dev, D.mem, off, src, bytes, &msg),
                              &msg);
 }
 
 pk_status pk_download(pk_buffer *src, size_t off, void *dst, size_t bytes)
 {
-    pk_status s = check_buffer("pk_download", "src", src);
+    pk_buf_rec S;
+    pk_status s = check_buffer("pk_download", "src", src, &S);
     if (s != PK_SUCCESS) return s;
-    pk_context *ctx = src->ctx;
+    pk_context *ctx = S.ctx;
     if (!dst) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_download: 'dst' is NULL");
-    if ((s = check_range(ctx, "pk_download", "src_offset", src->size, off, bytes))) return s;
+    if ((s = check_range(ctx, "pk_download", "src_offset", S.size, off, bytes))) return s;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_download: context lost earlier");
     if (bytes == 0) return PK_SUCCESS;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_download",
-                             ctx->be->download(ctx->dev, src->mem, off, dst, bytes, &msg), &msg);
+                             ctx->be->download(ctx->dev, S.mem, off, dst, bytes, &msg), &msg);
 }
 
 pk_status pk_copy(pk_buffer *dst, size_t doff, pk_buffer *src, size_t soff, size_t bytes)
 {
-    pk_status s = check_buffer("pk_copy", "dst", dst);
-    if (s == PK_SUCCESS) s = check_buffer("pk_copy", "src", src);
+    pk_buf_rec D, S;
+    pk_status s = check_buffer("pk_copy", "dst", dst, &D);
+    if (s == PK_SUCCESS) s = check_buffer("pk_copy", "src", src, &S);
     if (s != PK_SUCCESS) return s;
-    pk_context *ctx = dst->ctx;
-    if (src->ctx != ctx)
+    pk_context *ctx = D.ctx;
+    if (S.ctx != ctx)
         return pk_fail(ctx, PK_ERR_WRONG_CONTEXT, "pk_copy: 'src' belongs to another context than 'dst'");
-    if ((s = check_range(ctx, "pk_copy", "dst_offset", dst->size, doff, bytes))) return s;
-    if ((s = check_range(ctx, "pk_copy", "src_offset", src->size, soff, bytes))) return s;
+    if ((s = check_range(ctx, "pk_copy", "dst_offset", D.size, doff, bytes))) return s;
+    if ((s = check_range(ctx, "pk_copy", "src_offset", S.size, soff, bytes))) return s;
     if (src == dst && doff != soff && (doff < soff ? soff - doff : doff - soff) < bytes)
         return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "pk_copy: 'src_offset': ranges overlap");
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_copy: context lost earlier");
     if (bytes == 0 || (src == dst && doff == soff)) return PK_SUCCESS;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_copy",
-                             ctx->be->copy(ctx->dev, dst->mem, doff, src->mem, soff, bytes, &msg), &msg);
+                             ctx->be->copy(ctx->dev, D.mem, doff, S.mem, soff, bytes, &msg), &msg);
 }
 
 pk_status pk_fill(pk_buffer *dst, size_t off, size_t bytes, const void *pattern, size_t psize)
 {
-    pk_status s = check_buffer("pk_fill", "dst", dst);
+    pk_buf_rec D;
+    pk_status s = check_buffer("pk_fill", "dst", dst, &D);
     if (s != PK_SUCCESS) return s;
-    pk_context *ctx = dst->ctx;
+    pk_context *ctx = D.ctx;
     if (!pattern) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_fill: 'pattern' is NULL");
     if (psize != 1 && psize != 2 && psize != 4)
         return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "pk_fill: 'pattern_size' %zu is not 1, 2 or 4",
@@ -276,10 +272,10 @@ pk_status pk_fill(pk_buffer *dst, size_t off, size_t bytes, const void *pattern,
         return pk_fail(ctx, PK_ERR_MISALIGNED,
                        "pk_fill: 'offset' %zu and 'bytes' %zu must be multiples of the pattern size %zu",
                        off, bytes, psize);
-    if ((s = check_range(ctx, "pk_fill", "offset", dst->size, off, bytes))) return s;
+    if ((s = check_range(ctx, "pk_fill", "offset", D.size, off, bytes))) return s;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_fill: context lost earlier");
     if (bytes == 0) return PK_SUCCESS;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_fill",
-                             ctx->be->fill(ctx->dev, dst->mem, off, bytes, pattern, psize, &msg), &msg);
+                             ctx->be->fill(ctx->dev, D.mem, off, bytes, pattern, psize, &msg), &msg);
 }

@@ -7,21 +7,10 @@
 #include "backend.h"
 #include "portkern.h"
 
-#define PK_BUFFER_MAGIC 0x706b6275u /* "pkbu": catches pointers that are not buffers */
-
-struct pk_buffer {
-    uint32_t magic;
-    pk_context *ctx;
-    pk_mem mem;
-    size_t size;
-    pk_buffer *prev, *next;
-};
-
 struct pk_context {
     const pk_backend_iface *be;
     void *dev;
     pk_device_info info;
-    pk_buffer *buffers;   /* every live buffer, freed by pk_close */
     pk_status lost;       /* PK_SUCCESS, or the failure that made the context unusable */
     char last_error[PK_MSG_MAX];
 };

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "pk_core.h"
+#include "pk_handles.h"
 #include "pk_internal.h"
 
 struct pk_event {
@@ -47,7 +48,8 @@ void pk_internal_event_free(pk_event *e)
 
 uintptr_t pk_internal_buffer_handle(const pk_buffer *b)
 {
-    return b && b->magic == PK_BUFFER_MAGIC ? (uintptr_t)b->mem : 0;
+    pk_buf_rec r;
+    return pk_handle_get(b, &r) ? (uintptr_t)r.mem : 0;
 }
 
 void *pk_internal_native_queue(const pk_context *ctx)

@@ -96,6 +96,11 @@ pk_status pk_gemm(pk_context *ctx, const pk_gemm_desc *desc, const pk_tensor *a,
                            FN, (long long)mr, (long long)nr, (long long)m, (long long)n);
         if ((s = check_batch(ctx, "desc->residual", br, batch))) return s;
     }
+    if ((s = pk_check_disjoint(ctx, FN, "d", d, "a", a, 0)) || (s = pk_check_disjoint(ctx, FN, "d", d, "b", b, 0)) ||
+        (use_c && (s = pk_check_disjoint(ctx, FN, "d", d, "c", c, 1))) ||
+        (s = pk_check_disjoint(ctx, FN, "d", d, "desc->bias", desc->bias, 0)) ||
+        (s = pk_check_disjoint(ctx, FN, "d", d, "desc->residual", desc->residual, 0)))
+        return s;
     if (pk_numel(d) == 0) {
         pk_clear_error(ctx);
         return PK_SUCCESS;
@@ -111,6 +116,7 @@ pk_status pk_gemm(pk_context *ctx, const pk_gemm_desc *desc, const pk_tensor *a,
     p.c = use_c ? matrix_view(c, 0) : pk_view_none();
     p.d = matrix_view(d, 0);
     p.residual = desc->residual ? matrix_view(desc->residual, 0) : pk_view_none();
+    if ((s = pk_check_stored(ctx, FN, "K", k, "a", p.a.stride[2], "b", p.b.stride[1]))) return s;
     if (desc->bias) {
         p.bias = pk_view_of(desc->bias);
         p.bias.stride[0] = p.bias.stride[3];

@@ -36,6 +36,13 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
             (s = pk_check_dim(ctx, FN, "desc->inv_freq", f, 0, rd / 2, "rotary_dim / 2")))
             return s;
     }
+    if ((s = pk_check_disjoint(ctx, FN, "k", k, "q", q, 0)) ||
+        (s = pk_check_disjoint(ctx, FN, "q", q, "desc->inv_freq", desc->inv_freq, 0)) ||
+        (s = pk_check_disjoint(ctx, FN, "k", k, "desc->inv_freq", desc->inv_freq, 0)))
+        return s;
+    if (q->shape[1] > INT32_MAX) /* positions are int32 */
+        return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: 'q': S = %lld is above 2^31 - 1, which is not supported", FN,
+                       (long long)q->shape[1]);
     int64_t bs = q->shape[0] * q->shape[1];
     if (pk_numel(q) == 0 || rd == 0) {
         pk_clear_error(ctx);

@@ -61,6 +61,19 @@ static pk_status check_norm(pk_context *ctx, const char *fn, const pk_norm_desc 
     return PK_SUCCESS;
 }
 
+/* Each output against every other operand; `same` may be exactly `out`. */
+static pk_status outputs_apart(pk_context *ctx, const char *fn, const char *const *names, const pk_tensor *const *ts,
+                               int n, int n_out, const pk_tensor *same)
+{
+    pk_status s;
+    for (int o = 0; o < n_out; o++)
+        for (int i = 0; i < n; i++)
+            if (i != o && (i >= n_out || i < o) &&
+                (s = pk_check_disjoint(ctx, fn, names[o], ts[o], names[i], ts[i], o == 0 && ts[i] == same)))
+                return s;
+    return PK_SUCCESS;
+}
+
 static pk_status run(pk_context *ctx, const char *fn, pk_status (*op)(void *, const pk_rows_problem *, pk_msg *),
                      const pk_rows_problem *p, const pk_tensor *out)
 {
@@ -79,6 +92,9 @@ pk_status pk_rmsnorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor 
     pk_status s = check_norm(ctx, FN, desc, x, out);
     if (s) return s;
     if ((s = per_column(ctx, FN, "weight", weight, x))) return s;
+    static const char *const names[] = {"out", "desc->residual_out", "x", "weight", "desc->residual"};
+    const pk_tensor *ts[] = {out, desc->residual_out, x, weight, desc->residual};
+    if ((s = outputs_apart(ctx, FN, names, ts, 5, 2, NULL))) return s;
     pk_rows_problem p;
     rows_init(&p, x);
     p.out = pk_view_of(out);
@@ -97,6 +113,9 @@ pk_status pk_layernorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tenso
     if (s) return s;
     if (weight && (s = per_column(ctx, FN, "weight", weight, x))) return s;
     if (bias && (s = per_column(ctx, FN, "bias", bias, x))) return s;
+    static const char *const names[] = {"out", "desc->residual_out", "x", "weight", "bias", "desc->residual"};
+    const pk_tensor *ts[] = {out, desc->residual_out, x, weight, bias, desc->residual};
+    if ((s = outputs_apart(ctx, FN, names, ts, 6, 2, NULL))) return s;
     pk_rows_problem p;
     rows_init(&p, x);
     p.out = pk_view_of(out);
@@ -118,6 +137,9 @@ pk_status pk_glu(pk_context *ctx, pk_activation act, const pk_tensor *gate, cons
     if ((s = pk_check_tensor(ctx, FN, "gate", gate, 1, PK_MAX_DIMS))) return s;
     if ((s = same_shape(ctx, FN, "up", up, gate, "gate"))) return s;
     if ((s = same_shape(ctx, FN, "out", out, gate, "gate")) || (s = pk_check_output(ctx, FN, "out", out))) return s;
+    static const char *const names[] = {"out", "gate", "up"};
+    const pk_tensor *ts[] = {out, gate, up};
+    if ((s = outputs_apart(ctx, FN, names, ts, 3, 1, NULL))) return s;
     pk_rows_problem p;
     rows_init(&p, gate);
     p.up = pk_view_of(up);
@@ -136,6 +158,9 @@ pk_status pk_bias_act(pk_context *ctx, pk_activation act, const pk_tensor *x, co
     if ((s = pk_check_tensor(ctx, FN, "x", x, 1, PK_MAX_DIMS))) return s;
     if (bias && (s = per_column(ctx, FN, "bias", bias, x))) return s;
     if ((s = same_shape(ctx, FN, "out", out, x, "x")) || (s = pk_check_output(ctx, FN, "out", out))) return s;
+    static const char *const names[] = {"out", "x", "bias"};
+    const pk_tensor *ts[] = {out, x, bias};
+    if ((s = outputs_apart(ctx, FN, names, ts, 3, 1, x))) return s;
     pk_rows_problem p;
     rows_init(&p, x);
     p.bias = opt_view(bias);
@@ -152,6 +177,7 @@ pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x, const pk_
     if (!isfinite(scale)) return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: 'scale' is not finite", FN);
     if ((s = pk_check_tensor(ctx, FN, "x", x, 1, PK_MAX_DIMS))) return s;
     if ((s = same_shape(ctx, FN, "out", out, x, "x")) || (s = pk_check_output(ctx, FN, "out", out))) return s;
+    if ((s = pk_check_disjoint(ctx, FN, "out", out, "x", x, 0))) return s;
     pk_rows_problem p;
     rows_init(&p, x);
     p.out = pk_view_of(out);

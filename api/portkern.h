@@ -12,8 +12,25 @@
  *    never negative.
  *  - Storage dtypes are f32, f16 and bf16; arithmetic and accumulation are
  *    always f32 (the reference backend accumulates in f64).
- *  - An output tensor must not overlap an input tensor unless an op says so
- *    (GEMM's C may be exactly D; RoPE is in place). Overlap is not detected.
+ *  - An output tensor shares no byte with any other operand of the call
+ *    unless an op says so (GEMM's C may be exactly D; bias_act's out and
+ *    chain's out may be exactly an input: same buffer, offset, dtype, shape
+ *    and strides; RoPE is in place), and no two elements of an output share
+ *    a byte. Both are checked (PK_ERR_INVALID_ARGUMENT): operands of one
+ *    buffer pass when their byte ranges are apart or when a common row
+ *    period puts them in disjoint columns (slices of one wider matrix, the
+ *    slots of a fused QKV tensor); other interleavings are refused even
+ *    when they would not collide. An output's dims, sorted by stride, must
+ *    each step past what the smaller ones reach.
+ *  - Work is bounded by memory: a reduction (GEMM's K, attention's Skv)
+ *    must be stored by at least one of its inputs (not broadcast with
+ *    stride 0 by both), so no call can ask for more work than its buffers
+ *    describe. Attention's batch, sequence and head counts and RoPE's S are
+ *    at most 2^31 - 1 (PK_ERR_BAD_SIZE).
+ *  - A pk_buffer is a handle: one that was freed, or whose context was
+ *    closed, is recognised by every call (PK_ERR_INVALID_ARGUMENT), also
+ *    after later allocations (a handle value comes back only after 2^32
+ *    reuses of its slot in the process-wide table).
  *  - On any error status the outputs are not touched.
  */
 #ifndef PORTKERN_H

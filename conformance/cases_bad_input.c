@@ -436,6 +436,141 @@ BAD(chain_not_broadcastable) { return chain(f, NULL, T(CX), T(CZ), T(COUT)); }
 BAD(chain_out_negative_stride) { pk_tensor o = f->t[COUT]; o.stride[0] = -16; return chain(f, NULL, T(CX), T(CY), &o); }
 BAD(chain_input_past_end) { pk_tensor y = f->t[CY]; y.offset = 32; return chain(f, NULL, T(CX), &y, T(COUT)); }
 
+
+/* hostile sizes, overlap, dead handles (issue 14) */
+BAD(gemm_broadcast_k)
+{
+    /* K = 2^40 read from 4 bytes: no input stores the reduction */
+    int64_t sa[2] = {1, (int64_t)1 << 40}, sb[2] = {(int64_t)1 << 40, 1}, sd[2] = {1, 1};
+    pk_tensor a = pk_tensor_make(f->buf[GA], 0, PK_F32, 2, sa), b = pk_tensor_make(f->buf[GB], 0, PK_F32, 2, sb);
+    pk_tensor d = pk_tensor_make(f->buf[GD], 0, PK_F32, 2, sd);
+    a.stride[0] = a.stride[1] = b.stride[0] = b.stride[1] = 0;
+    return gemm(f, NULL, &a, &b, NULL, &d);
+}
+BAD(gemm_d_overlaps_a)
+{
+    int64_t sd[2] = {4, 6};
+    pk_tensor d = pk_tensor_make(f->buf[GA], 16, PK_F32, 2, sd);
+    return gemm(f, NULL, T(GA), T(GB), NULL, &d);
+}
+BAD(gemm_d_self_alias)
+{
+    pk_tensor d = f->t[GD];
+    d.stride[0] = 1; /* rows one element apart: row 1 starts inside row 0 */
+    return gemm(f, NULL, T(GA), T(GB), NULL, &d);
+}
+BAD(gemm_c_shifted)
+{
+    pk_gemm_desc d = PK_GEMM_DESC_INIT;
+    d.beta = 1.0f;
+    int64_t s[2] = {4, 6};
+    pk_tensor c = pk_tensor_make(f->buf[GD], 4, PK_F32, 2, s); /* D one element on: neither apart nor the same */
+    return gemm(f, &d, T(GA), T(GB), &c, T(GD));
+}
+BAD(gemm_residual_is_d) { pk_gemm_desc d = PK_GEMM_DESC_INIT; d.residual = T(GD); return gemm(f, &d, T(GA), T(GB), NULL, T(GD)); }
+BAD(attn_broadcast_skv)
+{
+    /* 2^31 - 1 keys, all one vector: no input stores the reduction */
+    pk_tensor k = f->t[AK], v = f->t[AV];
+    k.shape[1] = v.shape[1] = INT32_MAX;
+    k.stride[0] = k.stride[1] = v.stride[0] = v.stride[1] = 0;
+    return attn(f, NULL, T(AQ), &k, &v, T(AO));
+}
+BAD(attn_batch_2_31)
+{
+    /* every tensor broadcasts or is empty, so 2^31 batches fit the fixture;
+     * the kernels' 32-bit batch index would wrap */
+    pk_tensor q = f->t[AQ], k = f->t[AK], v = f->t[AV], o = f->t[AO];
+    q.shape[0] = k.shape[0] = v.shape[0] = o.shape[0] = (int64_t)1 << 31;
+    q.shape[1] = o.shape[1] = 0;
+    q.stride[0] = k.stride[0] = v.stride[0] = 0;
+    return attn(f, NULL, &q, &k, &v, &o);
+}
+BAD(attn_o_overlaps_v)
+{
+    int64_t s[4] = {1, 1, 2, 64};
+    pk_tensor o = f->t[AO], v = pk_tensor_make(f->buf[AO], 0, PK_F32, 4, s);
+    v.shape[1] = 5;
+    v.stride[1] = 0; /* one stored key row, read as 5 */
+    v.shape[2] = 1;
+    return attn(f, NULL, T(AQ), T(AK), &v, &o);
+}
+BAD(attn_lse_overlaps_o)
+{
+    int64_t s[3] = {1, 2, 3};
+    pk_tensor l = pk_tensor_make(f->buf[AO], 64, PK_F32, 3, s);
+    pk_attention_desc d = PK_ATTENTION_DESC_INIT;
+    d.lse = &l;
+    return attn(f, &d, T(AQ), T(AK), T(AV), T(AO));
+}
+BAD(rms_in_place) { return rms(f, NULL, T(RX), T(RW), T(RX)); }
+BAD(rms_residual_out_is_out)
+{
+    pk_norm_desc d = PK_NORM_DESC_INIT;
+    d.residual = T(RRES);
+    d.residual_out = T(ROUT);
+    return rms(f, &d, T(RX), T(RW), T(ROUT));
+}
+BAD(sm_out_shifted) { int64_t s[2] = {3, 16}; pk_tensor o = pk_tensor_make(f->buf[RX], 8, PK_F32, 2, s); return pk_softmax(f->ctx, 1.0f, T(RX), &o); }
+BAD(glu_out_is_up) { return pk_glu(f->ctx, PK_ACT_SILU, T(RX), T(RRES), T(RRES)); }
+BAD(ba_out_over_bias) { int64_t s[2] = {1, 16}; pk_tensor o = pk_tensor_make(f->buf[RB], 0, PK_F32, 2, s); int64_t sx[2] = {1, 16}; pk_tensor x = pk_tensor_make(f->buf[RX], 0, PK_F32, 2, sx); return pk_bias_act(f->ctx, PK_ACT_RELU, &x, T(RB), &o); }
+BAD(rope_k_is_q) { pk_tensor k = f->t[PQ]; k.shape[2] = 1; return rope(f, NULL, T(PQ), &k); }
+BAD(rope_seq_2_31)
+{
+    pk_tensor q = f->t[PQ];
+    q.shape[1] = (int64_t)1 << 31;
+    q.shape[2] = 0;
+    return rope(f, NULL, &q, NULL);
+}
+BAD(chain_out_shifted)
+{
+    int64_t s[2] = {3, 16};
+    pk_tensor o = pk_tensor_make(f->buf[CX], 4, PK_F32, 2, s);
+    o.shape[0] = 2;
+    int64_t sx[2] = {2, 16};
+    pk_tensor x = pk_tensor_make(f->buf[CX], 0, PK_F32, 2, sx);
+    return chain(f, NULL, &x, T(CY), &o);
+}
+/* A handle freed (and its slot taken again by a new buffer) stays dead. */
+static pk_status freed_handle(fx *f, pk_buffer **dead, pk_buffer **live)
+{
+    pk_status s = pk_alloc(f->ctx, f->bytes[GA], dead);
+    if (s == PK_SUCCESS) s = pk_free(*dead);
+    if (s == PK_SUCCESS) s = pk_alloc(f->ctx, f->bytes[GA], live);
+    return s;
+}
+BAD(gemm_freed_buffer)
+{
+    pk_buffer *dead = NULL, *live = NULL;
+    pk_status s = freed_handle(f, &dead, &live);
+    if (s != PK_SUCCESS) return s;
+    pk_tensor a = f->t[GA];
+    a.buf = dead;
+    s = gemm(f, NULL, &a, T(GB), NULL, T(GD));
+    pk_free(live);
+    return s;
+}
+BAD(upload_freed_buffer)
+{
+    pk_buffer *dead = NULL, *live = NULL;
+    pk_status s = freed_handle(f, &dead, &live);
+    if (s != PK_SUCCESS) return s;
+    unsigned char src[16] = {0};
+    s = pk_upload(dead, 0, src, sizeof src);
+    pk_free(live);
+    return s;
+}
+BAD(free_twice)
+{
+    pk_buffer *dead = NULL, *live = NULL;
+    pk_status s = freed_handle(f, &dead, &live);
+    if (s != PK_SUCCESS) return s;
+    s = pk_free(dead);
+    pk_free(live);
+    return s;
+}
+BAD(free_garbage_handle) { return pk_free((pk_buffer *)(uintptr_t)0x12345678u); }
+
 /* memory, devices */
 BAD(alloc_zero) { pk_buffer *b = NULL; pk_status s = pk_alloc(f->ctx, 0, &b); if (b) pk_free(b); return s; }
 BAD(alloc_huge) { pk_buffer *b = NULL; pk_status s = pk_alloc(f->ctx, (size_t)1 << 62, &b); if (b) pk_free(b); return s; }
@@ -579,6 +714,28 @@ static const bad_case bad_cases[] = {
     {"chain/not-broadcastable", E(SHAPE_MISMATCH), "pk_chain", "'desc->inputs", W_CTX, 0, chain_not_broadcastable},
     {"chain/negative-stride-out", E(BAD_SIZE), "pk_chain", "'out'", W_CTX, 0, chain_out_negative_stride},
     {"chain/input-past-end", E(OUT_OF_BOUNDS), "pk_chain", "'desc->inputs", W_CTX, 0, chain_input_past_end},
+
+    {"hostile/gemm-k-2^40-broadcast", E(INVALID_ARGUMENT), "pk_gemm", "'a'", W_CTX, 0, gemm_broadcast_k},
+    {"hostile/gemm-d-overlaps-a", E(INVALID_ARGUMENT), "pk_gemm", "'d'", W_CTX, 0, gemm_d_overlaps_a},
+    {"hostile/gemm-d-rows-alias", E(INVALID_ARGUMENT), "pk_gemm", "'d'", W_CTX, 0, gemm_d_self_alias},
+    {"hostile/gemm-c-shifted-from-d", E(INVALID_ARGUMENT), "pk_gemm", "'c'", W_CTX, 0, gemm_c_shifted},
+    {"hostile/gemm-residual-is-d", E(INVALID_ARGUMENT), "pk_gemm", "'desc->residual'", W_CTX, 0, gemm_residual_is_d},
+    {"hostile/attention-skv-2^31-broadcast", E(INVALID_ARGUMENT), "pk_attention", "'k'", W_CTX, 0, attn_broadcast_skv},
+    {"hostile/attention-batch-2^31", E(BAD_SIZE), "pk_attention", "'q'", W_CTX, 0, attn_batch_2_31},
+    {"hostile/attention-o-overlaps-v", E(INVALID_ARGUMENT), "pk_attention", "'o'", W_CTX, 0, attn_o_overlaps_v},
+    {"hostile/attention-lse-overlaps-o", E(INVALID_ARGUMENT), "pk_attention", "'desc->lse'", W_CTX, 0, attn_lse_overlaps_o},
+    {"hostile/rmsnorm-in-place", E(INVALID_ARGUMENT), "pk_rmsnorm", "'out'", W_CTX, 0, rms_in_place},
+    {"hostile/rmsnorm-residual-out-is-out", E(INVALID_ARGUMENT), "pk_rmsnorm", "'desc->residual_out'", W_CTX, 0, rms_residual_out_is_out},
+    {"hostile/softmax-out-shifted", E(INVALID_ARGUMENT), "pk_softmax", "'out'", W_CTX, 0, sm_out_shifted},
+    {"hostile/glu-out-is-up", E(INVALID_ARGUMENT), "pk_glu", "'up'", W_CTX, 0, glu_out_is_up},
+    {"hostile/bias-act-out-over-bias", E(INVALID_ARGUMENT), "pk_bias_act", "'bias'", W_CTX, 0, ba_out_over_bias},
+    {"hostile/rope-k-is-q", E(INVALID_ARGUMENT), "pk_rope", "'k'", W_CTX, 0, rope_k_is_q},
+    {"hostile/rope-seq-2^31", E(BAD_SIZE), "pk_rope", "'q'", W_CTX, 0, rope_seq_2_31},
+    {"hostile/chain-out-shifted", E(INVALID_ARGUMENT), "pk_chain", "'desc->inputs[0]'", W_CTX, 0, chain_out_shifted},
+    {"hostile/gemm-freed-buffer", E(INVALID_ARGUMENT), "pk_gemm", "'a'", W_CTX, 0, gemm_freed_buffer},
+    {"hostile/upload-freed-buffer", E(INVALID_ARGUMENT), "pk_upload", "'dst'", W_NULL, 0, upload_freed_buffer},
+    {"hostile/free-twice", E(INVALID_ARGUMENT), "pk_free", "'buf'", W_NULL, 0, free_twice},
+    {"hostile/free-garbage-handle", E(INVALID_ARGUMENT), "pk_free", "'buf'", W_NULL, 0, free_garbage_handle},
 
     {"memory/alloc-0", E(BAD_SIZE), "pk_alloc", "'bytes'", W_CTX, 0, alloc_zero},
     {"memory/alloc-2^62", E(OUT_OF_MEMORY), "pk_alloc", NULL, W_CTX, 0, alloc_huge},
