@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "pk_check.h"
+#include "pk_fault.h"
 
 static const char *const FN = "pk_attention";
 
@@ -91,8 +92,9 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
     }
     if ((s = pk_check_stored(ctx, FN, "Skv", skv, "k", k->stride[1], "v", v->stride[1]))) return s;
 
-    int32_t *lens = malloc(2 * (size_t)batch * sizeof *lens);
-    if (!lens) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", FN);
+    int injected = pk_fault_alloc(ctx->dev);
+    int32_t *lens = injected ? NULL : malloc(2 * (size_t)batch * sizeof *lens);
+    if (!lens) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory%s", FN, injected ? " (injected)" : "");
     pk_attention_problem p = {0};
     p.uniform_lengths = 1;
     for (int64_t b = 0; b < batch; b++) {

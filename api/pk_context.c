@@ -111,6 +111,7 @@ pk_status pk_close(pk_context *ctx)
     pk_msg msg = {{0}};
     pk_status s = ctx->lost ? PK_SUCCESS : ctx->be->finish(ctx->dev, &msg);
     pk_handle_remove_all(ctx, release_buffer);
+    pk_fault_forget(ctx);
     ctx->be->close(ctx->dev);
     free(ctx);
     if (s != PK_SUCCESS) return pk_fail(NULL, s, "pk_close: pending work failed: %s", msg.text);

@@ -29,6 +29,9 @@ pk_status pk_backend_result(pk_context *ctx, const char *fn, pk_status s, const 
 const pk_backend_iface *pk_registry_get(pk_backend kind, const char **why);
 const pk_backend_iface *pk_registry_ref_f32(void);
 
+/* Disarms a test's fault plan armed on ctx (pk_close). */
+void pk_fault_forget(const pk_context *ctx);
+
 /* Opens device `index` of an explicit backend kind. */
 pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **out);
 

@@ -104,13 +104,21 @@ int pk_handle_remove(const pk_buffer *h, pk_buf_rec *rec)
 
 void pk_handle_remove_all(const pk_context *ctx, void (*release)(const pk_buf_rec *rec))
 {
+    /* Released after the lock is dropped, so that a device's free does not
+     * stall other threads' lookups; in place if the list cannot be made. */
     pthread_mutex_lock(&lock);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < n_slots; i++) n += at(i)->live && at(i)->rec.ctx == ctx;
+    pk_buf_rec *gone = n ? malloc(n * sizeof *gone) : NULL;
+    uint32_t k = 0;
     for (uint32_t i = 0; i < n_slots; i++) {
         slot *s = at(i);
-        if (s->live && s->rec.ctx == ctx) {
-            release(&s->rec);
-            retire(s, i);
-        }
+        if (!s->live || s->rec.ctx != ctx) continue;
+        if (gone) gone[k++] = s->rec;
+        else release(&s->rec);
+        retire(s, i);
     }
     pthread_mutex_unlock(&lock);
+    for (uint32_t i = 0; i < k; i++) release(&gone[i]);
+    free(gone);
 }

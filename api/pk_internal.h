@@ -24,4 +24,28 @@ PK_API uintptr_t pk_internal_buffer_handle(const pk_buffer *buf);
 /* The context's native queue (CUstream, cl_command_queue), or NULL. */
 PK_API void *pk_internal_native_queue(const pk_context *ctx);
 
+/* Fault injection, for tests (tests/test_faults.c). One plan per process,
+ * armed on one context at a time; arm it while no other thread runs ops
+ * on that context, and disarm (PK_INTERNAL_FAULT_OFF) before closing it.
+ *  - PK_INTERNAL_FAULT_ALLOC: of the allocation sites ctx's ops reach from
+ *    now on (host scratch, device scratch, cached kernel and program
+ *    objects, program builds), the one numbered n (0: the first) fails,
+ *    once, as that allocation failing for real would: the op returns
+ *    PK_ERR_OUT_OF_MEMORY with a message ending "(injected)".
+ *  - PK_INTERNAL_FAULT_DEVICE: ctx's device faults (n is ignored). CUDA
+ *    and HIP on NVIDIA queue a kernel that stores through a null pointer
+ *    on ctx's stream; ref, OpenCL and HIP on AMD have no such kernel and
+ *    their next finish reports a simulated fault instead.
+ *  - PK_INTERNAL_FAULT_OFF: disarms.
+ * PK_ERR_UNSUPPORTED where the backend takes no injection. */
+typedef enum pk_internal_fault_kind {
+    PK_INTERNAL_FAULT_OFF = 0,
+    PK_INTERNAL_FAULT_ALLOC,
+    PK_INTERNAL_FAULT_DEVICE,
+} pk_internal_fault_kind;
+PK_API pk_status pk_internal_fault_inject(pk_context *ctx, pk_internal_fault_kind kind, int n);
+/* Allocation sites ctx's ops reached since the plan was armed, and whether
+ * the failing one was among them (both 0 when ctx is not the armed one). */
+PK_API pk_status pk_internal_fault_report(const pk_context *ctx, int *reached, int *fired);
+
 #endif

@@ -12,14 +12,20 @@
 #include "pk_core.h"
 #include "ref_backend.h"
 
+/* An entry is written once, by the first caller for its backend, under
+ * the entry's lock; later callers take the lock to see it whole. A lock
+ * per backend: a slow start of one runtime (cuInit on a machine of many
+ * GPUs) holds up no thread that asks for another backend. */
 typedef struct pk_registry_entry {
+    pthread_mutex_t lock;
     int tried;
     const pk_backend_iface *be;
     char why[PK_MSG_MAX];
 } pk_registry_entry;
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static pk_registry_entry registry[PK_BACKEND_COUNT];
+static pk_registry_entry registry[PK_BACKEND_COUNT] = {
+    [0 ... PK_BACKEND_COUNT - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER},
+};
 
 /* Directory of the core library: modules are installed beside it (in the
  * build tree) or in its portkern/ subdirectory (installed). */
@@ -35,6 +41,7 @@ static void core_dir(char *dir, size_t n)
     }
 }
 
+/* why: the reason on failure, the path opened on success */
 static void *open_module(const char *file, char *why, size_t why_len)
 {
     char dirs[3][1024];
@@ -53,11 +60,15 @@ static void *open_module(const char *file, char *why, size_t why_len)
         snprintf(path, sizeof path, "%.1024s/%.64s", dirs[i], file);
         if (access(path, F_OK) != 0) continue;
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (h) return h;
-        /* the module exists but does not load: its vendor runtime is missing */
+        if (h) {
+            snprintf(why, why_len, "%.200s", path);
+            return h;
+        }
+        /* the module exists but does not load: a vendor runtime it needs is
+         * missing, or the file is damaged; dlerror says which */
         const char *err = dlerror();
-        snprintf(why, why_len, "%.64s does not load (is its runtime installed?): %.360s", file,
-                 err ? err : "dlopen failed");
+        snprintf(why, why_len, "%.200s does not load (a runtime it needs missing, or a damaged file): %.200s",
+                 path, err ? err : "dlopen failed");
         return NULL;
     }
     snprintf(why, why_len, "not built: no %s beside libportkern (or in $PORTKERN_MODULE_DIR)", file);
@@ -84,8 +95,16 @@ static void load(pk_backend kind, pk_registry_entry *e)
         pk_backend_entry_fn entry = (pk_backend_entry_fn)dlsym(h, "pk_backend_entry");
         be = entry ? entry() : NULL;
         if (!be || be->abi != PK_BACKEND_ABI || be->kind != kind) {
-            snprintf(e->why, sizeof e->why, "%s is not a portkern backend of this version",
-                     files[kind]);
+            char reason[96];
+            if (!entry) snprintf(reason, sizeof reason, "it has no pk_backend_entry");
+            else if (!be) snprintf(reason, sizeof reason, "its pk_backend_entry returned NULL");
+            else if (be->abi != PK_BACKEND_ABI)
+                snprintf(reason, sizeof reason, "its interface is version %d, this library's %d", be->abi,
+                         PK_BACKEND_ABI);
+            else snprintf(reason, sizeof reason, "it is the %s backend", pk_backend_name(be->kind));
+            snprintf(e->why, sizeof e->why, "%.200s is not a portkern %s backend of this version: %s", why,
+                     pk_backend_name(kind), reason);
+            be = NULL;
             dlclose(h);
             return;
         }
@@ -110,13 +129,13 @@ const pk_backend_iface *pk_registry_get(pk_backend kind, const char **why)
         if (why) *why = "not a backend";
         return NULL;
     }
-    pthread_mutex_lock(&registry_lock);
     pk_registry_entry *e = &registry[kind];
+    pthread_mutex_lock(&e->lock);
     if (!e->tried) {
         load(kind, e);
         e->tried = 1;
     }
-    pthread_mutex_unlock(&registry_lock);
+    pthread_mutex_unlock(&e->lock);
     if (why) *why = e->be ? NULL : e->why;
     return e->be;
 }

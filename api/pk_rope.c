@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "pk_check.h"
+#include "pk_fault.h"
 
 static const char *const FN = "pk_rope";
 
@@ -48,8 +49,9 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
         pk_clear_error(ctx);
         return PK_SUCCESS;
     }
-    int32_t *pos = malloc((size_t)bs * sizeof *pos);
-    if (!pos) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", FN);
+    int injected = pk_fault_alloc(ctx->dev);
+    int32_t *pos = injected ? NULL : malloc((size_t)bs * sizeof *pos);
+    if (!pos) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory%s", FN, injected ? " (injected)" : "");
     for (int64_t i = 0; i < bs; i++)
         pos[i] = desc->positions ? desc->positions[i] : (int32_t)(i % q->shape[1]);
     pk_rope_problem p = {0};

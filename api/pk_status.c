@@ -5,6 +5,9 @@
 #include "pk_core.h"
 #include "pk_half.h"
 
+/* Per thread, so that a failure without a context never shows in another
+ * thread's pk_last_error(NULL); a context's message lives in the context,
+ * which one thread uses at a time (portkern.h, "Threads"). */
 static _Thread_local char thread_error[PK_MSG_MAX];
 
 int pk_version(void) { return PK_VERSION; }

@@ -32,6 +32,37 @@
  *    after later allocations (a handle value comes back only after 2^32
  *    reuses of its slot in the process-wide table).
  *  - On any error status the outputs are not touched.
+ *
+ * Threads
+ *  - Any function may be called from any thread. Calls on different
+ *    contexts need no lock, on every backend, also when the contexts are
+ *    on one device: each has its own queue, compiled programs and kernel
+ *    objects, scratch memory and last error. The first use of a backend
+ *    (loading its module and runtime) and of an op (building or loading
+ *    its kernels) may happen on several threads at once.
+ *  - A context, and its buffers' uploads, downloads, copies and fills, is
+ *    used by one thread at a time: calls on one context from two threads
+ *    at once must be serialised by the caller. A context may move from
+ *    one thread to another (handed over with a mutex or a queue). One
+ *    context per thread is the model; open several to run in parallel.
+ *  - pk_free, pk_buffer_size and pk_buffer_context may be called from any
+ *    thread (buffer handles live in one locked table), but freeing a buffer
+ *    that another thread is passing to a call, or whose queued work has
+ *    not finished, is the caller's race. pk_alloc is a call on its
+ *    context.
+ *  - pk_last_error(ctx) is that context's own message, pk_last_error(NULL)
+ *    the calling thread's: a failure never shows in another thread's or
+ *    another context's message.
+ *  - Device listing (pk_device_count, pk_device_info_get,
+ *    pk_backend_unavailable_reason), names and host conversions are
+ *    thread-safe. pk_close must not overlap any other call on its context
+ *    or buffers.
+ *  - PORTKERN_* environment variables are read during calls: do not
+ *    change the environment (setenv) while other threads call portkern.
+ *  - CUDA, and HIP on NVIDIA: contexts on one device share the device's
+ *    primary CUDA context, which each call makes current on the calling
+ *    thread (and leaves current). A device fault in one of them is sticky
+ *    for all: every context on that device then fails.
  */
 #ifndef PORTKERN_H
 #define PORTKERN_H

@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 3
+#define PK_BACKEND_ABI 4
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -94,6 +94,8 @@ typedef struct pk_chain_problem {
     pk_view out;
 } pk_chain_problem;
 
+struct pk_fault_plan; /* common/pk_fault.h */
+
 typedef struct pk_backend_iface {
     int abi;                     /* PK_BACKEND_ABI */
     pk_backend kind;
@@ -134,6 +136,13 @@ typedef struct pk_backend_iface {
     pk_status (*softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
     pk_status (*rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
     pk_status (*chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
+
+    /* Test hook behind pk_internal_fault_inject (NULL: the backend takes
+     * no injection). Points the backend's allocation sites at the
+     * router's plan; with plan->device_fault set, makes dev's queue fault:
+     * a real faulting kernel where the backend has one (it then clears
+     * device_fault), else its next finish reports a simulated fault. */
+    pk_status (*fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
 } pk_backend_iface;
 
 typedef const pk_backend_iface *(*pk_backend_entry_fn)(void);

@@ -18,6 +18,9 @@
 #             weights as Llama 3.1 (llama3 RoPE, 5.x config)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
+#   hostile   issue 14's device tests on each platform: several threads
+#             and contexts at once (tests/test_threads), injected faults
+#             and a device fault (tests/test_faults)
 # The device tool brings back at most 8 files: every log goes into
 # $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
 # the short summary comes last on stdout. The tree there may carry a stale
@@ -71,6 +74,15 @@ if [[ $parts == *conform* ]]; then
     timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
+  done
+fi
+if [[ $parts == *hostile* ]]; then
+  for target in $platforms; do
+    for t in ${PK_HOSTILE_TESTS:-threads faults}; do
+      t0=$(date +%s)
+      timeout "$step" build-gpu/tests/test_$t "${target%%:*}" "${target#*:}" >"$logs/$t-${target%%:*}.txt" 2>&1
+      summary+=("test_$t $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/$t-${target%%:*}.txt" | cut -c1-160)")
+    done
   done
 fi
 if [[ $parts == *bench* ]]; then

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "pk_fault.h"
 
 typedef struct pk_embedded_blob {
     const char *name;
@@ -83,6 +84,19 @@ static pk_status cu_device_info(int index, pk_device_info *info, pk_msg *msg)
     return PK_SUCCESS;
 }
 
+/* CUDA keeps a device fault (an illegal address, a trap) for the rest of
+ * the process: every later call on the device says it again, and a new
+ * process is the only way back. pk_open says so instead of failing
+ * somewhere later. */
+static pk_status sticky_fault(pk_status s, pk_msg *msg)
+{
+    if (s != PK_ERR_DEVICE_FAILURE) return s;
+    char why[PK_MSG_MAX];
+    snprintf(why, sizeof why, "%s", msg->text);
+    return pk_msgf(msg, s, "%.300s (an earlier fault on this device is sticky: CUDA runs nothing more on it in this process)",
+                   why);
+}
+
 static pk_status cu_open(int index, void **out, pk_msg *msg)
 {
     pk_cu_device *d = calloc(1, sizeof *d);
@@ -93,7 +107,7 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
         s = pk_cu_check(cuDevicePrimaryCtxRetain(&d->context, d->device), "cuDevicePrimaryCtxRetain", msg);
     if (s != PK_SUCCESS) {
         free(d);
-        return s;
+        return sticky_fault(s, msg);
     }
     d->sm = attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
             attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
@@ -111,15 +125,18 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
         if (sm90 && d->sm != 90) continue;
         s = pk_cu_check(cuModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
         if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
-        else s = PK_ERR_BUILD_FAILED; /* no code for this GPU in the fatbin, or a bad image */
+        else if (s != PK_ERR_DEVICE_FAILURE) s = PK_ERR_BUILD_FAILED; /* no code for this GPU in the fatbin, or a bad image */
         if (s == PK_SUCCESS && !strcmp(b->name, "gemm_sm90.fatbin")) d->has_sm90_gemm = 1;
     }
+    /* the calls above may succeed on a context that holds a fault; a wait
+     * on the new (empty) stream reports it */
+    if (s == PK_SUCCESS) s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
     if (s != PK_SUCCESS) {
         while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
         if (d->stream) cuStreamDestroy(d->stream);
         cuDevicePrimaryCtxRelease(d->device);
         free(d);
-        return s;
+        return sticky_fault(s, msg);
     }
     *out = d;
     return PK_SUCCESS;
@@ -137,6 +154,7 @@ static void cu_close(void *dev)
     }
     if (d->scratch) cuMemFree(d->scratch);
     if (d->rope_tab) cuMemFree(d->rope_tab);
+    if (d->fault_module) cuModuleUnload(d->fault_module);
     pk_gpu_rope_tables_free(&d->rope);
     while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
     cuStreamDestroy(d->stream);
@@ -247,6 +265,30 @@ static void cu_event_free(void *dev, void *event)
 
 static void *cu_native_queue(void *dev) { return ((pk_cu_device *)dev)->stream; }
 
+/* A device fault is real here: pk_fault_store through a null pointer on
+ * the context's stream. The launch itself succeeds; the next wait reports
+ * CUDA_ERROR_ILLEGAL_ADDRESS. */
+static pk_status cu_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
+{
+    pk_cu_device *d = dev;
+    pk_fault_attach(plan);
+    if (!plan->device_fault) return PK_SUCCESS;
+    plan->device_fault = 0; /* nothing left to simulate */
+    pk_status s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
+    if (s == PK_SUCCESS && !d->fault_module)
+        s = pk_cu_check(cuModuleLoadData(&d->fault_module, pk_fault_store_ptx), "cuModuleLoadData (pk_fault_store)",
+                        msg);
+    CUfunction f;
+    if (s == PK_SUCCESS)
+        s = pk_cu_check(cuModuleGetFunction(&f, d->fault_module, "pk_fault_store"), "cuModuleGetFunction", msg);
+    CUdeviceptr null_address = 0;
+    void *args[] = {&null_address};
+    if (s == PK_SUCCESS)
+        s = pk_cu_check(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, d->stream, args, NULL), "cuLaunchKernel (pk_fault_store)",
+                        msg);
+    return s;
+}
+
 static const pk_backend_iface cuda_iface = {
     .abi = PK_BACKEND_ABI,
     .kind = PK_BACKEND_CUDA,
@@ -275,6 +317,7 @@ static const pk_backend_iface cuda_iface = {
     .softmax = pk_cu_softmax,
     .rope = pk_cu_rope,
     .chain = pk_cu_chain,
+    .fault_inject = cu_fault_inject,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)

@@ -32,6 +32,7 @@ typedef struct pk_cu_device {
     CUdeviceptr rope_tab;      /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
     size_t rope_tab_size;
     pk_gpu_rope_tables rope;
+    CUmodule fault_module;     /* pk_fault_store, loaded by a test's device fault only */
 } pk_cu_device;
 
 /* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "pk_fault.h"
 
 struct pk_cu_function_entry {
     pk_cu_function_entry *next; /* first: cu_close walks the list through it */
@@ -35,13 +36,19 @@ static CUmodule module_of(const pk_cu_device *d, const char *name)
 
 pk_status pk_cu_function(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg)
 {
+    /* A context may come from another thread, where nothing made it
+     * current yet: the lookup and what callers do with the function before
+     * pk_cu_launch (occupancy) need it current here. */
+    pk_status s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
+    if (s != PK_SUCCESS) return s;
     for (pk_cu_function_entry *e = d->functions; e; e = e->next)
         if (!strcmp(e->name, name)) {
             *out = e->function;
             return PK_SUCCESS;
         }
-    pk_cu_function_entry *e = calloc(1, sizeof *e);
-    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    int injected = pk_fault_alloc(d);
+    pk_cu_function_entry *e = injected ? NULL : calloc(1, sizeof *e);
+    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", injected ? " (injected)" : "");
     CUmodule mod = module_of(d, name);
     if (!mod || cuModuleGetFunction(&e->function, mod, name) != CUDA_SUCCESS) {
         free(e);
@@ -91,6 +98,8 @@ pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t 
     *buf = 0;
     *size = 0;
     size_t want = bytes < least ? least : bytes;
+    if (pk_fault_alloc(d))
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%s: CUDA_ERROR_OUT_OF_MEMORY (injected)", what);
     pk_status s = pk_cu_check(cuMemAlloc(buf, want), what, msg);
     if (s == PK_SUCCESS) *size = want;
     return s;

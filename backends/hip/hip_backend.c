@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hip_internal.h"
+#include "pk_fault.h"
 
 typedef struct pk_embedded_blob {
     const char *name;
@@ -125,9 +126,22 @@ static pk_status hip_device_info(int index, pk_device_info *info, pk_msg *msg)
 
 static void unload(pk_hip_device *d)
 {
+    if (d->fault_module) hipModuleUnload(d->fault_module);
     while (d->n_modules) hipModuleUnload(d->modules[--d->n_modules]);
     if (d->stream) hipStreamDestroy(d->stream);
     free(d);
+}
+
+/* A device fault (an illegal address, a trap) stays for the rest of the
+ * process: every later call on the device says it again. pk_open says so
+ * instead of failing somewhere later. */
+static pk_status sticky_fault(pk_status s, pk_msg *msg)
+{
+    if (s != PK_ERR_DEVICE_FAILURE) return s;
+    char why[PK_MSG_MAX];
+    snprintf(why, sizeof why, "%s", msg->text);
+    return pk_msgf(msg, s, "%.300s (an earlier fault on this device is sticky: nothing more runs on it in this process)",
+                   why);
 }
 
 static pk_status hip_open(int index, void **out, pk_msg *msg)
@@ -149,11 +163,15 @@ static pk_status hip_open(int index, void **out, pk_msg *msg)
         }
         s = pk_hip_check(hipModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
         if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
-        else s = PK_ERR_BUILD_FAILED; /* no code for this GPU (hip_archs), or a bad image */
+        /* a device failure is the device's earlier fault, still sticky */
+        else if (s != PK_ERR_DEVICE_FAILURE) s = PK_ERR_BUILD_FAILED; /* no code for this GPU (hip_archs), or a bad image */
     }
+    /* the calls above may succeed on a device that holds a fault; a wait
+     * on the new (empty) stream reports it */
+    if (s == PK_SUCCESS) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
     if (s != PK_SUCCESS) {
         unload(d);
-        return s;
+        return sticky_fault(s, msg);
     }
     *out = d;
     return PK_SUCCESS;
@@ -179,7 +197,10 @@ static pk_status hip_finish(void *dev, pk_msg *msg)
 {
     pk_hip_device *d = dev;
     pk_status s = pk_hip_current(d, msg);
-    return s != PK_SUCCESS ? s : pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
+    if (s == PK_SUCCESS) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
+    if (s == PK_SUCCESS && pk_fault_device(d))
+        return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "hipStreamSynchronize: simulated device fault (injected)");
+    return s;
 }
 
 static pk_status hip_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
@@ -290,6 +311,36 @@ static void hip_event_free(void *dev, void *event)
 
 static void *hip_native_queue(void *dev) { return ((pk_hip_device *)dev)->stream; }
 
+/* On NVIDIA a device fault is real: pk_fault_store through a null pointer
+ * on the stream. On AMD we carry no faulting code object (none could be
+ * run here), so hip_finish reports a simulated fault. */
+static pk_status hip_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
+{
+    pk_fault_attach(plan);
+#if PK_HIP_ON_CUDA
+    pk_hip_device *d = dev;
+    if (!plan->device_fault) return PK_SUCCESS;
+    plan->device_fault = 0; /* nothing left to simulate */
+    pk_status s = pk_hip_current(d, msg);
+    if (s == PK_SUCCESS && !d->fault_module)
+        s = pk_hip_check(hipModuleLoadData(&d->fault_module, pk_fault_store_ptx), "hipModuleLoadData (pk_fault_store)",
+                         msg);
+    hipFunction_t f;
+    if (s == PK_SUCCESS)
+        s = pk_hip_check(hipModuleGetFunction(&f, d->fault_module, "pk_fault_store"), "hipModuleGetFunction", msg);
+    uint64_t null_address = 0;
+    void *args[] = {&null_address};
+    if (s == PK_SUCCESS)
+        s = pk_hip_check(hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, d->stream, args, NULL),
+                         "hipModuleLaunchKernel (pk_fault_store)", msg);
+    return s;
+#else
+    (void)dev;
+    (void)msg;
+    return PK_SUCCESS;
+#endif
+}
+
 static const pk_backend_iface hip_iface = {
     .abi = PK_BACKEND_ABI,
     .kind = PK_BACKEND_HIP,
@@ -318,6 +369,7 @@ static const pk_backend_iface hip_iface = {
     .softmax = pk_hip_softmax,
     .rope = pk_hip_rope,
     .chain = pk_hip_chain,
+    .fault_inject = hip_fault_inject,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)

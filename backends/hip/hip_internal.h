@@ -86,6 +86,7 @@ typedef struct pk_hip_device {
     hipDeviceptr_t rope_tab;   /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
     size_t rope_tab_size;
     pk_gpu_rope_tables rope;
+    hipModule_t fault_module;  /* pk_fault_store (NVIDIA), loaded by a test's device fault only */
 } pk_hip_device;
 
 /* Checks a HIP result; on failure writes "what: hipErrorName: text".

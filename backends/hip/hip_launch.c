@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hip_internal.h"
+#include "pk_fault.h"
 
 struct pk_hip_function_entry {
     pk_hip_function_entry *next; /* first: hip_close walks the list through it */
@@ -41,13 +42,19 @@ static hipModule_t module_of(const pk_hip_device *d, const char *file)
 
 pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out, pk_msg *msg)
 {
+    /* A context may come from another thread, whose current device is
+     * another (or, on NVIDIA, no context at all): the lookup and what
+     * callers do with the function before pk_hip_launch need ours. */
+    pk_status s = pk_hip_current(d, msg);
+    if (s != PK_SUCCESS) return s;
     for (pk_hip_function_entry *e = d->functions; e; e = e->next)
         if (!strcmp(e->name, name)) {
             *out = e->function;
             return PK_SUCCESS;
         }
-    pk_hip_function_entry *e = calloc(1, sizeof *e);
-    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    int injected = pk_fault_alloc(d);
+    pk_hip_function_entry *e = injected ? NULL : calloc(1, sizeof *e);
+    if (!e) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", injected ? " (injected)" : "");
     const char *file = file_of(name);
     hipModule_t mod = file ? module_of(d, file) : NULL;
     if (file && !mod) {
@@ -103,6 +110,7 @@ pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, si
     *buf = NULL;
     *size = 0;
     size_t want = bytes < least ? least : bytes;
+    if (pk_fault_alloc(d)) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%s: hipErrorOutOfMemory (injected)", what);
     s = pk_hip_check(hipMalloc(buf, want), what, msg);
     if (s == PK_SUCCESS) *size = want;
     return s;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "pk_fault.h"
 
 #define PK_CL_MAX_DEVICES 64
 /* Vendor queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query). */
@@ -165,7 +166,10 @@ static void cl_close(void *dev)
 static pk_status cl_finish(void *dev, pk_msg *msg)
 {
     pk_cl_device *d = dev;
-    return pk_cl_check(clFinish(d->queue), "clFinish", msg);
+    pk_status s = pk_cl_check(clFinish(d->queue), "clFinish", msg);
+    if (s == PK_SUCCESS && pk_fault_device(d))
+        return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "clFinish: simulated device fault (injected)");
+    return s;
 }
 
 static pk_status cl_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
@@ -233,9 +237,21 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
         if (d->scratch) clReleaseMemObject(d->scratch);
         d->scratch = NULL;
         d->scratch_size = 0;
+        if (pk_fault_alloc(d))
+            return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer (scratch, injected)", msg);
         cl_int err;
-        d->scratch = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+        cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
         if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer (scratch)", msg);
+        /* touched now, as cl_alloc does: a lazy driver would otherwise
+         * fail the op's kernel later, at a wait that loses the context */
+        cl_uchar zero = 0;
+        err = clEnqueueFillBuffer(d->queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
+        if (err == CL_SUCCESS) err = clFinish(d->queue);
+        if (err != CL_SUCCESS) {
+            clReleaseMemObject(m);
+            return pk_cl_check(err, "clCreateBuffer (scratch, first touch)", msg);
+        }
+        d->scratch = m;
         d->scratch_size = bytes;
     }
     *out = d->scratch;
@@ -299,6 +315,16 @@ static void cl_event_free(void *dev, void *event)
 
 static void *cl_native_queue(void *dev) { return ((pk_cl_device *)dev)->queue; }
 
+/* No kernel of ours faults on purpose: a device fault is simulated by the
+ * next finish (cl_finish). */
+static pk_status cl_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
+{
+    (void)dev;
+    (void)msg;
+    pk_fault_attach(plan);
+    return PK_SUCCESS;
+}
+
 static const pk_backend_iface opencl_iface = {
     .abi = PK_BACKEND_ABI,
     .kind = PK_BACKEND_OPENCL,
@@ -327,6 +353,7 @@ static const pk_backend_iface opencl_iface = {
     .softmax = pk_cl_softmax,
     .rope = pk_cl_rope,
     .chain = pk_cl_chain,
+    .fault_inject = cl_fault_inject,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)

@@ -4,7 +4,12 @@
  *
  * Cache directory: $PORTKERN_CACHE_DIR, else $XDG_CACHE_HOME/portkern, else
  * $HOME/.cache/portkern; PORTKERN_CACHE_DIR=off disables it. A cache that
- * cannot be read or written is skipped silently: it only saves time. */
+ * cannot be read or written is skipped silently: it only saves time.
+ *
+ * Programs and kernels are kept per context (pk_cl_device), never shared
+ * between contexts: a cl_kernel holds the arguments clSetKernelArg gave it
+ * until the enqueue, so two threads sharing one would run each other's
+ * arguments; contexts on other threads share only the disk cache. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +18,7 @@
 #include <unistd.h>
 
 #include "opencl_internal.h"
+#include "pk_fault.h"
 
 typedef struct pk_embedded_file {
     const char *name;
@@ -85,31 +91,63 @@ static int cache_dir(char *dir, size_t n)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A cache file is this header, then the program binary. PoCL crashes on a
+ * truncated binary, so a file whose length or checksum does not match its
+ * header is a cache miss and never reaches the driver. */
+typedef struct bin_header {
+    char magic[8]; /* "pkclbin1" */
+    uint64_t len;  /* bytes of binary after the header */
+    uint64_t hash; /* FNV-1a of them */
+} bin_header;
+static const char bin_magic[8] = {'p', 'k', 'c', 'l', 'b', 'i', 'n', '1'};
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static unsigned char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     unsigned char *buf = NULL;
     long n = 0;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)n);
-        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    bin_header h;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > (long)sizeof h && fseek(f, 0, SEEK_SET) == 0 &&
+        fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, bin_magic, sizeof bin_magic) &&
+        h.len == (uint64_t)n - sizeof h) {
+        buf = malloc((size_t)h.len);
+        if (buf && (fread(buf, 1, (size_t)h.len, f) != (size_t)h.len || hash_bytes(buf, (size_t)h.len) != h.hash)) {
             free(buf);
             buf = NULL;
         }
     }
     fclose(f);
-    *len = (size_t)n;
+    *len = buf ? (size_t)h.len : 0;
     return buf;
 }
 
 static void write_file(const char *path, const unsigned char *data, size_t len)
 {
     char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    int ok = fwrite(data, 1, len, f) == len;
+    /* a file of its own per writer: two contexts of one process (one pid)
+     * that build the same program at once would otherwise write into one
+     * temporary file, and the first rename would publish it half written */
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return;
+    fchmod(fd, 0644); /* as fopen would have made it: mkstemp makes 0600 */
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        remove(tmp);
+        return;
+    }
+    bin_header h = {{0}, len, hash_bytes(data, len)};
+    memcpy(h.magic, bin_magic, sizeof bin_magic);
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, len, f) == len;
     ok = fclose(f) == 0 && ok;
     /* rename is atomic: a concurrent reader sees the old file or the whole new one */
     if (!ok || rename(tmp, path) != 0) remove(tmp);
@@ -148,6 +186,7 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
     const char *common = find_source("common.cl");
     const char *text = find_source(source);
     if (!common || !text) return pk_msgf(msg, PK_ERR_INTERNAL, "OpenCL source %s is not embedded", source);
+    if (pk_fault_alloc(d)) return pk_cl_check(CL_OUT_OF_HOST_MEMORY, "clCreateProgram (injected)", msg);
 
     char dir[1024], path[1200];
     int cached = cache_dir(dir, sizeof dir);
@@ -196,11 +235,12 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
     pk_cl_program *p = d->programs;
     while (p && (strcmp(p->source, source) || strcmp(p->options, options))) p = p->next;
     if (!p) {
-        p = calloc(1, sizeof *p);
-        char *opts = p ? strdup(options) : NULL;
+        int injected = pk_fault_alloc(d);
+        p = injected ? NULL : calloc(1, sizeof *p);
+        char *opts = p && !(injected = pk_fault_alloc(d)) ? strdup(options) : NULL;
         if (!opts) {
             free(p);
-            return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+            return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", injected ? " (injected)" : "");
         }
         pk_status s = build(d, source, options, &p->program, msg);
         if (s != PK_SUCCESS) {
@@ -216,14 +256,18 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
     pk_cl_kernel_entry *k = p->kernels;
     while (k && strcmp(k->name, kernel)) k = k->next;
     if (!k) {
-        k = calloc(1, sizeof *k);
-        if (!k) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-        cl_int err;
-        k->kernel = clCreateKernel(p->program, kernel, &err);
+        int injected = pk_fault_alloc(d);
+        k = injected ? NULL : calloc(1, sizeof *k);
+        if (!k) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", injected ? " (injected)" : "");
+        cl_int err = CL_OUT_OF_HOST_MEMORY;
+        injected = pk_fault_alloc(d);
+        if (!injected) k->kernel = clCreateKernel(p->program, kernel, &err);
         if (err != CL_SUCCESS) {
             free(k);
-            return pk_msgf(msg, PK_ERR_BUILD_FAILED, "clCreateKernel %s in %s: %s", kernel, source,
-                           pk_cl_error_name(err));
+            /* running out of memory is not a build failure */
+            int oom = err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES;
+            return pk_msgf(msg, oom ? PK_ERR_OUT_OF_MEMORY : PK_ERR_BUILD_FAILED, "clCreateKernel %s in %s: %s%s",
+                           kernel, source, pk_cl_error_name(err), injected ? " (injected)" : "");
         }
         snprintf(k->name, sizeof k->name, "%s", kernel);
         k->next = p->kernels;

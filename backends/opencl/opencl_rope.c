@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "opencl_internal.h"
+#include "pk_fault.h"
 #include "pk_rope_freq.h"
 
 /* Work-items the launch aims for; with fewer (token, pair) items than this
@@ -22,7 +23,10 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 
     float *inv_freq = NULL;
     if (own_freq) {
-        if (!(inv_freq = malloc(freq_bytes))) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+        int injected = pk_fault_alloc(d);
+        if (injected || !(inv_freq = malloc(freq_bytes)))
+            return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory for RoPE frequencies%s",
+                           injected ? " (injected)" : "");
         pk_rope_inv_freq(p->theta, p->rotary_dim, inv_freq);
     }
     cl_mem tab;

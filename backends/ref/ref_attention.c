@@ -85,8 +85,7 @@ static void pk_ref_attn_head(const pk_attention_problem *p, int64_t b, int64_t h
 
 pk_status PK_REF_FN(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    pk_ref_acc *buf = PK_REF_FN(scratch)(2 * p->d + p->skv, msg);
+    pk_ref_acc *buf = PK_REF_FN(scratch)(dev, 2 * p->d + p->skv, msg);
     if (!buf)
         return PK_ERR_OUT_OF_MEMORY;
     pk_ref_attn_scratch t = {buf, buf + p->d, buf + 2 * p->d};

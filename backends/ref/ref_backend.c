@@ -3,18 +3,21 @@
 
 #include <stdlib.h>
 
+#include "pk_fault.h"
 #include "ref_device.h"
 #include "ref_variant.h"
 
 #define PK_REF_STR_(x) #x
 #define PK_REF_STR(x) PK_REF_STR_(x)
 
-pk_ref_acc *PK_REF_FN(scratch)(int64_t n, pk_msg *msg)
+pk_ref_acc *PK_REF_FN(scratch)(const void *dev, int64_t n, pk_msg *msg)
 {
     size_t count = n > 0 ? (size_t)n : 1;
-    pk_ref_acc *buf = malloc(count * sizeof *buf);
+    int injected = pk_fault_alloc(dev);
+    pk_ref_acc *buf = injected ? NULL : malloc(count * sizeof *buf);
     if (!buf)
-        pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "ref: no host memory for %zu scratch values", count);
+        pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "ref: no host memory for %zu scratch values%s", count,
+                injected ? " (injected)" : "");
     return buf;
 }
 
@@ -54,6 +57,7 @@ static const pk_backend_iface PK_REF_FN(iface) = {
     .softmax = PK_REF_FN(softmax),
     .rope = PK_REF_FN(rope),
     .chain = PK_REF_FN(chain),
+    .fault_inject = pk_ref_fault_inject,
 };
 
 const pk_backend_iface *PK_REF_FN(backend)(void)

@@ -6,6 +6,8 @@
 
 #include "ref_device.h"
 
+#include "pk_fault.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +60,8 @@ void pk_ref_close(void *dev) { (void)dev; }
 
 pk_status pk_ref_finish(void *dev, pk_msg *msg)
 {
-    (void)dev;
-    (void)msg;
+    if (pk_fault_device(dev))
+        return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "ref: simulated device fault (injected)");
     return PK_SUCCESS;
 }
 
@@ -144,4 +146,12 @@ void pk_ref_event_free(void *dev, void *event)
 {
     (void)dev;
     free(event);
+}
+
+pk_status pk_ref_fault_inject(void *dev, struct pk_fault_plan *plan, pk_msg *msg)
+{
+    (void)dev;
+    (void)msg;
+    pk_fault_attach(plan);
+    return PK_SUCCESS;
 }

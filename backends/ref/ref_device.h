@@ -31,4 +31,9 @@ pk_status pk_ref_event_record(void *dev, void **event, pk_msg *msg);
 pk_status pk_ref_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg);
 void pk_ref_event_free(void *dev, void *event);
 
+/* Fault injection (pk_fault.h): ref has no device to fault, so a device
+ * fault is simulated by its next finish. */
+struct pk_fault_plan;
+pk_status pk_ref_fault_inject(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
+
 #endif /* PK_REF_DEVICE_H */

@@ -44,8 +44,7 @@ static void pk_ref_gemm_epilogue(const pk_gemm_problem *p, int64_t z, int64_t i,
 
 pk_status PK_REF_FN(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    pk_ref_acc *row = PK_REF_FN(scratch)(p->n, msg);
+    pk_ref_acc *row = PK_REF_FN(scratch)(dev, p->n, msg);
     if (!row)
         return PK_ERR_OUT_OF_MEMORY;
     for (int64_t z = 0; z < p->batch; z++) {

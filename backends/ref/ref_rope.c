@@ -34,9 +34,8 @@ static void pk_ref_rope_heads(const pk_rope_problem *p, const pk_view *x, int64_
 
 pk_status PK_REF_FN(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
 {
-    (void)dev;
     int64_t half = p->rotary_dim / 2;
-    pk_ref_acc *buf = PK_REF_FN(scratch)(3 * half, msg);
+    pk_ref_acc *buf = PK_REF_FN(scratch)(dev, 3 * half, msg);
     if (!buf)
         return PK_ERR_OUT_OF_MEMORY;
     pk_ref_rope_scratch t = {buf, buf + half, buf + 2 * half};

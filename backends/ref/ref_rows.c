@@ -17,11 +17,11 @@ static int64_t pk_ref_at(const pk_view *v, pk_ref_row r, int64_t col)
 
 /* Calls fn on every row, with a scratch row of cols accumulators (or NULL
  * if fn needs none). */
-static pk_status pk_ref_each_row(const pk_rows_problem *p, int need_scratch, pk_msg *msg,
+static pk_status pk_ref_each_row(const void *dev, const pk_rows_problem *p, int need_scratch, pk_msg *msg,
                                  void (*fn)(const pk_rows_problem *, pk_ref_row, pk_ref_acc *))
 {
     pk_ref_acc *h = NULL;
-    if (need_scratch && !(h = PK_REF_FN(scratch)(p->cols, msg)))
+    if (need_scratch && !(h = PK_REF_FN(scratch)(dev, p->cols, msg)))
         return PK_ERR_OUT_OF_MEMORY;
     for (int64_t i0 = 0; i0 < p->lead[0]; i0++)
         for (int64_t i1 = 0; i1 < p->lead[1]; i1++)
@@ -135,30 +135,25 @@ static void pk_ref_softmax_row(const pk_rows_problem *p, pk_ref_row r, pk_ref_ac
 
 pk_status PK_REF_FN(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    return pk_ref_each_row(p, 1, msg, pk_ref_rmsnorm_row);
+    return pk_ref_each_row(dev, p, 1, msg, pk_ref_rmsnorm_row);
 }
 
 pk_status PK_REF_FN(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    return pk_ref_each_row(p, 1, msg, pk_ref_layernorm_row);
+    return pk_ref_each_row(dev, p, 1, msg, pk_ref_layernorm_row);
 }
 
 pk_status PK_REF_FN(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    return pk_ref_each_row(p, 0, msg, pk_ref_glu_row);
+    return pk_ref_each_row(dev, p, 0, msg, pk_ref_glu_row);
 }
 
 pk_status PK_REF_FN(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    return pk_ref_each_row(p, 0, msg, pk_ref_bias_act_row);
+    return pk_ref_each_row(dev, p, 0, msg, pk_ref_bias_act_row);
 }
 
 pk_status PK_REF_FN(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    (void)dev;
-    return pk_ref_each_row(p, 1, msg, pk_ref_softmax_row);
+    return pk_ref_each_row(dev, p, 1, msg, pk_ref_softmax_row);
 }

@@ -41,8 +41,9 @@ static inline void pk_ref_store(const pk_view *v, int64_t i, pk_ref_acc x)
     pk__store_f32(v->mem, (int)v->dtype, v->offset + i, (float)x);
 }
 
-/* A scratch array of n accumulators; reports failure in msg. */
-pk_ref_acc *PK_REF_FN(scratch)(int64_t n, pk_msg *msg);
+/* A scratch array of n accumulators for an op on dev; reports failure in
+ * msg. Also an injection site (pk_fault.h). */
+pk_ref_acc *PK_REF_FN(scratch)(const void *dev, int64_t n, pk_msg *msg);
 
 pk_status PK_REF_FN(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status PK_REF_FN(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
