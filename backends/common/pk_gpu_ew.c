@@ -136,14 +136,15 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
 /* p's block into t->next: *bytes long, inverse frequencies from byte
  * *freq_off (none when the caller's table gives them: it is already on
  * the device); *upload says it differs from the held block. 0: out of
- * host memory. */
+ * host memory; -1: a failure injected by a test (pk_fault). */
 static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, const void *dev, size_t *bytes,
                              size_t *freq_off, int *upload)
 {
     const size_t tokens = (size_t)(p->batch * p->seq), n_freq = p->inv_freq.mem ? 0 : (size_t)(p->rotary_dim / 2);
     const size_t pos_bytes = (tokens * sizeof(int32_t) + 15) & ~(size_t)15, n = pos_bytes + n_freq * sizeof(float);
     if (n > t->next_cap) {
-        unsigned char *grown = pk_fault_alloc(dev) ? NULL : realloc(t->next, n);
+        if (pk_fault_alloc(dev)) return -1;
+        unsigned char *grown = realloc(t->next, n);
         if (!grown) return 0;
         t->next = grown;
         t->next_cap = n;
@@ -175,8 +176,8 @@ pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem 
     size_t bytes, freq_off;
     int upload, fresh = 0;
     uint64_t addr = 0;
-    if (!rope_tables_build(t, p, dev, &bytes, &freq_off, &upload))
-        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    int built = rope_tables_build(t, p, dev, &bytes, &freq_off, &upload);
+    if (built <= 0) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", built ? " (injected)" : "");
     pk_status s = ops->reserve(dev, bytes, &addr, &fresh, msg);
     if (fresh) t->held_bytes = 0;
     if (s != PK_SUCCESS) return s;
