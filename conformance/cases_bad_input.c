@@ -531,44 +531,38 @@ BAD(chain_out_shifted)
     pk_tensor x = pk_tensor_make(f->buf[CX], 0, PK_F32, 2, sx);
     return chain(f, NULL, &x, T(CY), &o);
 }
-/* A handle freed (and its slot taken again by a new buffer) stays dead. */
-static pk_status freed_handle(fx *f, pk_buffer **dead, pk_buffer **live)
-{
-    pk_status s = pk_alloc(f->ctx, f->bytes[GA], dead);
-    if (s == PK_SUCCESS) s = pk_free(*dead);
-    if (s == PK_SUCCESS) s = pk_alloc(f->ctx, f->bytes[GA], live);
-    return s;
-}
-BAD(gemm_freed_buffer)
+/* A handle freed (and its slot taken again by a new buffer) stays dead:
+ * `use` gets the dead handle while the new buffer is live. */
+static pk_status with_freed_handle(fx *f, pk_status (*use)(fx *f, pk_buffer *dead))
 {
     pk_buffer *dead = NULL, *live = NULL;
-    pk_status s = freed_handle(f, &dead, &live);
-    if (s != PK_SUCCESS) return s;
+    pk_status s = pk_alloc(f->ctx, f->bytes[GA], &dead);
+    if (s == PK_SUCCESS) s = pk_free(dead);
+    if (s == PK_SUCCESS) s = pk_alloc(f->ctx, f->bytes[GA], &live);
+    if (s == PK_SUCCESS) s = use(f, dead);
+    if (live) pk_free(live);
+    return s;
+}
+static pk_status gemm_on_dead(fx *f, pk_buffer *dead)
+{
     pk_tensor a = f->t[GA];
     a.buf = dead;
-    s = gemm(f, NULL, &a, T(GB), NULL, T(GD));
-    pk_free(live);
-    return s;
+    return gemm(f, NULL, &a, T(GB), NULL, T(GD));
 }
-BAD(upload_freed_buffer)
+static pk_status upload_to_dead(fx *f, pk_buffer *dead)
 {
-    pk_buffer *dead = NULL, *live = NULL;
-    pk_status s = freed_handle(f, &dead, &live);
-    if (s != PK_SUCCESS) return s;
     unsigned char src[16] = {0};
-    s = pk_upload(dead, 0, src, sizeof src);
-    pk_free(live);
-    return s;
+    (void)f;
+    return pk_upload(dead, 0, src, sizeof src);
 }
-BAD(free_twice)
+static pk_status free_dead(fx *f, pk_buffer *dead)
 {
-    pk_buffer *dead = NULL, *live = NULL;
-    pk_status s = freed_handle(f, &dead, &live);
-    if (s != PK_SUCCESS) return s;
-    s = pk_free(dead);
-    pk_free(live);
-    return s;
+    (void)f;
+    return pk_free(dead);
 }
+BAD(gemm_freed_buffer) { return with_freed_handle(f, gemm_on_dead); }
+BAD(upload_freed_buffer) { return with_freed_handle(f, upload_to_dead); }
+BAD(free_twice) { return with_freed_handle(f, free_dead); }
 BAD(free_garbage_handle) { return pk_free((pk_buffer *)(uintptr_t)0x12345678u); }
 
 /* memory, devices */
