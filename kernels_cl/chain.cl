@@ -6,7 +6,10 @@
  *   CH_N_IN         number of inputs (1..8)
  *   CH_DT<i>, CH_DT_OUT   dtype codes of input i and of the output
  *   CH_STEPS        the steps, CH_S(dst, op, a, b, imm) one after another,
- *                   with imm the f32 bits of the immediate
+ *                   with imm the component of the kernel arguments imm_lo /
+ *                   imm_hi holding step dst's immediate (imm_lo.s3): the
+ *                   immediates are arguments, so one program serves every
+ *                   constant
  *   CH_RESULT       the register holding the output (r<last>)
  * op codes are pk_chain_op's values.
  *
@@ -45,7 +48,7 @@ inline float pk_ch_op(int op, float a, float b, float imm)
     }
 }
 
-#define CH_S(dst, op, a, b, imm) const float r##dst = pk_ch_op(op, r##a, r##b, as_float((uint)(imm)));
+#define CH_S(dst, op, a, b, imm) const float r##dst = pk_ch_op(op, r##a, r##b, imm);
 
 /* Inputs past CH_N_IN are never read; their dtype only types the pointer. */
 #ifndef CH_DT1
@@ -76,7 +79,7 @@ inline float pk_ch_op(int op, float a, float b, float imm)
 
 __kernel void pk_chain(long n1, long n2, long n3, long outer, __global PK_TYPE(CH_DT_OUT) *out, long off_out,
                        long4 st_out, CH_VIEW(0), CH_VIEW(1), CH_VIEW(2), CH_VIEW(3), CH_VIEW(4), CH_VIEW(5),
-                       CH_VIEW(6), CH_VIEW(7))
+                       CH_VIEW(6), CH_VIEW(7), float16 imm_lo, float16 imm_hi)
 {
     const long c = get_global_id(0);
     if (c >= n3) return;

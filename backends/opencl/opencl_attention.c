@@ -124,12 +124,12 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     for (int i = 0; i < 5; i++) a.off.s[i] = views[i]->offset;
 
     if (lens_bytes) {
-        /* blocking: the host arrays are gone after this call */
+        /* staged: the host arrays are gone after this call, and nothing waits */
         size_t half = lens_bytes / 2;
-        cl_int err = clEnqueueWriteBuffer(d->queue, scratch, CL_TRUE, 0, half, p->len_q, 0, NULL, NULL);
-        if (err == CL_SUCCESS)
-            err = clEnqueueWriteBuffer(d->queue, scratch, CL_TRUE, half, half, p->len_kv, 0, NULL, NULL);
-        if (err != CL_SUCCESS) return pk_cl_check(err, "clEnqueueWriteBuffer (attention lengths)", msg);
+        pk_status s = pk_cl_upload_async(d, scratch, 0, p->len_q, half, "clEnqueueWriteBuffer (attention lengths)", msg);
+        if (s == PK_SUCCESS)
+            s = pk_cl_upload_async(d, scratch, half, p->len_kv, half, "clEnqueueWriteBuffer (attention lengths)", msg);
+        if (s != PK_SUCCESS) return s;
         a.lens = scratch;
     }
     if (!plan.split) return run_prefill(d, p, &plan, &a, msg);

@@ -142,6 +142,10 @@ static pk_status cl_open(int index, void **out, pk_msg *msg)
     if (err == CL_SUCCESS) {
         /* in order: every op, copy and scratch reuse relies on it */
         d->queue = clCreateCommandQueue(d->context, d->device, CL_QUEUE_PROFILING_ENABLE, &err);
+        if (err == CL_SUCCESS) {
+            d->touch_queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+            if (err != CL_SUCCESS) clReleaseCommandQueue(d->queue);
+        }
         if (err != CL_SUCCESS) clReleaseContext(d->context);
     }
     if (err != CL_SUCCESS) {
@@ -156,8 +160,10 @@ static void cl_close(void *dev)
 {
     pk_cl_device *d = dev;
     clFinish(d->queue);
+    pk_cl_staged_reap(d, 1);
     pk_cl_programs_release(d);
     if (d->scratch) clReleaseMemObject(d->scratch);
+    clReleaseCommandQueue(d->touch_queue);
     clReleaseCommandQueue(d->queue);
     clReleaseContext(d->context);
     free(d);
@@ -167,6 +173,7 @@ static pk_status cl_finish(void *dev, pk_msg *msg)
 {
     pk_cl_device *d = dev;
     pk_status s = pk_cl_check(clFinish(d->queue), "clFinish", msg);
+    pk_cl_staged_reap(d, 0);
     if (s == PK_SUCCESS && pk_fault_device(d))
         return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "clFinish: simulated device fault (injected)");
     return s;
@@ -184,10 +191,11 @@ static pk_status cl_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
     cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer", msg);
     /* Many drivers allocate lazily: touch the memory now so that an
-     * allocation the device cannot hold fails here, not in a later op. */
+     * allocation the device cannot hold fails here, not in a later op; on
+     * a queue of its own, so that pk_alloc does not wait for queued work. */
     cl_uchar zero = 0;
-    err = clEnqueueFillBuffer(d->queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clFinish(d->queue);
+    err = clEnqueueFillBuffer(d->touch_queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clFinish(d->touch_queue);
     if (err != CL_SUCCESS) {
         clReleaseMemObject(m);
         return pk_cl_check(err, "clCreateBuffer (first touch)", msg);
@@ -245,8 +253,8 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
         /* touched now, as cl_alloc does: a lazy driver would otherwise
          * fail the op's kernel later, at a wait that loses the context */
         cl_uchar zero = 0;
-        err = clEnqueueFillBuffer(d->queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
-        if (err == CL_SUCCESS) err = clFinish(d->queue);
+        err = clEnqueueFillBuffer(d->touch_queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
+        if (err == CL_SUCCESS) err = clFinish(d->touch_queue);
         if (err != CL_SUCCESS) {
             clReleaseMemObject(m);
             return pk_cl_check(err, "clCreateBuffer (scratch, first touch)", msg);

@@ -9,18 +9,29 @@
 
 typedef struct pk_cl_program pk_cl_program; /* built programs, keyed by source + options */
 
+typedef struct pk_cl_staged pk_cl_staged;
+
 typedef struct pk_cl_device {
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue touch_queue; /* first touches of new memory: waited on without draining `queue` */
     pk_device_info info;
     char platform_name[128];
     char device_version[128];
     pk_cl_program *programs;
     cl_mem scratch;       /* grown on demand; in-order queue makes reuse safe */
     size_t scratch_size;
+    pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
 } pk_cl_device;
+
+/* Queues a copy of src[0..n) into dst at off without waiting for it;
+ * `what` names it in errors. */
+pk_status pk_cl_upload_async(pk_cl_device *d, cl_mem dst, size_t off, const void *src, size_t n, const char *what,
+                             pk_msg *msg);
+/* Frees the staging copies whose writes are done (all, waiting, if wait). */
+void pk_cl_staged_reap(pk_cl_device *d, int wait);
 
 /* Checks an OpenCL return code; on failure writes "what: CL_ERROR_NAME". */
 pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg);

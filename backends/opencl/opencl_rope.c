@@ -1,7 +1,6 @@
 /* RoPE: one launch over q and k. Positions, and the inverse frequencies
  * unless the caller's table gives them, go to the device through the
- * scratch buffer with a blocking write (the host positions die when the
- * call returns). */
+ * scratch buffer, staged (opencl_stage.c): no host wait. */
 #include <stdlib.h>
 
 #include "opencl_internal.h"
@@ -32,11 +31,9 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     cl_mem tab;
     pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
     if (s == PK_SUCCESS)
-        s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, 0, pos_bytes, p->positions, 0, NULL, NULL),
-                        "clEnqueueWriteBuffer (positions)", msg);
+        s = pk_cl_upload_async(d, tab, 0, p->positions, pos_bytes, "clEnqueueWriteBuffer (positions)", msg);
     if (s == PK_SUCCESS && own_freq)
-        s = pk_cl_check(clEnqueueWriteBuffer(d->queue, tab, CL_TRUE, pos_bytes, freq_bytes, inv_freq, 0, NULL, NULL),
-                        "clEnqueueWriteBuffer (frequencies)", msg);
+        s = pk_cl_upload_async(d, tab, pos_bytes, inv_freq, freq_bytes, "clEnqueueWriteBuffer (frequencies)", msg);
     free(inv_freq);
     if (s != PK_SUCCESS) return s;
     /* the frequencies, in f32 elements: the caller's table, or ours after the positions */
