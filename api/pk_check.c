@@ -64,16 +64,20 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
     if (t->offset > buf.size)
         return pk_fail(ctx, PK_ERR_OUT_OF_BOUNDS, "%s: '%s': offset %zu is past the buffer's %zu bytes",
                        fn, name, t->offset, buf.size);
-    if (numel == 0) return PK_SUCCESS;
+    /* An empty tensor reads nothing, but backends still form row and batch
+     * offsets from its strides (GEMM with K = 0): those must fit int64 too. */
     for (int i = 0; i < t->ndim; i++) {
         int64_t span;
+        if (t->shape[i] == 0) continue;
         if (__builtin_mul_overflow(t->shape[i] - 1, t->stride[i], &span) ||
             __builtin_add_overflow(last, span, &last))
             return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: '%s': strides reach past int64", fn, name);
     }
     int64_t end; /* bytes past the offset up to the end of the furthest element */
-    if (__builtin_add_overflow(last, 1, &end) || __builtin_mul_overflow(end, (int64_t)es, &end))
+    if (__builtin_add_overflow(last, 1, &end) || __builtin_mul_overflow(end, (int64_t)es, &end) ||
+        (uint64_t)end > (uint64_t)INT64_MAX - t->offset)
         return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: '%s': strides reach past int64", fn, name);
+    if (numel == 0) return PK_SUCCESS;
     if ((uint64_t)end > buf.size - t->offset) {
         char sb[96];
         return pk_fail(ctx, PK_ERR_OUT_OF_BOUNDS,

@@ -468,6 +468,16 @@ BAD(gemm_c_shifted)
     return gemm(f, &d, T(GA), T(GB), &c, T(GD));
 }
 BAD(gemm_residual_is_d) { pk_gemm_desc d = PK_GEMM_DESC_INIT; d.residual = T(GD); return gemm(f, &d, T(GA), T(GB), NULL, T(GD)); }
+BAD(gemm_empty_a_huge_stride)
+{
+    /* K = 0 reads nothing of A, but rows 2^62 apart overflow the offsets a
+     * backend forms (the API fuzzer's finding on ref) */
+    int64_t sa[3] = {1, 4, 0};
+    pk_tensor a = pk_tensor_make(f->buf[GA], 0, PK_F32, 3, sa), b = f->t[GB];
+    a.stride[1] = (int64_t)1 << 62;
+    b.shape[0] = 0;
+    return gemm(f, NULL, &a, &b, NULL, T(GD));
+}
 BAD(attn_broadcast_skv)
 {
     /* 2^31 - 1 keys, all one vector: no input stores the reduction */
@@ -714,6 +724,7 @@ static const bad_case bad_cases[] = {
     {"hostile/gemm-d-rows-alias", E(INVALID_ARGUMENT), "pk_gemm", "'d'", W_CTX, 0, gemm_d_self_alias},
     {"hostile/gemm-c-shifted-from-d", E(INVALID_ARGUMENT), "pk_gemm", "'c'", W_CTX, 0, gemm_c_shifted},
     {"hostile/gemm-residual-is-d", E(INVALID_ARGUMENT), "pk_gemm", "'desc->residual'", W_CTX, 0, gemm_residual_is_d},
+    {"hostile/gemm-empty-a-rows-2^62-apart", E(BAD_SIZE), "pk_gemm", "'a'", W_CTX, 0, gemm_empty_a_huge_stride},
     {"hostile/attention-skv-2^31-broadcast", E(INVALID_ARGUMENT), "pk_attention", "'k'", W_CTX, 0, attn_broadcast_skv},
     {"hostile/attention-batch-2^31", E(BAD_SIZE), "pk_attention", "'q'", W_CTX, 0, attn_batch_2_31},
     {"hostile/attention-o-overlaps-v", E(INVALID_ARGUMENT), "pk_attention", "'o'", W_CTX, 0, attn_o_overlaps_v},

@@ -74,6 +74,84 @@ static void expect_config_error(const char *text, const char *needle)
            err, needle);
 }
 
+/* Strings hold valid UTF-8 only (RFC 8259 section 8.1): raw bytes that
+ * another reader could decode differently, or not at all, are refused at
+ * the byte; \u escapes must pair their surrogates. Valid sequences at each
+ * boundary pass through unchanged. */
+static void test_json_utf8(void)
+{
+    static const char *const good[] = {
+        "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+        "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "caf\xc3\xa9",
+    };
+    static const struct {
+        const char *bytes;
+        size_t at; /* offset of the byte blamed, within the quoted string's contents */
+    } bad[] = {
+        {"\x80", 0},                 /* lone continuation byte */
+        {"a\xbf", 1},                /* lone continuation byte after ASCII */
+        {"\xc0\xaf", 0},            /* overlong '/' */
+        {"\xc1\xbf", 0},            /* overlong */
+        {"\xe0\x80\xaf", 0},       /* overlong three bytes */
+        {"\xf0\x8f\xbf\xbf", 0},  /* overlong four bytes */
+        {"\xed\xa0\x80", 0},       /* U+D800 encoded */
+        {"\xed\xbf\xbf", 0},       /* U+DFFF encoded */
+        {"\xf4\x90\x80\x80", 0},  /* U+110000 */
+        {"\xf5\x80\x80\x80", 0},  /* lead byte past F4 */
+        {"\xff", 0},
+        {"\xe2\x82", 0},            /* truncated by the closing quote */
+        {"\xe2\x82x", 0},           /* truncated by ASCII */
+        {"\xc3", 0},                 /* truncated */
+        {"ok\xf0\x9f\x98", 2},     /* truncated four bytes */
+    };
+    char text[64], err[256];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(text, sizeof text, "\"%s\"", good[i]);
+        llama_json *v = llama_json_parse(text, strlen(text), err, sizeof err);
+        EXPECT(v && v->type == LLAMA_JSON_STRING && v->length == strlen(good[i]) &&
+                   memcmp(v->string, good[i], v->length) == 0,
+               "valid UTF-8 #%zu refused or changed: %s", i, v ? "" : err);
+        llama_json_free(v);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "\"%s\"", bad[i].bytes);
+        char want[64];
+        snprintf(want, sizeof want, "(offset %zu): expected valid UTF-8", bad[i].at + 1);
+        err[0] = '\0';
+        llama_json *v = llama_json_parse(text, strlen(text), err, sizeof err);
+        EXPECT(v == NULL && strstr(err, want), "invalid UTF-8 #%zu: error \"%s\" lacks \"%s\"", i, err, want);
+        llama_json_free(v);
+    }
+    /* in a member name too, where a safetensors tensor name would carry it */
+    const char *key = "{\"w\xc0\xae\": 1}";
+    llama_json *v = llama_json_parse(key, strlen(key), err, sizeof err);
+    EXPECT(v == NULL && strstr(err, "valid UTF-8"), "invalid UTF-8 in a member name: %s", v ? "accepted" : err);
+    llama_json_free(v);
+    /* escapes: surrogates must pair, high then low */
+    static const struct {
+        const char *text, *needle;
+    } esc[] = {
+        {"\"\\ud800\"", "a \\u low surrogate after a high one"},
+        {"\"\\ud800x\"", "a \\u low surrogate after a high one"},
+        {"\"\\ud800\\u0041\"", "a low surrogate"},
+        {"\"\\ud800\\ud800\"", "a low surrogate"},
+        {"\"\\udc00\"", "a high surrogate before a low one"},
+        {"\"\\udfff\\ud800\"", "a high surrogate before a low one"},
+    };
+    for (size_t i = 0; i < sizeof esc / sizeof esc[0]; i++) {
+        err[0] = '\0';
+        v = llama_json_parse(esc[i].text, strlen(esc[i].text), err, sizeof err);
+        EXPECT(v == NULL && strstr(err, esc[i].needle), "%s: error \"%s\" lacks \"%s\"", esc[i].text, err,
+               esc[i].needle);
+        llama_json_free(v);
+    }
+    const char *pair = "\"\\udbff\\udfff\"";
+    v = llama_json_parse(pair, strlen(pair), err, sizeof err);
+    EXPECT(v && v->length == 4 && memcmp(v->string, "\xf4\x8f\xbf\xbf", 4) == 0, "U+10FFFF by escapes: %s",
+           v ? "wrong bytes" : err);
+    llama_json_free(v);
+}
+
 static void test_json(void)
 {
     char err[256];
@@ -116,7 +194,11 @@ static void test_json(void)
     const char *nul = "{\"a\\u0000b\": 1, \"a\": 2}";
     v = llama_json_parse(nul, strlen(nul), err, sizeof err);
     EXPECT(v != NULL && v->count == 2, "names differing after a NUL refused: %s", err);
+    /* and a lookup of "a" finds "a", not the earlier "a\u0000b" */
+    const llama_json *a = llama_json_get(v, "a");
+    EXPECT(a && a->is_int && a->integer == 2 && a->key_length == 1, "get(\"a\") found the member \"a\\u0000b\"");
     llama_json_free(v);
+    test_json_utf8();
     char deep[200];
     memset(deep, '[', sizeof deep);
     v = llama_json_parse(deep, sizeof deep, err, sizeof err);
@@ -158,6 +240,26 @@ static void test_config(void)
                         " \"num_hidden_layers\": 5000, \"num_attention_heads\": 4, \"vocab_size\": 256}",
                         "num_hidden_layers: 5000 is past the largest");
     expect_config_error("{\"hidden_size\": 64,}", "config.json: json: line 1");
+    /* a name with a NUL is another key, not the one before the NUL */
+    const char *nulkey = "{\"model_type\\u0000\": \"gemma\", \"hidden_size\\u0000x\": 3, \"model_type\": \"llama\","
+                         " \"hidden_size\": 64, \"intermediate_size\": 176, \"num_hidden_layers\": 2,"
+                         " \"num_attention_heads\": 4, \"vocab_size\": 256}";
+    EXPECT(llama_config_parse(nulkey, strlen(nulkey), "config.json", &c, err, sizeof err) == 0 && c.hidden_size == 64,
+           "keys with a NUL read as the keys before it: %s", err);
+    /* an integer past int64 is out of range, not "expected an integer, found 9.2233720368547758e+18" */
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 9223372036854775808, \"intermediate_size\": 176,"
+                        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "hidden_size: out of range: an integer above 2^63 - 1");
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64, \"intermediate_size\": -9223372036854775809,"
+                        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "intermediate_size: out of range: an integer below -2^63");
+    /* the largest int64 is an integer, refused by the bound only */
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 9223372036854775807, \"intermediate_size\": 176,"
+                        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "hidden_size: 9223372036854775807 is past the largest this engine takes");
+    expect_config_error(LLAMA_TYPE "\"hidden_size\": 64e0, \"intermediate_size\": 176,"
+                        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256}",
+                        "hidden_size: expected an integer, found 64");
     EXPECT(llama_config_load(tmpdir, &c, err, sizeof err) != 0 && strstr(err, "config.json"),
            "missing config.json: %s", err);
 }
@@ -455,6 +557,108 @@ static void test_checkpoints(const char *tool)
     EXPECT(system(cmd) != 0, "another seed, same file");
 }
 
+static int st_opens(const char *name, char *err, size_t errlen, size_t *count)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    llama_weights *w = NULL;
+    int rc = llama_weights_open_file(path, &w, err, errlen);
+    if (count) *count = w ? llama_weights_count(w) : 0;
+    llama_weights_close(w);
+    return rc == 0;
+}
+
+/* The data area is indexed exactly once: aliases, overlaps and holes are refused. */
+static void test_tiling(void)
+{
+#define T(name, dt, shape, b, e) "\"" name "\":{\"dtype\":\"" dt "\",\"shape\":[" shape "],\"data_offsets\":[" #b "," #e "]}"
+    static const struct {
+        const char *file, *header, *needle;
+        size_t data;
+    } bad[] = {
+        {"alias.safetensors", "{" T("a", "F32", "4", 0, 16) "," T("b", "F32", "4", 0, 16) "}",
+         "tensor b: data_offsets [0, 16] overlap tensor a's [0, 16]", 16},
+        {"overlap.safetensors", "{" T("a", "F32", "4", 0, 16) "," T("b", "F32", "4", 8, 24) "}",
+         "tensor b: data_offsets [8, 24] overlap tensor a's [0, 16]", 24},
+        /* the same, listed in the other order: sorting finds it */
+        {"overlap2.safetensors", "{" T("b", "F32", "4", 8, 24) "," T("a", "F32", "4", 0, 16) "}",
+         "tensor b: data_offsets [8, 24] overlap tensor a's [0, 16]", 24},
+        {"inside.safetensors", "{" T("a", "F32", "8", 0, 32) "," T("b", "F16", "2", 4, 8) "}",
+         "tensor b: data_offsets [4, 8] overlap tensor a's [0, 32]", 32},
+        {"empty-inside.safetensors", "{" T("a", "F32", "4", 0, 16) "," T("e", "F32", "0", 4, 4) "}",
+         "tensor e: data_offsets [4, 4] overlap tensor a's [0, 16]", 16},
+        {"hole.safetensors", "{" T("a", "F32", "2", 0, 8) "," T("b", "F32", "2", 12, 20) "}",
+         "data area bytes [8, 12) before tensor b belong to no tensor", 20},
+        {"lead.safetensors", "{" T("a", "F32", "2", 4, 12) "}", "data area bytes [0, 4) before tensor a", 12},
+        {"tail.safetensors", "{" T("a", "F32", "2", 0, 8) "}", "data area bytes [8, 12) after the last tensor", 12},
+        {"none.safetensors", "{\"__metadata__\":{}}", "data area bytes [0, 4) after the last tensor", 4},
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_st(bad[i].file, bad[i].header, bad[i].data, 0);
+        expect_st_error(bad[i].file, bad[i].needle);
+    }
+    /* seams: in any order, empty tensors on the seams and at both ends */
+    size_t n = 0;
+    write_st("tiles.safetensors",
+             "{" T("c", "BF16", "3", 20, 26) "," T("e0", "F16", "0", 0, 0) "," T("a", "F32", "2", 0, 8) ","
+             T("e1", "F32", "2,0", 8, 8) "," T("b", "F32", "3", 8, 20) "," T("e2", "BF16", "0,5", 26, 26) "}",
+             26, 0);
+    EXPECT(st_opens("tiles.safetensors", err, sizeof err, &n) && n == 6, "exact tiling refused: %s", err);
+#undef T
+}
+
+/* A zero dimension empties a tensor wherever it stands; the other
+ * dimensions must fit int64 in either order. */
+static void test_empty_shapes(void)
+{
+    static const char *const shapes[] = {"0,4", "4,0", "0", "3,0,2", "0,0"};
+    char header[256], err[512];
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        snprintf(header, sizeof header, "{\"w\":{\"dtype\":\"F32\",\"shape\":[%s],\"data_offsets\":[0,0]}}", shapes[i]);
+        write_st("zero.safetensors", header, 0, 0);
+        size_t n = 0;
+        EXPECT(st_opens("zero.safetensors", err, sizeof err, &n) && n == 1, "shape [%s] refused: %s", shapes[i], err);
+        /* an empty tensor holds no bytes */
+        snprintf(header, sizeof header, "{\"w\":{\"dtype\":\"F32\",\"shape\":[%s],\"data_offsets\":[0,16]}}", shapes[i]);
+        write_st("zero.safetensors", header, 16, 0);
+        expect_st_error("zero.safetensors", "hold 16 bytes, but F32 x shape needs 0");
+    }
+    /* the non-zero dimensions overflow: refused in either order */
+    static const char *const huge[] = {"0,4294967296,4294967296", "4294967296,4294967296,0",
+                                       "4294967296,0,4294967296", "0,2305843009213693952"};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        snprintf(header, sizeof header, "{\"w\":{\"dtype\":\"F32\",\"shape\":[%s],\"data_offsets\":[0,0]}}", huge[i]);
+        write_st("zerohuge.safetensors", header, 0, 0);
+        expect_st_error("zerohuge.safetensors", "tensor w: shape: its non-zero dimensions hold more than 2^63 - 1 bytes");
+    }
+    /* 2^61 F32 elements are 2^63 bytes, one past; 2^61 - 1 fit */
+    write_st("zeroedge.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[0,2305843009213693951],\"data_offsets\":[0,0]}}", 0, 0);
+    EXPECT(st_opens("zeroedge.safetensors", err, sizeof err, NULL), "[0, 2^61 - 1] refused: %s", err);
+}
+
+/* The in-memory entry reads the same bytes the file one does. */
+static void test_bytes(void)
+{
+    const char *h = "{\"w\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}";
+    unsigned char buf[128] = {0};
+    size_t hlen = strlen(h);
+    buf[0] = (unsigned char)hlen;
+    memcpy(buf + 8, h, hlen);
+    memcpy(buf + 8 + hlen, "\x01\x02\x03\x04", 4);
+    llama_weights *w = NULL;
+    char err[512] = "";
+    EXPECT(llama_weights_open_bytes(buf, 8 + hlen + 4, "mem", &w, err, sizeof err) == 0, "in memory: %s", err);
+    const llama_tensor *t = w ? llama_weights_find(w, "w") : NULL;
+    EXPECT(t && t->data == buf + 8 + hlen && t->bytes == 4 && t->shape[0] == 2, "in memory: tensor w");
+    llama_weights_close(w);
+    EXPECT(llama_weights_open_bytes(buf, 8 + hlen + 3, "mem", &w, err, sizeof err) != 0 && w == NULL &&
+               strstr(err, "mem: tensor w: data_offsets [0, 4] outside"),
+           "in memory, cut: %s", err);
+    EXPECT(llama_weights_open_bytes(buf, 7, "mem", &w, err, sizeof err) != 0 && strstr(err, "mem: truncated"),
+           "in memory, 7 bytes: %s", err);
+}
+
 static void test_malformed(void)
 {
     const char *one = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}}";
@@ -489,13 +693,25 @@ static void test_malformed(void)
     expect_st_error("shape.safetensors", "tensor w: data_offsets [0, 24] hold 24 bytes, but BF16 x shape needs 12");
     write_st("huge.safetensors",
              "{\"w\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,24]}}", 24, 0);
-    expect_st_error("huge.safetensors", "tensor w: data_offsets [0, 24] hold 24 bytes");
+    expect_st_error("huge.safetensors", "tensor w: shape: its non-zero dimensions hold more than 2^63 - 1 bytes of F32");
+    write_st("past.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[6],\"data_offsets\":[0,18446744073709551616]}}", 24, 0);
+    expect_st_error("past.safetensors", "tensor w: data_offsets: out of range");
+    write_st("pastshape.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[6,9223372036854775808],\"data_offsets\":[0,24]}}", 24, 0);
+    expect_st_error("pastshape.safetensors", "tensor w: shape[1]: out of range");
     write_st("neg.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[-2,3],\"data_offsets\":[0,24]}}", 24, 0);
     expect_st_error("neg.safetensors", "tensor w: shape[0]");
     write_st("json.safetensors", "{\"w\":{\"dtype\":\"F32\",}}", 24, 0);
     expect_st_error("json.safetensors", "json.safetensors: header: json: line 1 column 21");
     write_st("key.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":1}}", 8, 0);
     expect_st_error("key.safetensors", "tensor w: unknown key \"x\"");
+    /* names are C strings to the engine: one with a NUL would pass for its prefix */
+    write_st("namenul.safetensors", "{\"w\\u0000x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, 0);
+    expect_st_error("namenul.safetensors", "tensor w: the name holds a NUL byte");
+    write_st("keynul.safetensors", "{\"w\":{\"dtype\\u0000x\":\"F16\",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, 0);
+    expect_st_error("keynul.safetensors", "tensor w: unknown key \"dtype\"");
+
+    test_tiling();
+    test_empty_shapes();
 
     /* a directory with neither file, then a sharded one with a wrong index */
     char dir[512];
@@ -520,6 +736,10 @@ static void test_malformed(void)
     write_file("model.safetensors.index.json", index, strlen(index));
     EXPECT(llama_weights_open(tmpdir, &w, err, sizeof err) != 0 && strstr(err, "tensor v: not found in"),
            "index names the wrong shard: %s", err);
+    index = "{\"weight_map\":{\"w\\u0000x\":\"model-00001-of-00002.safetensors\"}}";
+    write_file("model.safetensors.index.json", index, strlen(index));
+    EXPECT(llama_weights_open(tmpdir, &w, err, sizeof err) != 0 && strstr(err, "weight_map: tensor w: the name holds a NUL"),
+           "index name with a NUL: %s", err);
 }
 
 /* A header of 100 000 tensors (a sharded mixture-of-experts checkpoint has
@@ -605,6 +825,7 @@ int main(int argc, char **argv)
     test_config_keys();
     test_checkpoints(argv[1]);
     test_malformed();
+    test_bytes();
     test_many_tensors();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

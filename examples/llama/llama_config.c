@@ -83,6 +83,10 @@ static int config_int_in(const config_ctx *c, const config_key *k, int required,
         return 0;
     }
     char text[96];
+    /* an integer past int64 is still an integer: "expected an integer,
+     * found 9.2233720368547758e+18" sent readers looking for a fraction */
+    if (v->type == LLAMA_JSON_NUMBER && v->integral && !v->is_int)
+        return config_fail(c, k, "out of range: an integer %s", v->number > 0 ? "above 2^63 - 1" : "below -2^63");
     if (v->type != LLAMA_JSON_NUMBER || !v->is_int)
         return config_fail(c, k, "expected an integer, found %s",
                            v->type == LLAMA_JSON_NUMBER ? json_text(v, text, sizeof text)

@@ -135,6 +135,35 @@ static size_t json_put_utf8(char *dst, unsigned cp)
     return 4;
 }
 
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 where RFC
+ * 3629 forbids it: a stray continuation byte, an overlong form (C0, C1, or
+ * E0/F0 with a too-small second byte), a surrogate (ED A0-BF), past
+ * U+10FFFF (F4 90 and up, F5-FF), or too few continuation bytes. */
+static size_t json_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+    size_t len;
+    if (c < 0x80) return 1;
+    if (c < 0xc2) return 0;
+    if (c < 0xe0) {
+        len = 2;
+    } else if (c < 0xf0) {
+        len = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c < 0xf5) {
+        len = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return len;
+}
+
 /* Decodes the string at p->pos (opening quote) into a fresh buffer. The
  * decoded text is never longer than the escaped one, which bounds it. */
 static char *json_string(json_parser *p, size_t *length)
@@ -170,8 +199,14 @@ static char *json_string(json_parser *p, size_t *length)
             goto fail;
         }
         if (c != '\\') {
-            out[n++] = (char)c;
-            p->pos++;
+            size_t k = json_utf8_len((const unsigned char *)p->text + p->pos, p->len - p->pos);
+            if (k == 0) {
+                json_fail(p, "valid UTF-8 inside a string");
+                goto fail;
+            }
+            memcpy(out + n, p->text + p->pos, k);
+            n += k;
+            p->pos += k;
             continue;
         }
         p->pos++;
@@ -280,6 +315,7 @@ static int json_number(json_parser *p, llama_json *v)
     v->type = LLAMA_JSON_NUMBER;
     v->number = strtod(buf, NULL);
     if (integral) {
+        v->integral = 1;
         errno = 0;
         long long i = strtoll(buf, NULL, 10);
         if (errno == 0) {
@@ -392,6 +428,7 @@ static int json_members(json_parser *p, llama_json *v, int depth, key_set *keys)
                 return -1;
             }
             item->key = key;
+            item->key_length = key_len;
             json_skip_ws(p);
             if (json_peek(p) != ':') {
                 json_fail(p, "':' after the member name");
@@ -488,8 +525,9 @@ const llama_json *llama_json_get(const llama_json *v, const char *key)
 {
     if (!v || v->type != LLAMA_JSON_OBJECT)
         return NULL;
+    size_t n = strlen(key);
     for (size_t i = 0; i < v->count; i++)
-        if (strcmp(v->items[i].key, key) == 0)
+        if (v->items[i].key_length == n && memcmp(v->items[i].key, key, n) == 0)
             return &v->items[i];
     return NULL;
 }

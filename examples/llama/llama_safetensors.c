@@ -17,8 +17,9 @@
 
 typedef struct st_file {
     char *path;
-    void *map;
+    const void *map;
     size_t size;
+    int mapped; /* 0: the caller's bytes (llama_weights_open_bytes), not ours to unmap */
 } st_file;
 
 /* llama_tensor first, so a pointer to the entry is one to the tensor */
@@ -67,9 +68,11 @@ static int st_push(llama_weights *w, const char *path, const char *msg, char *er
     return 0;
 }
 
-/* A non-negative JSON integer, else -1. */
+/* A non-negative JSON integer; -2 for one past int64 (out of range, not
+ * malformed), else -1. */
 static int64_t st_uint(const llama_json *v)
 {
+    if (v && v->type == LLAMA_JSON_NUMBER && v->integral && !v->is_int && v->number > 0) return -2;
     return v && v->type == LLAMA_JSON_NUMBER && v->is_int && v->integer >= 0 ? v->integer : -1;
 }
 
@@ -85,7 +88,9 @@ static int st_tensor(llama_weights *w, size_t file, const llama_json *m, const c
     }
     for (size_t i = 0; i < m->count; i++) {
         const char *k = m->items[i].key;
-        if (strcmp(k, "dtype") != 0 && strcmp(k, "shape") != 0 && strcmp(k, "data_offsets") != 0) {
+        /* with its length: "dtype\u0000x" is no dtype */
+        if (strlen(k) != m->items[i].key_length ||
+            (strcmp(k, "dtype") != 0 && strcmp(k, "shape") != 0 && strcmp(k, "data_offsets") != 0)) {
             snprintf(err, errlen, "%s: tensor %s: unknown key \"%s\"", path, name, k);
             return -1;
         }
@@ -108,8 +113,11 @@ static int st_tensor(llama_weights *w, size_t file, const llama_json *m, const c
     }
     if (!off || off->type != LLAMA_JSON_ARRAY || off->count != 2 || st_uint(&off->items[0]) < 0 ||
         st_uint(&off->items[1]) < 0) {
-        snprintf(err, errlen, "%s: tensor %s: data_offsets: expected [begin, end] of non-negative integers", path,
-                 name);
+        int past = off && off->type == LLAMA_JSON_ARRAY && off->count == 2 &&
+                   (st_uint(&off->items[0]) == -2 || st_uint(&off->items[1]) == -2);
+        snprintf(err, errlen, "%s: tensor %s: data_offsets: %s", path, name,
+                 past ? "out of range: an integer past 2^63 - 1"
+                      : "expected [begin, end] of non-negative integers");
         return -1;
     }
     uint64_t begin = (uint64_t)off->items[0].integer, end = (uint64_t)off->items[1].integer;
@@ -123,26 +131,38 @@ static int st_tensor(llama_weights *w, size_t file, const llama_json *m, const c
         return -1;
     llama_tensor *t = &w->entries[w->count - 1].t;
     w->entries[w->count - 1].file = file;
-    uint64_t elems = 1;
-    int overflow = 0;
+    /* A zero dimension empties the tensor wherever it stands, but the other
+     * dimensions must still multiply to a size that fits int64 (pk_tensor's
+     * shapes and strides): row-major strides of [0, 2^40, 2^40] overflow as
+     * surely as those of [2^40, 2^40, 0]. So both orders are judged alike:
+     * the product of the non-zero dimensions times the dtype size must fit. */
+    uint64_t span = pk_dtype_size(dtype);
+    int zero = 0, overflow = 0;
     for (size_t i = 0; i < sh->count; i++) {
         int64_t d = st_uint(&sh->items[i]);
         if (d < 0) {
-            snprintf(err, errlen, "%s: tensor %s: shape[%zu]: expected a non-negative integer", path, name, i);
+            snprintf(err, errlen, "%s: tensor %s: shape[%zu]: %s", path, name, i,
+                     d == -2 ? "out of range: an integer past 2^63 - 1" : "expected a non-negative integer");
             return -1;
         }
         t->shape[i] = d;
-        if (d != 0 && elems > UINT64_MAX / (uint64_t)d)
+        if (d == 0)
+            zero = 1;
+        else if (span > (uint64_t)INT64_MAX / (uint64_t)d)
             overflow = 1;
-        elems *= (uint64_t)d;
+        else
+            span *= (uint64_t)d;
     }
-    size_t esize = pk_dtype_size(dtype);
-    if (overflow || elems > UINT64_MAX / esize || elems * esize != end - begin) {
-        snprintf(err, errlen,
-                 "%s: tensor %s: data_offsets [%llu, %llu] hold %llu bytes, but %s x shape needs %s%llu", path,
-                 name, (unsigned long long)begin, (unsigned long long)end, (unsigned long long)(end - begin),
-                 dt->string, overflow ? "more than " : "",
-                 overflow ? (unsigned long long)UINT64_MAX : (unsigned long long)(elems * esize));
+    if (overflow) {
+        snprintf(err, errlen, "%s: tensor %s: shape: its non-zero dimensions hold more than 2^63 - 1 bytes of %s",
+                 path, name, dt->string);
+        return -1;
+    }
+    uint64_t need = zero ? 0 : span;
+    if (need != end - begin) {
+        snprintf(err, errlen, "%s: tensor %s: data_offsets [%llu, %llu] hold %llu bytes, but %s x shape needs %llu",
+                 path, name, (unsigned long long)begin, (unsigned long long)end, (unsigned long long)(end - begin),
+                 dt->string, (unsigned long long)need);
         return -1;
     }
     t->name = name;
@@ -151,6 +171,68 @@ static int st_tensor(llama_weights *w, size_t file, const llama_json *m, const c
     t->data = base + begin;
     t->bytes = end - begin;
     return 0;
+}
+
+typedef struct st_span {
+    uint64_t begin, end;
+    const char *name;
+} st_span;
+
+static int st_span_cmp(const void *a, const void *b)
+{
+    const st_span *x = a, *y = b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The data area must be indexed exactly once, as the format requires (and
+ * its reference reader checks): sorted by offset, each tensor starts where
+ * the previous one ends, the first at 0 and the last at the area's end.
+ * Two tensors sharing bytes (overlapping or identical data_offsets) would
+ * alias; a hole is bytes nobody accounts for. Either way the file is damaged
+ * or hand-made, so both are refused. Empty tensors sit anywhere on the
+ * seams. Checks the entries from `first` on, all of one file. */
+static int st_check_tiling(const llama_weights *w, size_t first, const char *base, uint64_t data_size, char *err,
+                           size_t errlen)
+{
+    const char *path = w->files[w->nfiles - 1].path;
+    size_t n = w->count - first;
+    if (n == 0 && data_size == 0) return 0;
+    st_span *s = n ? malloc(n * sizeof *s) : NULL;
+    if (n && !s) {
+        snprintf(err, errlen, "%s: out of memory checking data_offsets", path);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const llama_tensor *t = &w->entries[first + i].t;
+        uint64_t b = (uint64_t)((const char *)t->data - base);
+        s[i] = (st_span){b, b + t->bytes, t->name};
+    }
+    if (n) qsort(s, n, sizeof *s, st_span_cmp);
+    uint64_t at = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (s[i].begin < at) {
+            snprintf(err, errlen, "%s: tensor %s: data_offsets [%llu, %llu] overlap tensor %s's [%llu, %llu]", path,
+                     s[i].name, (unsigned long long)s[i].begin, (unsigned long long)s[i].end, s[i - 1].name,
+                     (unsigned long long)s[i - 1].begin, (unsigned long long)s[i - 1].end);
+            rc = -1;
+        } else if (s[i].begin > at) {
+            snprintf(err, errlen, "%s: data area bytes [%llu, %llu) before tensor %s belong to no tensor "
+                     "(safetensors indexes every byte)", path, (unsigned long long)at,
+                     (unsigned long long)s[i].begin, s[i].name);
+            rc = -1;
+        }
+        at = s[i].end;
+    }
+    if (rc == 0 && at != data_size) {
+        snprintf(err, errlen, "%s: data area bytes [%llu, %llu) after the last tensor belong to no tensor "
+                 "(safetensors indexes every byte)", path, (unsigned long long)at, (unsigned long long)data_size);
+        rc = -1;
+    }
+    free(s);
+    return rc;
 }
 
 /* Names point into the header tree, which is freed after reading; copy them.
@@ -171,7 +253,8 @@ static int st_own_names(llama_weights *w, size_t from, char *err, size_t errlen)
     return 0;
 }
 
-static int st_map(llama_weights *w, const char *path, char *err, size_t errlen)
+/* A new file record named path (no bytes yet). */
+static int st_new_file(llama_weights *w, const char *path, char *err, size_t errlen)
 {
     st_file *files = realloc(w->files, (w->nfiles + 1) * sizeof *files);
     if (!files) {
@@ -187,6 +270,14 @@ static int st_map(llama_weights *w, const char *path, char *err, size_t errlen)
         return -1;
     }
     w->nfiles++;
+    return 0;
+}
+
+static int st_map(llama_weights *w, const char *path, char *err, size_t errlen)
+{
+    if (st_new_file(w, path, err, errlen))
+        return -1;
+    st_file *f = &w->files[w->nfiles - 1];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -210,16 +301,22 @@ static int st_map(llama_weights *w, const char *path, char *err, size_t errlen)
     }
     f->map = map;
     f->size = (size_t)st.st_size;
+    f->mapped = 1;
     return 0;
 }
 
-static int st_add_file(llama_weights *w, const char *path, char *err, size_t errlen)
+/* Reads the header of the last file added, whose bytes are in place. */
+static int st_read_file(llama_weights *w, char *err, size_t errlen)
 {
-    if (st_map(w, path, err, errlen))
-        return -1;
     size_t file = w->nfiles - 1;
+    const char *path = w->files[file].path;
     const unsigned char *p = w->files[file].map;
     uint64_t size = w->files[file].size, hlen = 0;
+    if (size < 8) {
+        snprintf(err, errlen, "%s: truncated: %llu bytes, the header length alone takes 8", path,
+                 (unsigned long long)size);
+        return -1;
+    }
     for (int i = 7; i >= 0; i--)
         hlen = hlen << 8 | p[i];
     if (hlen > size - 8) {
@@ -241,6 +338,12 @@ static int st_add_file(llama_weights *w, const char *path, char *err, size_t err
     }
     for (size_t i = 0; rc == 0 && i < root->count; i++) {
         const llama_json *m = &root->items[i];
+        /* names are C strings from here on: "w\u0000x" would pass for "w" */
+        if (strlen(m->key) != m->key_length) {
+            snprintf(err, errlen, "%s: tensor %s: the name holds a NUL byte (\\u0000)", path, m->key);
+            rc = -1;
+            break;
+        }
         if (strcmp(m->key, "__metadata__") == 0) {
             if (m->type != LLAMA_JSON_OBJECT) {
                 snprintf(err, errlen, "%s: __metadata__: expected an object", path);
@@ -251,11 +354,18 @@ static int st_add_file(llama_weights *w, const char *path, char *err, size_t err
         rc = st_tensor(w, file, m, (const char *)p + 8 + hlen, size - 8 - hlen, err, errlen);
     }
     if (rc == 0)
+        rc = st_check_tiling(w, first, (const char *)p + 8 + hlen, size - 8 - hlen, err, errlen);
+    if (rc == 0)
         rc = st_own_names(w, first, err, errlen);
     else
         w->count = first; /* their names borrow from the tree freed below */
     llama_json_free(root);
     return rc;
+}
+
+static int st_add_file(llama_weights *w, const char *path, char *err, size_t errlen)
+{
+    return st_map(w, path, err, errlen) ? -1 : st_read_file(w, err, errlen);
 }
 
 static int st_cmp(const void *a, const void *b)
@@ -299,6 +409,10 @@ static int st_open_index(llama_weights *w, const char *dir, const char *index, c
     for (size_t i = 0; i < map->count; i++) {
         const llama_json *e = &map->items[i];
         /* a shard outside DIR would be a surprising thing to mmap */
+        if (strlen(e->key) != e->key_length) {
+            snprintf(err, errlen, "%s: weight_map: tensor %s: the name holds a NUL byte (\\u0000)", index, e->key);
+            goto done;
+        }
         if (e->type != LLAMA_JSON_STRING || e->length == 0 || strlen(e->string) != e->length ||
             strchr(e->string, '/') || strcmp(e->string, "..") == 0) {
             snprintf(err, errlen, "%s: weight_map: tensor %s: expected a file name in the same directory", index,
@@ -343,6 +457,29 @@ int llama_weights_open_file(const char *path, llama_weights **out, char *err, si
         return -1;
     }
     if (st_add_file(w, path, err, errlen) || st_finish(w, err, errlen)) {
+        llama_weights_close(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int llama_weights_open_bytes(const void *data, size_t size, const char *name, llama_weights **out, char *err,
+                             size_t errlen)
+{
+    *out = NULL;
+    llama_weights *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    if (st_new_file(w, name, err, errlen)) {
+        llama_weights_close(w);
+        return -1;
+    }
+    w->files[0].map = data;
+    w->files[0].size = size;
+    if (st_read_file(w, err, errlen) || st_finish(w, err, errlen)) {
         llama_weights_close(w);
         return -1;
     }
@@ -427,8 +564,8 @@ void llama_weights_close(llama_weights *w)
     for (size_t i = 0; i < w->count; i++)
         free((char *)w->entries[i].t.name);
     for (size_t i = 0; i < w->nfiles; i++) {
-        if (w->files[i].map)
-            munmap(w->files[i].map, w->files[i].size);
+        if (w->files[i].mapped)
+            munmap((void *)w->files[i].map, w->files[i].size);
         free(w->files[i].path);
     }
     free(w->entries);
