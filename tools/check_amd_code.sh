@@ -12,10 +12,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-llvm=$(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V | tail -1)
-for tool in clang-offload-bundler llvm-readelf llvm-objdump; do
-  [ -x "$llvm/$tool" ] || { echo "amd code: $tool not found under /usr/lib/llvm-*/bin"; exit 1; }
+# the newest LLVM that has all three tools (clang-19, which tools/fuzz.sh
+# installs, comes without clang-offload-bundler)
+llvm=
+for dir in $(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V); do
+  [ -x "$dir/clang-offload-bundler" ] && [ -x "$dir/llvm-readelf" ] && [ -x "$dir/llvm-objdump" ] && llvm=$dir
 done
+[ -n "$llvm" ] ||
+  { echo "amd code: no /usr/lib/llvm-*/bin has clang-offload-bundler, llvm-readelf and llvm-objdump"; exit 1; }
 
 # the kernels hip_gemm_plan.c and hip_attention_plan.c name on MFMA targets
 mfma_kernels=()
