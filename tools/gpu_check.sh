@@ -18,6 +18,8 @@
 #             weights as Llama 3.1 (llama3 RoPE, 5.x config)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
+#   portable  issue 3's cases on NVIDIA's OpenCL (--record), to set beside
+#             the CUDA bench of the same call
 #   hostile   issue 14's device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
@@ -75,6 +77,9 @@ if [[ $parts == *conform* ]]; then
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
   done
+fi
+if [[ $parts == *portable* && -n "$cl" ]]; then
+  timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
 fi
 if [[ $parts == *hostile* ]]; then
   for target in $platforms; do
