@@ -350,6 +350,59 @@ void cf_cases_rows(cf_case_list *l)
                 add_rows(l, &r);
             }
 
+        /* The OpenCL row plan (backends/opencl/opencl_rows_plan.c; names in
+         * tests/test_cover_rows.c): one row whose length is no multiple of
+         * the vector (the vector path with a partial last vector); on a
+         * GPU, 4 vectors a work-item (3001: the strided path; 12288) and
+         * streamed 16-bit rows (32776); leading dims that do not fold
+         * into one (the row found by division) on the vector path. */
+        static const int64_t tail_w[2] = {4100, 1001};
+        for (int o = 0; o < 3; o++)
+            for (int i = 0; i < 2; i++) {
+                r = R(per_row_ops[o], dt, 2, 1, tail_w[i], 0, 0);
+                r.weight = per_row_ops[o] != CF_OP_SOFTMAX;
+                r.bias = per_row_ops[o] == CF_OP_LAYERNORM;
+                r.residual = r.residual_out = per_row_ops[o] == CF_OP_RMSNORM && i == 0;
+                r.eps = 1e-5f;
+                add_rows(l, &r);
+            }
+        static const int64_t long_w[3] = {3001, 12288, 32776};
+        for (int o = 0; o < 3; o++)
+            for (int i = 0; i < 3; i++) {
+                r = R(per_row_ops[o], dt, 2, 2, long_w[i], 0, 0);
+                r.weight = per_row_ops[o] != CF_OP_SOFTMAX;
+                r.eps = 1e-5f;
+                add_rows(l, &r);
+            }
+        r = R(CF_OP_RMSNORM, dt, 4, 2, 2, 3, 64);
+        r.weight = 1;
+        r.layout = RL_PERMUTED;
+        add_rows(l, &r);
+        r = R(CF_OP_GLU, dt, 2, 1, 1001, 0, 0);
+        r.act = PK_ACT_SILU;
+        add_rows(l, &r);
+        /* more rows, and more blocks of a glu, than a 2-core CPU's capped
+         * grid: the kernels' grid-stride loops run more than once */
+        r = R(CF_OP_RMSNORM, dt, 2, 300, 64, 0, 0);
+        r.weight = 1;
+        r.residual = r.residual_out = 1;
+        add_rows(l, &r);
+        r = R(CF_OP_GLU, dt, 2, 4, 600000, 0, 0);
+        r.act = PK_ACT_SILU;
+        add_rows(l, &r);
+        r = R(CF_OP_GLU, dt, 4, 2, 3, 2, 64);
+        r.act = PK_ACT_SILU;
+        r.layout = RL_PERMUTED;
+        add_rows(l, &r);
+        r = R(CF_OP_BIAS_ACT, dt, 2, 1, 1001, 0, 0);
+        r.act = PK_ACT_GELU;
+        r.bias = 1;
+        add_rows(l, &r);
+        r = R(CF_OP_BIAS_ACT, dt, 2, 3, 64, 0, 0);
+        r.act = PK_ACT_RELU;
+        r.bias = 1;
+        add_rows(l, &r);
+
         /* glu */
         static const pk_activation gacts[4] = {PK_ACT_SILU, PK_ACT_GELU, PK_ACT_GELU_TANH, PK_ACT_RELU};
         static const int64_t gw[4] = {64, 7, 4097, 1};

@@ -1,22 +1,35 @@
-/* Row ops: rmsnorm, layernorm, softmax (one work-group per row) and glu,
- * bias_act (elementwise over a 2-D grid: columns x rows).
+/* Row ops: rmsnorm, layernorm, softmax (a row per `tpr` work-items, as
+ * many rows a work-group as its size allows) and glu, bias_act
+ * (elementwise, in blocks of `per_item` vectors a work-item).
+ * backends/opencl/opencl_rows_plan.c chooses the build options and those
+ * launch parameters per device; this one source serves every device.
  *
  * Build options:
  *   DT            dtype code of every operand (the API gives one op one dtype)
  *   ACT           pk_activation code (glu, bias_act)
  *   HAS_RES, HAS_RES_OUT, HAS_WEIGHT, HAS_BIAS   optional operands present
- *   VPT           values per work-item held in registers across the row's
- *                 reductions (global memory is read once); 0 = the row is
- *                 too wide, so each pass re-reads it
+ *   VEC           columns per access. 1: any strides, one element at a
+ *                 time. 4, 8, 16: one wide load or store per VEC columns;
+ *                 the host allows it only where every operand has column
+ *                 stride 1 and its offset and leading strides are
+ *                 multiples of VEC (so each access is aligned to its size)
+ *   NCH           per-row kernels: vectors each work-item holds in
+ *                 registers across the row's reductions (global memory is
+ *                 read once); 0: the row is streamed, re-read per pass
+ *   RED           per-row kernels: 1 when several work-items share a row
+ *                 and reduce through local memory
+ *   EWU           elementwise kernels: vectors a work-item loads before it
+ *                 stores (a divisor of per_item)
  *
  * Every kernel takes the same arguments (PK_ROWS_PARAMS), so the host sets
  * them with one function. A view is (pointer, element offset, strides
- * {lead0, lead1, lead2, col}); per-column operands use only the col stride;
- * absent operands are NULL and never touched. Work-item `lid` of a row owns
- * columns lid, lid + wg, ...: it reads each of them before it writes it, so
- * out (and residual_out) may be exactly x or residual. Outputs are written
- * only in the last pass over the row, so a streamed row re-reads x and
- * residual as they were. */
+ * {lead0, lead1, lead2, col}); per-column operands use only the col
+ * stride; absent operands are NULL and never touched. A work-item reads
+ * every column it writes before writing it, and only it touches those
+ * columns, so out (and residual_out) may be exactly x or residual.
+ * Outputs are written only in the last pass over a row, so a streamed row
+ * re-reads x and residual as they were. Reductions run in a fixed order
+ * (lanes of a vector pairwise, then a tree over the work-items). */
 
 #define PK_T __global PK_TYPE(DT)
 #define PK_VIEW_PARAMS(n) PK_T *n, long n##_off, long4 n##_st
@@ -25,7 +38,90 @@
     long rows, long lead1, long lead2, long cols, float eps, float scale,           \
         PK_VIEW_PARAMS(x), PK_VIEW_PARAMS(res), PK_VIEW_PARAMS(res_out),            \
         PK_VIEW_PARAMS(weight), PK_VIEW_PARAMS(bias), PK_VIEW_PARAMS(out),          \
-        PK_VIEW_PARAMS(up), __local float *red
+        PK_VIEW_PARAMS(up), int tpr, int per_item, __local float *red
+
+/* ---------------------------------------------------------------- vectors */
+
+#if VEC == 1
+#define PK_VF float
+#else
+#define PK_VF PK_CAT(float, VEC)
+#define PK_VU PK_CAT(uint, VEC)
+#define PK_VS PK_CAT(ushort, VEC)
+#define PK_VI PK_CAT(int, VEC)
+#define PK_VLOAD PK_CAT(vload, VEC)
+#define PK_VSTORE PK_CAT(vstore, VEC)
+#endif
+
+/* A vector of VEC copies of f. */
+#define PK_SPLAT(f) ((PK_VF)(f))
+
+/* Sum and max of a vector's lanes, pairwise in a fixed order. */
+#if VEC == 1
+inline float pk_hsum(float v) { return v; }
+#elif VEC == 4
+inline float pk_hsum(float4 v) { float2 t = v.lo + v.hi; return t.x + t.y; }
+#elif VEC == 8
+inline float pk_hsum(float8 v) { float4 a = v.lo + v.hi; float2 t = a.lo + a.hi; return t.x + t.y; }
+#elif VEC == 16
+inline float pk_hsum(float16 v)
+{
+    float8 b = v.lo + v.hi;
+    float4 a = b.lo + b.hi;
+    float2 t = a.lo + a.hi;
+    return t.x + t.y;
+}
+#endif
+
+/* max/min that keep NaN, as the reference does (fmax would drop it). */
+inline float pk_max_nan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b); }
+
+inline float pk_hmax(PK_VF v)
+{
+#if VEC == 1
+    return v;
+#else
+    float a[VEC];
+    PK_VSTORE(v, 0, a);
+    float m = a[0];
+    for (int e = 1; e < VEC; e++) m = pk_max_nan(m, a[e]);
+    return m;
+#endif
+}
+
+#if VEC > 1
+/* Wide access at element i of p (aligned to the vector: see VEC). f16 goes
+ * through registers: the global access stays one 16-bit vector, and
+ * vload_half/vstore_half (core OpenCL, no cl_khr_fp16) convert there. */
+inline PK_VF pk_ldv(PK_T *p, long i)
+{
+#if DT == 0
+    return *(__global const PK_VF *)(p + i);
+#elif DT == 1
+    PK_VS raw = *(__global const PK_VS *)(p + i);
+    return PK_CAT(vload_half, VEC)(0, (__private const half *)&raw);
+#else
+    return PK_CAT(as_float, VEC)(PK_CAT(convert_uint, VEC)(*(__global const PK_VS *)(p + i)) << 16);
+#endif
+}
+
+inline void pk_stv(PK_T *p, long i, PK_VF y)
+{
+#if DT == 0
+    *(__global PK_VF *)(p + i) = y;
+#elif DT == 1
+    PK_VS raw;
+    PK_CAT(PK_CAT(vstore_half, VEC), _rte)(y, 0, (__private half *)&raw);
+    *(__global PK_VS *)(p + i) = raw;
+#else
+    /* pk_store_2 on every lane: NaN stays a quiet NaN, else round to nearest even */
+    PK_VU u = PK_CAT(as_uint, VEC)(y);
+    PK_VU r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    r = select(r, (u >> 16) | 0x40u, PK_CAT(as_uint, VEC)((u & 0x7fffffffu) > 0x7f800000u));
+    *(__global PK_VS *)(p + i) = PK_CAT(convert_ushort, VEC)(r);
+#endif
+}
+#endif
 
 /* One operand of one row: element c is p[base + c * st]. */
 typedef struct pk_rowv {
@@ -34,31 +130,82 @@ typedef struct pk_rowv {
     long st;
 } pk_rowv;
 
-inline pk_rowv pk_rowv_at(PK_T *p, long off, long4 st, long i0, long i1, long i2)
+/* Columns c0 .. c0 + VEC - 1 of a row (the caller keeps c0 < cols); lanes
+ * past the row's end read as fill. */
+inline PK_VF pk_ld(pk_rowv v, long c0, long cols, float fill)
 {
-    pk_rowv v = {p, off + i0 * st.s0 + i1 * st.s1 + i2 * st.s2, st.s3};
-    return v;
+#if VEC == 1
+    return PK_LOAD(DT, v.p, v.base + c0 * v.st);
+#else
+    if (c0 + VEC <= cols) return pk_ldv(v.p, v.base + c0);
+    float a[VEC];
+    for (int e = 0; e < VEC; e++) a[e] = c0 + e < cols ? PK_LOAD(DT, v.p, v.base + c0 + e) : fill;
+    return PK_VLOAD(0, a);
+#endif
 }
 
-inline float pk_rowv_load(pk_rowv v, long c) { return PK_LOAD(DT, v.p, v.base + c * v.st); }
-inline void pk_rowv_store(pk_rowv v, long c, float y) { PK_STORE(DT, v.p, v.base + c * v.st, y); }
+/* Writes the lanes of y that fall inside the row. */
+inline void pk_st(pk_rowv v, long c0, long cols, PK_VF y)
+{
+#if VEC == 1
+    PK_STORE(DT, v.p, v.base + c0 * v.st, y);
+#else
+    if (c0 + VEC <= cols) {
+        pk_stv(v.p, v.base + c0, y);
+        return;
+    }
+    float a[VEC];
+    PK_VSTORE(y, 0, a);
+    for (int e = 0; e < VEC && c0 + e < cols; e++) PK_STORE(DT, v.p, v.base + c0 + e, a[e]);
+#endif
+}
+
+/* y with the lanes at columns >= cols set to fill. */
+inline PK_VF pk_pad(PK_VF y, long c0, long cols, float fill)
+{
+    if (c0 + VEC <= cols) return y;
+#if VEC == 1
+    return fill;
+#else
+    float a[VEC];
+    PK_VSTORE(y, 0, a);
+    for (int e = 0; e < VEC; e++)
+        if (c0 + e >= cols) a[e] = fill;
+    return PK_VLOAD(0, a);
+#endif
+}
+
+/* ---------------------------------------------------------------- rows */
 
 /* Every operand of row r (flat over the three leading dims). */
 typedef struct pk_row {
     pk_rowv x, res, res_out, weight, bias, out, up;
 } pk_row;
 
+inline pk_rowv pk_rowv_at(PK_T *p, long off, long4 st, long i0, long i1, long i2)
+{
+    pk_rowv v = {p, off + i0 * st.s0 + i1 * st.s1 + i2 * st.s2, st.s3};
+    return v;
+}
+
 #define PK_ROW_AT(r)                                                                  \
-    pk_row_at((r), lead1, lead2, x, x_off, x_st, res, res_off, res_st, res_out,       \
+    pk_row_at((r), rows, lead1, lead2, x, x_off, x_st, res, res_off, res_st, res_out, \
               res_out_off, res_out_st, weight, weight_off, weight_st, bias, bias_off, \
               bias_st, out, out_off, out_st, up, up_off, up_st)
 
-inline pk_row pk_row_at(long r, long lead1, long lead2, PK_VIEW_PARAMS(x), PK_VIEW_PARAMS(res),
+inline pk_row pk_row_at(long r, long rows, long lead1, long lead2, PK_VIEW_PARAMS(x), PK_VIEW_PARAMS(res),
                         PK_VIEW_PARAMS(res_out), PK_VIEW_PARAMS(weight), PK_VIEW_PARAMS(bias),
                         PK_VIEW_PARAMS(out), PK_VIEW_PARAMS(up))
 {
-    long i2 = r % lead2, t = r / lead2;
-    long i1 = t % lead1, i0 = t / lead1;
+    /* the host folds the leading dims into one where the strides allow
+     * (lead2 == rows): then a row needs no division */
+    long i0 = 0, i1 = 0, i2 = r;
+    if (lead2 != rows) {
+        i2 = r % lead2;
+        const long t = r / lead2;
+        i1 = t % lead1;
+        i0 = t / lead1;
+    }
     long4 col_only = (long4)(0, 0, 0, 0);
     pk_row w;
     w.x = pk_rowv_at(x, x_off, x_st, i0, i1, i2);
@@ -73,148 +220,169 @@ inline pk_row pk_row_at(long r, long lead1, long lead2, PK_VIEW_PARAMS(x), PK_VI
     return w;
 }
 
-/* max/min that keep NaN, as the reference does (fmax would drop it). */
-inline float pk_max_nan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b); }
-
-/* Deterministic tree reductions over a power-of-two work-group; every
- * work-item gets the result. The trailing barrier lets red be reused. */
-inline float pk_wg_sum(float v, __local float *red)
+/* Deterministic tree reductions over the tpr work-items of a row (lane =
+ * lid % tpr); every one of them gets the result. The trailing barrier
+ * lets red be reused. Without RED a work-item has the row to itself. */
+inline float pk_row_sum(float v, __local float *red, int lid, int lane, int tpr)
 {
-    int lid = get_local_id(0);
+#if RED
     red[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-        if (lid < s) red[lid] += red[lid + s];
+    for (int s = tpr / 2; s > 0; s >>= 1) {
+        if (lane < s) red[lid] += red[lid + s];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    float r = red[0];
+    v = red[lid - lane];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
+#endif
+    return v;
 }
 
-inline float pk_wg_max(float v, __local float *red)
+inline float pk_row_max(float v, __local float *red, int lid, int lane, int tpr)
 {
-    int lid = get_local_id(0);
+#if RED
     red[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-        if (lid < s) red[lid] = pk_max_nan(red[lid], red[lid + s]);
+    for (int s = tpr / 2; s > 0; s >>= 1) {
+        if (lane < s) red[lid] = pk_max_nan(red[lid], red[lid + s]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    float r = red[0];
+    v = red[lid - lane];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return r;
+#endif
+    return v;
 }
 
-/* h = x (+ residual) at column c. */
-inline float pk_h(const pk_row *w, long c)
+/* h = x (+ residual) at columns c0.. */
+inline PK_VF pk_h(const pk_row *w, long c0, long cols)
 {
-    float h = pk_rowv_load(w->x, c);
+    PK_VF h = pk_ld(w->x, c0, cols, 0.0f);
 #if HAS_RES
-    h += pk_rowv_load(w->res, c);
+    h += pk_ld(w->res, c0, cols, 0.0f);
 #endif
     return h;
 }
 
-/* A norm's outputs at column c: residual_out receives h rounded (the norm
- * itself used the unrounded h), out receives y. */
-inline void pk_norm_store(const pk_row *w, long c, float h, float y)
+/* A norm's outputs: residual_out receives h rounded (the norm itself used
+ * the unrounded h), out receives y. */
+inline void pk_norm_store(const pk_row *w, long c0, long cols, PK_VF h, PK_VF y)
 {
 #if HAS_RES_OUT
-    pk_rowv_store(w->res_out, c, h);
+    pk_st(w->res_out, c0, cols, h);
 #endif
-    pk_rowv_store(w->out, c, y);
+    pk_st(w->out, c0, cols, y);
 }
 
-inline float pk_weight(const pk_row *w, long c)
+inline PK_VF pk_weight(const pk_row *w, long c0, long cols)
 {
 #if HAS_WEIGHT
-    return pk_rowv_load(w->weight, c);
+    return pk_ld(w->weight, c0, cols, 0.0f);
 #else
-    return 1.0f;
+    return PK_SPLAT(1.0f);
 #endif
 }
 
-inline float pk_bias(const pk_row *w, long c)
+inline PK_VF pk_bias(const pk_row *w, long c0, long cols)
 {
 #if HAS_BIAS
-    return pk_rowv_load(w->bias, c);
+    return pk_ld(w->bias, c0, cols, 0.0f);
 #else
-    return 0.0f;
+    return PK_SPLAT(0.0f);
 #endif
 }
 
-/* Register path: value k of this work-item is column lid + k * wg (values
- * past the row's end are padding that adds nothing to a reduction). */
-#define PK_OWN(k) (lid + (long)(k) * wg)
-#define PK_FOR_OWN(k) for (int k = 0; k < VPT; k++) if (PK_OWN(k) < cols)
-/* Streaming path: every column this work-item owns. */
-#define PK_FOR_COLS(c) for (long c = lid; c < cols; c += wg)
-
-#define PK_ROW_PROLOGUE                         \
-    const pk_row w = PK_ROW_AT(get_group_id(0)); \
-    const long lid = get_local_id(0);            \
-    const long wg = get_local_size(0)
+/* The per-row kernels: work-item lane of a row owns vectors j = lane,
+ * lane + tpr, ... (columns j * VEC ..); NCH > 0 holds them in registers
+ * (k-th: j = lane + k * tpr; those past the row hold padding that adds
+ * nothing). Row groups beyond the grid are taken in a grid-stride loop;
+ * a slot past the last row computes on row 0 (every work-item reaches
+ * every barrier) and writes nothing. */
+#define PK_ROW_LOOP_BEGIN                                                            \
+    const int lid = get_local_id(0), lane = lid & (tpr - 1), slot = lid / tpr;     \
+    const long rpg = get_local_size(0) / tpr;                                        \
+    for (long g = get_group_id(0); g * rpg < rows; g += get_num_groups(0)) {        \
+        const long r = g * rpg + slot;                                               \
+        const int live = r < rows;                                                   \
+        const pk_row w = PK_ROW_AT(live ? r : 0);
+#define PK_ROW_LOOP_END }
+#define PK_OWN(k) (((long)lane + (long)(k) * tpr) * VEC)
+/* held vector k at column c0, for those inside the row (the inner for runs
+ * at most once: an if that declares c0) */
+#define PK_FOR_OWN(k, c0) for (int k = 0; k < NCH; k++) for (long c0 = PK_OWN(k); c0 < cols; c0 = cols)
+#define PK_FOR_COLS(c0) for (long c0 = (long)lane * VEC; c0 < cols; c0 += (long)tpr * VEC)
 
 __kernel void pk_rmsnorm(PK_ROWS_PARAMS)
 {
-    PK_ROW_PROLOGUE;
-    float sum_sq = 0.0f;
-#if VPT
-    float h[VPT];
-    for (int k = 0; k < VPT; k++) h[k] = 0.0f;
-    PK_FOR_OWN(k) h[k] = pk_h(&w, PK_OWN(k));
-    for (int k = 0; k < VPT; k++) sum_sq += h[k] * h[k];
+    PK_ROW_LOOP_BEGIN
+    PK_VF sum_sq = PK_SPLAT(0.0f);
+#if NCH
+    PK_VF h[NCH];
+    for (int k = 0; k < NCH; k++) h[k] = PK_SPLAT(0.0f);
+    PK_FOR_OWN(k, c0) h[k] = pk_h(&w, c0, cols);
+    for (int k = 0; k < NCH; k++) sum_sq += h[k] * h[k];
 #else
-    PK_FOR_COLS(c) {
-        float v = pk_h(&w, c);
+    PK_FOR_COLS(c0) {
+        const PK_VF v = pk_h(&w, c0, cols);
         sum_sq += v * v;
     }
 #endif
-    sum_sq = pk_wg_sum(sum_sq, red);
-    float inv_rms = 1.0f / sqrt(sum_sq / (float)cols + eps);
-#if VPT
-    PK_FOR_OWN(k) pk_norm_store(&w, PK_OWN(k), h[k], h[k] * inv_rms * pk_weight(&w, PK_OWN(k)));
+    const float inv_rms = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), red, lid, lane, tpr) / (float)cols + eps);
+    if (live) {
+#if NCH
+        PK_FOR_OWN(k, c0) pk_norm_store(&w, c0, cols, h[k], h[k] * inv_rms * pk_weight(&w, c0, cols));
 #else
-    PK_FOR_COLS(c) {
-        const float h = pk_h(&w, c);
-        pk_norm_store(&w, c, h, h * inv_rms * pk_weight(&w, c));
-    }
+        PK_FOR_COLS(c0) {
+            const PK_VF h = pk_h(&w, c0, cols);
+            pk_norm_store(&w, c0, cols, h, h * inv_rms * pk_weight(&w, c0, cols));
+        }
 #endif
+    }
+    PK_ROW_LOOP_END
 }
 
 /* Two-pass variance (mean first, then squares about it), as the reference. */
 __kernel void pk_layernorm(PK_ROWS_PARAMS)
 {
-    PK_ROW_PROLOGUE;
-    float sum = 0.0f, sum_sq = 0.0f;
-#if VPT
-    float h[VPT];
-    for (int k = 0; k < VPT; k++) h[k] = 0.0f;
-    PK_FOR_OWN(k) h[k] = pk_h(&w, PK_OWN(k));
-    for (int k = 0; k < VPT; k++) sum += h[k];
-    float mean = pk_wg_sum(sum, red) / (float)cols;
-    PK_FOR_OWN(k) sum_sq += (h[k] - mean) * (h[k] - mean);
+    PK_ROW_LOOP_BEGIN
+    PK_VF sum = PK_SPLAT(0.0f), sum_sq = PK_SPLAT(0.0f);
+#if NCH
+    PK_VF h[NCH];
+    for (int k = 0; k < NCH; k++) h[k] = PK_SPLAT(0.0f);
+    PK_FOR_OWN(k, c0) h[k] = pk_h(&w, c0, cols);
+    for (int k = 0; k < NCH; k++) sum += h[k];
+    const float mean = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr) / (float)cols;
+    PK_FOR_OWN(k, c0) {
+        const PK_VF d = pk_pad(h[k] - mean, c0, cols, 0.0f);
+        sum_sq += d * d;
+    }
 #else
-    PK_FOR_COLS(c) sum += pk_h(&w, c);
-    float mean = pk_wg_sum(sum, red) / (float)cols;
-    PK_FOR_COLS(c) {
-        const float d = pk_h(&w, c) - mean;
+    PK_FOR_COLS(c0) sum += pk_h(&w, c0, cols);
+    const float mean = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr) / (float)cols;
+    PK_FOR_COLS(c0) {
+        const PK_VF d = pk_pad(pk_h(&w, c0, cols) - mean, c0, cols, 0.0f);
         sum_sq += d * d;
     }
 #endif
-    float inv_std = 1.0f / sqrt(pk_wg_sum(sum_sq, red) / (float)cols + eps);
-#if VPT
-    PK_FOR_OWN(k) {
-        const long c = PK_OWN(k);
-        pk_norm_store(&w, c, h[k], (h[k] - mean) * inv_std * pk_weight(&w, c) + pk_bias(&w, c));
-    }
+    const float inv_std = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), red, lid, lane, tpr) / (float)cols + eps);
+    if (live) {
+#if NCH
+        PK_FOR_OWN(k, c0) pk_norm_store(&w, c0, cols, h[k],
+                                        (h[k] - mean) * inv_std * pk_weight(&w, c0, cols) + pk_bias(&w, c0, cols));
 #else
-    PK_FOR_COLS(c) {
-        const float h = pk_h(&w, c);
-        pk_norm_store(&w, c, h, (h - mean) * inv_std * pk_weight(&w, c) + pk_bias(&w, c));
-    }
+        PK_FOR_COLS(c0) {
+            const PK_VF h = pk_h(&w, c0, cols);
+            pk_norm_store(&w, c0, cols, h, (h - mean) * inv_std * pk_weight(&w, c0, cols) + pk_bias(&w, c0, cols));
+        }
 #endif
+    }
+    PK_ROW_LOOP_END
+}
+
+/* scale * x; lanes past the row are -inf (after scaling: scale may be
+ * negative), so they add exp(-inf) = 0. */
+inline PK_VF pk_scaled(const pk_row *w, long c0, long cols, float scale)
+{
+    return pk_pad(scale * pk_ld(w->x, c0, cols, 0.0f), c0, cols, -INFINITY);
 }
 
 /* The max keeps NaN, so a max of -inf means the whole row is -inf: it gives
@@ -223,54 +391,116 @@ __kernel void pk_layernorm(PK_ROWS_PARAMS)
  * between barriers). */
 __kernel void pk_softmax(PK_ROWS_PARAMS)
 {
-    PK_ROW_PROLOGUE;
-    float row_max = -INFINITY, sum = 0.0f;
-#if VPT
-    float z[VPT];
-    for (int k = 0; k < VPT; k++) z[k] = -INFINITY;
-    PK_FOR_OWN(k) z[k] = scale * pk_rowv_load(w.x, PK_OWN(k));
-    for (int k = 0; k < VPT; k++) row_max = pk_max_nan(row_max, z[k]);
+    PK_ROW_LOOP_BEGIN
+    float row_max = -INFINITY;
+    PK_VF sum = PK_SPLAT(0.0f);
+#if NCH
+    PK_VF z[NCH];
+    for (int k = 0; k < NCH; k++) z[k] = PK_SPLAT(-INFINITY);
+    PK_FOR_OWN(k, c0) z[k] = pk_scaled(&w, c0, cols, scale);
+    for (int k = 0; k < NCH; k++) row_max = pk_max_nan(row_max, pk_hmax(z[k]));
 #else
-    PK_FOR_COLS(c) row_max = pk_max_nan(row_max, scale * pk_rowv_load(w.x, c));
+    PK_FOR_COLS(c0) row_max = pk_max_nan(row_max, pk_hmax(pk_scaled(&w, c0, cols, scale)));
 #endif
-    row_max = pk_wg_max(row_max, red);
+    row_max = pk_row_max(row_max, red, lid, lane, tpr);
     const int all_neg_inf = row_max == -INFINITY;
     if (all_neg_inf) row_max = 0.0f;
-#if VPT
-    for (int k = 0; k < VPT; k++) {
+#if NCH
+    for (int k = 0; k < NCH; k++) {
         z[k] = exp(z[k] - row_max);
         sum += z[k];
     }
 #else
-    PK_FOR_COLS(c) sum += exp(scale * pk_rowv_load(w.x, c) - row_max);
+    PK_FOR_COLS(c0) sum += exp(pk_scaled(&w, c0, cols, scale) - row_max);
 #endif
-    sum = pk_wg_sum(sum, red);
-#if VPT
-    PK_FOR_OWN(k) pk_rowv_store(w.out, PK_OWN(k), all_neg_inf ? 0.0f : z[k] / sum);
+    const float total = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr);
+    if (live) {
+#if NCH
+        PK_FOR_OWN(k, c0) pk_st(w.out, c0, cols, all_neg_inf ? PK_SPLAT(0.0f) : z[k] / total);
 #else
-    PK_FOR_COLS(c) pk_rowv_store(w.out, c, all_neg_inf ? 0.0f : exp(scale * pk_rowv_load(w.x, c) - row_max) / sum);
+        PK_FOR_COLS(c0) {
+            const PK_VF e = exp(pk_scaled(&w, c0, cols, scale) - row_max);
+            pk_st(w.out, c0, cols, all_neg_inf ? PK_SPLAT(0.0f) : e / total);
+        }
+#endif
+    }
+    PK_ROW_LOOP_END
+}
+
+/* ---------------------------------------------------------------- elementwise */
+
+/* Activations on a vector: pk_act's formulas, lane by lane. */
+inline PK_VF pk_actv(PK_VF x)
+{
+#if ACT == 1
+    return select(PK_SPLAT(0.0f), x, x > 0.0f || isnan(x));
+#elif ACT == 2
+    return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
+#elif ACT == 3
+    const PK_VF u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return x / (1.0f + exp(-2.0f * u));
+#elif ACT == 4
+    return x / (1.0f + exp(-x));
+#else
+    return x;
 #endif
 }
 
-/* Elementwise ops: dimension 0 walks the columns, dimension 1 the rows in a
- * grid-stride loop (so the number of rows is not bounded by a grid limit). */
+/* The rows x nv vectors in flat order are cut into blocks of per_item *
+ * local-size vectors, a work-group to a block (grid-stride over blocks);
+ * within a block adjacent work-items take adjacent vectors. (r, j) steps
+ * by the local size without a division. A work-item loads EWU vectors
+ * before it stores any (a store may alias a later load of another column
+ * as far as the compiler knows, so it would not hoist them itself): more
+ * bytes in flight. op(a, b) is the op on x and b (up or bias). */
+#define PK_EW_BODY(B_VIEW, OP)                                                       \
+    const long nv = (cols + VEC - 1) / VEC, total = rows * nv;                       \
+    const long L = get_local_size(0), B = L * per_item, dr = L / nv, dj = L % nv;    \
+    for (long blk = get_group_id(0); blk * B < total; blk += get_num_groups(0)) {    \
+        const long f = blk * B + get_local_id(0);                                    \
+        long r = f / nv, j = f - r * nv, at = -1;                                    \
+        pk_row w;                                                                    \
+        for (int k = 0; k < per_item && r < rows; k += EWU) {                        \
+            PK_VF a[EWU], b[EWU];                                                    \
+            pk_rowv o[EWU];                                                          \
+            long cs[EWU];                                                            \
+            int ok[EWU];                                                             \
+            _Pragma("unroll") /* unrolled: the arrays stay in registers */         \
+            for (int u = 0; u < EWU; u++) {                                          \
+                ok[u] = k + u < per_item && r < rows;                                \
+                cs[u] = j * VEC;                                                     \
+                if (ok[u]) {                                                         \
+                    if (r != at) {                                                   \
+                        w = PK_ROW_AT(r);                                            \
+                        at = r;                                                      \
+                    }                                                                \
+                    o[u] = w.out;                                                    \
+                    a[u] = pk_ld(w.x, cs[u], cols, 0.0f);                            \
+                    b[u] = B_VIEW;                                                   \
+                }                                                                    \
+                j += dj;                                                             \
+                r += dr;                                                             \
+                if (j >= nv) {                                                       \
+                    j -= nv;                                                         \
+                    r++;                                                             \
+                }                                                                    \
+            }                                                                        \
+            _Pragma("unroll")                                                        \
+            for (int u = 0; u < EWU; u++)                                            \
+                if (ok[u]) pk_st(o[u], cs[u], cols, OP(a[u], b[u]));                 \
+        }                                                                            \
+    }
+
+#define PK_GLU_OP(g, u) (pk_actv(g) * (u))
+#define PK_BIAS_ACT_OP(x, b) pk_actv((x) + (b))
+
 __kernel void pk_glu(PK_ROWS_PARAMS)
 {
-    const long c = get_global_id(0);
-    if (c >= cols) return;
-    for (long r = get_global_id(1); r < rows; r += get_global_size(1)) {
-        const pk_row w = PK_ROW_AT(r);
-        pk_rowv_store(w.out, c, pk_act(ACT, pk_rowv_load(w.x, c)) * pk_rowv_load(w.up, c));
-    }
+    PK_EW_BODY(pk_ld(w.up, cs[u], cols, 0.0f), PK_GLU_OP)
 }
 
-/* x + bias is read before out is written: out may be exactly x. */
+/* every x + bias is read before out is written: out may be exactly x */
 __kernel void pk_bias_act(PK_ROWS_PARAMS)
 {
-    const long c = get_global_id(0);
-    if (c >= cols) return;
-    for (long r = get_global_id(1); r < rows; r += get_global_size(1)) {
-        const pk_row w = PK_ROW_AT(r);
-        pk_rowv_store(w.out, c, pk_act(ACT, pk_rowv_load(w.x, c) + pk_bias(&w, c)));
-    }
+    PK_EW_BODY(pk_bias(&w, cs[u], cols), PK_BIAS_ACT_OP)
 }

@@ -1,0 +1,222 @@
+/* The OpenCL row-op table and the pick. VEC, NCH and RED are build
+ * defines of rows.cl (a separately compiled kernel each); the rest are
+ * launch sizes.
+ *
+ * Why these numbers:
+ *  - GPUs: 16-byte accesses (one load instruction per work-item: bf16 and
+ *    f16 as 8 values, f32 as 4), adjacent work-items on adjacent vectors so
+ *    that each access of a wavefront is one contiguous run. A per-row kernel
+ *    wants 2 vectors a work-item (16 bf16 values, 32 bytes of each operand
+ *    in flight) and widens the row's work-group to 1024 (NVIDIA) or 256
+ *    (AMD, Intel: their usual work-group limit) before it holds up to 4;
+ *    longer rows are streamed (read twice, the second time mostly from the
+ *    cache). Rows shorter than 128 work-items share a work-group so that
+ *    groups stay large enough to fill a compute unit. Elementwise ops take
+ *    blocks of 4 vectors a work-item (32 values), 256 work-items a group,
+ *    and load all 4 before storing (2 on Intel, fewer registers): 128
+ *    bytes of loads in flight a work-item, as CUDA's elementwise kernels.
+ *  - CPUs (PoCL): a work-group runs as a loop over its work-items, so one
+ *    work-item takes a whole row (no barriers, no local memory) and streams
+ *    it with 16-wide vectors (AVX-512 width in floats; 8-wide made SwiGLU
+ *    1.6x slower on PoCL): a row of a norm is read a second time from the
+ *    core's cache. Elementwise ops take a
+ *    contiguous block of 1024 vectors per work-item, which the hardware
+ *    prefetcher follows.
+ *  - Work-groups are capped at groups_per_cu per compute unit; the kernels
+ *    loop over the rest (grid-stride), so no grid limit binds. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opencl_rows_plan.h"
+
+static const pk_cl_rows_params table[PK_CL_ROWS_CLASS_COUNT] = {
+    /*                    vec_bytes max_tpr target max_ch min_group ew_local ew_per_item ew_batch groups_per_cu */
+    [PK_CL_ROWS_NVIDIA] = {16, 1024, 2, 4, 128, 256, 4, 4, 64},
+    [PK_CL_ROWS_AMD]    = {16, 256, 2, 4, 128, 256, 4, 4, 64},
+    [PK_CL_ROWS_INTEL]  = {16, 256, 2, 4, 128, 256, 4, 2, 64},
+    [PK_CL_ROWS_CPU]    = {64, 1, 0, 0, 1, 1, 1024, 1, 64},
+    [PK_CL_ROWS_OTHER]  = {16, 256, 2, 4, 64, 64, 4, 1, 16},
+};
+
+/* OpenCL's widest vector type has 16 elements */
+#define ROWS_MAX_VEC 16
+
+static int contains_nocase(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)word[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+pk_cl_rows_class pk_cl_rows_class_of(const pk_device_info *info)
+{
+    /* first: a CPU driver may report the CPU's vendor (Intel, AMD) */
+    if (info->is_cpu) return PK_CL_ROWS_CPU;
+    if (contains_nocase(info->vendor, "nvidia")) return PK_CL_ROWS_NVIDIA;
+    if (contains_nocase(info->vendor, "advanced micro devices") || contains_nocase(info->vendor, "amd"))
+        return PK_CL_ROWS_AMD;
+    if (contains_nocase(info->vendor, "intel")) return PK_CL_ROWS_INTEL;
+    return PK_CL_ROWS_OTHER;
+}
+
+const pk_cl_rows_params *pk_cl_rows_table(pk_cl_rows_class cls)
+{
+    return (unsigned)cls < PK_CL_ROWS_CLASS_COUNT ? &table[cls] : NULL;
+}
+
+static const pk_view *row_view(const pk_rows_problem *p, int i)
+{
+    const pk_view *v[5] = {&p->x, &p->residual, &p->residual_out, &p->out, &p->up};
+    return v[i];
+}
+
+/* Merges leading dim a into b (a outer) where every row operand allows it. */
+static void merge(pk_rows_problem *p, int a, int b)
+{
+    if (p->lead[a] == 1) return;
+    for (int i = 0; i < 5; i++) {
+        const pk_view *v = row_view(p, i);
+        if (v->mem && p->lead[b] > 1 && v->stride[a] != p->lead[b] * v->stride[b]) return;
+    }
+    for (int i = 0; i < 5; i++) {
+        pk_view *v = (pk_view *)row_view(p, i);
+        if (v->mem && p->lead[b] == 1) v->stride[b] = v->stride[a];
+        v->stride[a] = 0;
+    }
+    p->lead[b] *= p->lead[a];
+    p->lead[a] = 1;
+}
+
+void pk_cl_rows_collapse(pk_rows_problem *p)
+{
+    merge(p, 1, 2);
+    if (p->lead[1] == 1) merge(p, 0, 2);
+    else merge(p, 0, 1);
+}
+
+static int aligned(const pk_view *v, const int64_t lead[3], int64_t vec)
+{
+    if (!v->mem) return 1;
+    if (v->stride[3] != 1 || v->offset % vec) return 0;
+    for (int i = 0; i < 3; i++)
+        if (lead[i] > 1 && v->stride[i] % vec) return 0;
+    return 1;
+}
+
+int pk_cl_rows_vec(pk_cl_rows_class cls, const pk_rows_problem *p)
+{
+    const pk_cl_rows_params *t = pk_cl_rows_table(cls);
+    if (!t) return 1;
+    int64_t vec = t->vec_bytes / (p->x.dtype == PK_F32 ? 4 : 2);
+    if (vec > ROWS_MAX_VEC) vec = ROWS_MAX_VEC;
+    if (vec < 2 || p->cols < vec) return 1;
+    static const int64_t no_lead[3] = {1, 1, 1};
+    for (int i = 0; i < 5; i++)
+        if (!aligned(row_view(p, i), p->lead, vec)) return 1;
+    if (!aligned(&p->weight, no_lead, vec) || !aligned(&p->bias, no_lead, vec)) return 1;
+    return (int)vec;
+}
+
+static size_t pow2_floor(size_t n)
+{
+    size_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+static size_t cap_groups(const pk_device_info *info, const pk_cl_rows_params *t, int64_t want)
+{
+    int64_t cap = (int64_t)(info->compute_units > 0 ? info->compute_units : 1) * t->groups_per_cu;
+    if (want < 1) want = 1;
+    return (size_t)(want < cap ? want : cap);
+}
+
+void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
+                          int per_row, pk_cl_rows_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cls = pk_cl_rows_class_of(info);
+    out->per_row = per_row;
+    const pk_cl_rows_params *t = &table[out->cls];
+    const size_t max_wg = pow2_floor(max_work_group ? max_work_group : 1);
+    const int64_t rows = p->lead[0] * p->lead[1] * p->lead[2];
+    out->vec = pk_cl_rows_vec(out->cls, p);
+    const int64_t nv = (p->cols + out->vec - 1) / out->vec;
+    if (!per_row) {
+        out->local = (size_t)t->ew_local < max_wg ? (size_t)t->ew_local : max_wg;
+        out->per_item = t->ew_per_item;
+        out->batch = t->ew_batch;
+        int64_t block = (int64_t)out->local * out->per_item;
+        out->groups = cap_groups(info, t, (rows * nv + block - 1) / block);
+        return;
+    }
+    size_t tpr = 1, chunks = 0;
+    if (t->target_chunks > 0) {
+        size_t max_tpr = (size_t)t->max_tpr < max_wg ? (size_t)t->max_tpr : max_wg;
+        while (tpr < max_tpr && (int64_t)(tpr * (size_t)t->target_chunks) < nv) tpr *= 2;
+        chunks = 1;
+        while (chunks < (size_t)t->max_chunks && (int64_t)(tpr * chunks) < nv) chunks *= 2;
+        if ((int64_t)(tpr * chunks) < nv) chunks = 0; /* too long for registers: stream */
+    }
+    size_t rpg = tpr < (size_t)t->min_group ? (size_t)t->min_group / tpr : 1;
+    while (rpg > 1 && tpr * rpg > max_wg) rpg /= 2;
+    out->chunks = (int)chunks;
+    out->tpr = (int)tpr;
+    out->rpg = (int)rpg;
+    out->local = tpr * rpg;
+    out->groups = cap_groups(info, t, (rows + (int64_t)rpg - 1) / (int64_t)rpg);
+}
+
+void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *name, size_t n)
+{
+    char path[16];
+    if (plan->vec > 1) snprintf(path, sizeof path, "vec%d", plan->vec);
+    else snprintf(path, sizeof path, "str");
+    if (!plan->per_row) {
+        if (plan->batch > 1) snprintf(name, n, "%s_%s_u%d", op, path, plan->batch);
+        else snprintf(name, n, "%s_%s", op, path);
+        return;
+    }
+    char chunks[16];
+    if (plan->chunks) snprintf(chunks, sizeof chunks, "c%d", plan->chunks);
+    else snprintf(chunks, sizeof chunks, "stream");
+    snprintf(name, n, "%s_%s_%s_%s", op, path, chunks, plan->tpr > 1 ? "red" : "solo");
+}
+
+void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group, const char *op, int per_row,
+                              void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    /* The pick depends on the dtype, on whether the vector path is allowed
+     * and on the vectors per row: one row of every length up to past the
+     * longest row held in registers, on both paths. */
+    static const pk_dtype dts[3] = {PK_F32, PK_F16, PK_BF16};
+    const pk_cl_rows_params *t = &table[pk_cl_rows_class_of(info)];
+    const int64_t max_nv = (int64_t)t->max_tpr * (t->max_chunks > 0 ? t->max_chunks : 1) + 1;
+    static char present; /* any non-NULL mem: the plan only asks whether a view is there */
+    for (int d = 0; d < 3; d++)
+        for (int strided = 0; strided < 2; strided++) {
+            char last[96] = "";
+            for (int64_t nv = 1; nv <= max_nv; nv++) {
+                pk_rows_problem p;
+                memset(&p, 0, sizeof p);
+                p.lead[0] = p.lead[1] = p.lead[2] = 1;
+                p.x.mem = p.out.mem = &present;
+                p.x.dtype = p.out.dtype = dts[d];
+                p.x.stride[3] = p.out.stride[3] = strided ? 2 : 1;
+                p.cols = (int64_t)1 << 20;
+                int vec = pk_cl_rows_vec(pk_cl_rows_class_of(info), &p);
+                p.cols = nv * vec;
+                pk_cl_rows_plan plan;
+                char name[96];
+                pk_cl_rows_plan_pick(info, max_work_group, &p, per_row, &plan);
+                pk_cl_rows_plan_variant(&plan, op, name, sizeof name);
+                if (strcmp(name, last)) fn(ctx, name);
+                snprintf(last, sizeof last, "%s", name);
+            }
+        }
+}

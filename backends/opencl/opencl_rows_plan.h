@@ -1,0 +1,75 @@
+/* The OpenCL row-op plan: how rows.cl is built and launched for a problem
+ * on a device (vector width, work-items per row, rows per work-group,
+ * registers per work-item), from a per-device-class table. Plain C without
+ * OpenCL headers, so that it is unit-tested on any machine. */
+#ifndef PK_OPENCL_ROWS_PLAN_H
+#define PK_OPENCL_ROWS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+typedef enum pk_cl_rows_class {
+    PK_CL_ROWS_NVIDIA,
+    PK_CL_ROWS_AMD,
+    PK_CL_ROWS_INTEL,
+    PK_CL_ROWS_CPU,
+    PK_CL_ROWS_OTHER,
+    PK_CL_ROWS_CLASS_COUNT
+} pk_cl_rows_class;
+
+/* A device class's parameters. */
+typedef struct pk_cl_rows_params {
+    int vec_bytes;     /* bytes a work-item moves per access on the fast path */
+    int max_tpr;       /* per-row kernels: most work-items sharing one row */
+    int target_chunks; /* per-row: vectors a work-item holds, wanted; 0: one work-item streams the row */
+    int max_chunks;    /* per-row: most vectors held before the row is streamed */
+    int min_group;     /* per-row: short rows share a work-group of this many work-items */
+    int ew_local;      /* elementwise: work-group size */
+    int ew_per_item;   /* elementwise: vectors per work-item per block */
+    int ew_batch;      /* elementwise: vectors loaded before any is stored (divides ew_per_item) */
+    int groups_per_cu; /* work-groups launched per compute unit at most (grid-stride beyond) */
+} pk_cl_rows_params;
+
+/* What rows.cl is built with (VEC, NCH, RED, EWU) and how it is launched. */
+typedef struct pk_cl_rows_plan {
+    pk_cl_rows_class cls;
+    int per_row;    /* rmsnorm, layernorm, softmax; else elementwise (glu, bias_act) */
+    int vec;        /* elements per access; 1: the strided path (any strides) */
+    int chunks;     /* per-row: vectors a work-item holds across the reductions; 0: streamed */
+    int tpr;        /* per-row: work-items per row (a power of two) */
+    int rpg;        /* per-row: rows per work-group */
+    int per_item;   /* elementwise: vectors per work-item per block */
+    int batch;      /* elementwise: vectors loaded before any is stored */
+    size_t local;   /* work-group size */
+    size_t groups;  /* work-groups launched */
+} pk_cl_rows_plan;
+
+pk_cl_rows_class pk_cl_rows_class_of(const pk_device_info *info);
+const pk_cl_rows_params *pk_cl_rows_table(pk_cl_rows_class cls);
+
+/* Folds leading dims of p whose strides let the rows be counted with one
+ * stride in every row operand, so that lead[2] == rows where the layout
+ * allows (the kernels then find a row without dividing). */
+void pk_cl_rows_collapse(pk_rows_problem *p);
+
+/* Elements per access that every operand of p allows on a device of class
+ * cls: the table's vector if each row operand has column stride 1 and its
+ * offset and leading strides are multiples of it, else 1. */
+int pk_cl_rows_vec(pk_cl_rows_class cls, const pk_rows_problem *p);
+
+/* The plan for p under at most max_work_group work-items a group. */
+void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
+                          int per_row, pk_cl_rows_plan *out);
+
+/* The variant a plan builds, e.g. "rmsnorm_vec8_c2_red", "glu_vec8_u4" or "glu_str". */
+void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *name, size_t n);
+
+/* Every variant pk_cl_rows_plan_pick can give on the device for op: each
+ * name at least once to fn. For the conformance coverage test
+ * (tests/test_cover_rows.c). */
+void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group, const char *op, int per_row,
+                              void (*fn)(void *ctx, const char *name), void *ctx);
+
+#endif

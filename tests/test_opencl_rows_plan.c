@@ -1,0 +1,257 @@
+/* Unit test of the OpenCL row-op plan: the table's entries fit the kernel's
+ * limits, the vector path is taken exactly when every operand allows an
+ * aligned wide access, leading dims fold only when the strides allow, and
+ * the picks for representative devices and shapes are the ones the table
+ * describes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "opencl_rows_plan.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                 \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            failures++;                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
+            printf(__VA_ARGS__);                         \
+            printf("\n");                                \
+        }                                                \
+    } while (0)
+
+static char present; /* a view's mem: only whether it is NULL matters */
+
+static pk_device_info device(const char *vendor, int is_cpu, int compute_units)
+{
+    pk_device_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.vendor, sizeof info.vendor, "%s", vendor);
+    info.is_cpu = is_cpu;
+    info.compute_units = compute_units;
+    return info;
+}
+
+static void contig(pk_view *v, pk_dtype dt, const int64_t lead[3], int64_t cols)
+{
+    v->mem = &present;
+    v->dtype = dt;
+    v->offset = 0;
+    v->stride[3] = 1;
+    v->stride[2] = cols;
+    v->stride[1] = cols * lead[2];
+    v->stride[0] = cols * lead[2] * lead[1];
+}
+
+/* rows x cols, x and out contiguous, weight [cols] */
+static pk_rows_problem problem(pk_dtype dt, int64_t rows, int64_t cols)
+{
+    pk_rows_problem p;
+    memset(&p, 0, sizeof p);
+    p.lead[0] = p.lead[1] = 1;
+    p.lead[2] = rows;
+    p.cols = cols;
+    contig(&p.x, dt, p.lead, cols);
+    contig(&p.out, dt, p.lead, cols);
+    static const int64_t one[3] = {1, 1, 1};
+    contig(&p.weight, dt, one, cols);
+    return p;
+}
+
+static void test_table(void)
+{
+    for (int c = 0; c < PK_CL_ROWS_CLASS_COUNT; c++) {
+        const pk_cl_rows_params *t = pk_cl_rows_table((pk_cl_rows_class)c);
+        CHECK(t != NULL, "class %d has no entry", c);
+        if (!t) continue;
+        CHECK(t->vec_bytes >= 4 && (t->vec_bytes & (t->vec_bytes - 1)) == 0, "class %d: vec_bytes %d", c,
+              t->vec_bytes);
+        CHECK(t->max_tpr >= 1 && (t->max_tpr & (t->max_tpr - 1)) == 0, "class %d: max_tpr %d", c, t->max_tpr);
+        CHECK(t->min_group >= 1 && (t->min_group & (t->min_group - 1)) == 0, "class %d: min_group", c);
+        CHECK(t->max_chunks >= t->target_chunks && t->max_chunks <= 8, "class %d: chunks %d..%d", c,
+              t->target_chunks, t->max_chunks);
+        CHECK(t->ew_local >= 1 && t->ew_per_item >= 1 && t->groups_per_cu >= 1, "class %d: launch sizes", c);
+        CHECK(t->ew_batch >= 1 && t->ew_per_item % t->ew_batch == 0 && t->ew_batch <= 8, "class %d: batch %d", c,
+              t->ew_batch);
+    }
+    CHECK(pk_cl_rows_table(PK_CL_ROWS_CLASS_COUNT) == NULL, "out-of-range class");
+}
+
+static void test_class(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", 0, 132), cpu = device("GenuineIntel", 1, 2),
+                   amd = device("Advanced Micro Devices, Inc.", 0, 110);
+    CHECK(pk_cl_rows_class_of(&nv) == PK_CL_ROWS_NVIDIA, "NVIDIA");
+    CHECK(pk_cl_rows_class_of(&cpu) == PK_CL_ROWS_CPU, "a CPU that names its vendor");
+    CHECK(pk_cl_rows_class_of(&amd) == PK_CL_ROWS_AMD, "AMD");
+}
+
+static void test_vec(void)
+{
+    pk_rows_problem p = problem(PK_BF16, 16, 4096);
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 8, "bf16 on NVIDIA: 16 bytes, got %d",
+          pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p));
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_CPU, &p) == 16, "CPU: OpenCL's widest vector");
+    p = problem(PK_F32, 16, 4096);
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 4, "f32 on NVIDIA");
+    p = problem(PK_BF16, 16, 4100); /* rows start 4100 elements apart: not aligned */
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "unaligned rows");
+    p = problem(PK_BF16, 1, 4100); /* one row: only its start counts */
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 8, "one row with a tail");
+    p = problem(PK_BF16, 16, 4096);
+    p.out.offset = 4;
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "an operand at an unaligned offset");
+    p = problem(PK_BF16, 16, 4096);
+    p.weight.stride[3] = 2;
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a strided weight");
+    p = problem(PK_BF16, 16, 4096);
+    p.residual = p.x;
+    p.residual.stride[3] = 3;
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a strided residual");
+    p = problem(PK_BF16, 16, 4);
+    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a row shorter than a vector");
+}
+
+static void test_collapse(void)
+{
+    pk_rows_problem p = problem(PK_BF16, 1, 64);
+    /* [2, 3, 5, 64] contiguous: one stride of 64 for 30 rows */
+    p.lead[0] = 2, p.lead[1] = 3, p.lead[2] = 5;
+    contig(&p.x, PK_BF16, p.lead, 64);
+    contig(&p.out, PK_BF16, p.lead, 64);
+    pk_cl_rows_collapse(&p);
+    CHECK(p.lead[0] == 1 && p.lead[1] == 1 && p.lead[2] == 30 && p.x.stride[2] == 64 && p.out.stride[2] == 64,
+          "contiguous: lead {%lld %lld %lld}", (long long)p.lead[0], (long long)p.lead[1], (long long)p.lead[2]);
+    /* dims 1 and 2 swapped in storage: nothing folds into dim 2 */
+    p.lead[0] = 2, p.lead[1] = 3, p.lead[2] = 5;
+    contig(&p.x, PK_BF16, p.lead, 64);
+    p.x.stride[1] = 64, p.x.stride[2] = 3 * 64;
+    contig(&p.out, PK_BF16, p.lead, 64);
+    pk_cl_rows_collapse(&p);
+    CHECK(p.lead[1] * p.lead[2] == 15 && p.lead[2] == 5, "permuted: lead {%lld %lld %lld}", (long long)p.lead[0],
+          (long long)p.lead[1], (long long)p.lead[2]);
+    CHECK(p.lead[0] * p.lead[1] * p.lead[2] == 30, "rows kept");
+    /* a leading dim of 1 between: the outer stride carries over */
+    p = problem(PK_BF16, 1, 64);
+    p.lead[0] = 4, p.lead[1] = 1, p.lead[2] = 1;
+    p.x.stride[0] = 1000, p.out.stride[0] = 64;
+    pk_cl_rows_collapse(&p);
+    CHECK(p.lead[2] == 4 && p.x.stride[2] == 1000 && p.out.stride[2] == 64, "size-1 dims: x stride %lld",
+          (long long)p.x.stride[2]);
+}
+
+static void test_picks(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", 0, 132), cpu = device("GenuineIntel", 1, 2);
+    pk_cl_rows_plan plan;
+    char name[96];
+
+    /* add+RMSNorm [16384, 4096] bf16 on the H200: a row per 256 work-items,
+     * 2 vectors (16 values) each, held in registers */
+    pk_rows_problem p = problem(PK_BF16, 16384, 4096);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    CHECK(plan.vec == 8 && plan.tpr == 256 && plan.chunks == 2 && plan.rpg == 1 && plan.local == 256,
+          "rmsnorm 4096 on NVIDIA: vec %d tpr %d chunks %d rpg %d", plan.vec, plan.tpr, plan.chunks, plan.rpg);
+    CHECK(plan.groups == 132 * 64, "groups capped per compute unit: %zu", plan.groups);
+    pk_cl_rows_plan_variant(&plan, "rmsnorm", name, sizeof name);
+    CHECK(!strcmp(name, "rmsnorm_vec8_c2_red"), "variant %s", name);
+
+    /* a device (or kernel) that allows only 256 work-items: 4 vectors each */
+    p = problem(PK_BF16, 16384, 8192);
+    pk_cl_rows_plan_pick(&nv, 256, &p, 1, &plan);
+    CHECK(plan.tpr == 256 && plan.chunks == 4, "8192 under 256: tpr %d chunks %d", plan.tpr, plan.chunks);
+    p = problem(PK_BF16, 4, 65536);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    CHECK(plan.tpr == 1024 && plan.chunks == 0, "65536 columns stream: tpr %d chunks %d", plan.tpr, plan.chunks);
+
+    /* short rows share a work-group; a row of one vector needs no reduction */
+    p = problem(PK_BF16, 1000, 128);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    CHECK(plan.tpr == 8 && plan.rpg == 16 && plan.local == 128 && plan.groups == 63,
+          "128 columns: tpr %d rpg %d groups %zu", plan.tpr, plan.rpg, plan.groups);
+    p = problem(PK_BF16, 1000, 8);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    pk_cl_rows_plan_variant(&plan, "softmax", name, sizeof name);
+    CHECK(plan.tpr == 1 && !strcmp(name, "softmax_vec8_c1_solo"), "8 columns: %s", name);
+
+    /* SwiGLU [16384, 14336]: blocks of 256 x 4 vectors */
+    p = problem(PK_BF16, 16384, 14336);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 0, &plan);
+    CHECK(plan.vec == 8 && plan.local == 256 && plan.per_item == 4 && plan.batch == 4 && plan.groups == 132 * 64,
+          "swiglu on NVIDIA: vec %d local %zu per_item %d groups %zu", plan.vec, plan.local, plan.per_item,
+          plan.groups);
+    pk_cl_rows_plan_variant(&plan, "glu", name, sizeof name);
+    CHECK(!strcmp(name, "glu_vec8_u4"), "variant %s", name);
+    p = problem(PK_BF16, 2, 8);
+    pk_cl_rows_plan_pick(&nv, 1024, &p, 0, &plan);
+    CHECK(plan.groups == 1, "a small problem takes one group: %zu", plan.groups);
+
+    /* PoCL: a work-item streams a whole row; elementwise blocks of 1024 vectors */
+    p = problem(PK_BF16, 16384, 4096);
+    pk_cl_rows_plan_pick(&cpu, 4096, &p, 1, &plan);
+    CHECK(plan.vec == 16 && plan.tpr == 1 && plan.chunks == 0 && plan.local == 1 && plan.groups == 128,
+          "rmsnorm on a CPU: vec %d tpr %d chunks %d local %zu groups %zu", plan.vec, plan.tpr, plan.chunks,
+          plan.local, plan.groups);
+    pk_cl_rows_plan_variant(&plan, "rmsnorm", name, sizeof name);
+    CHECK(!strcmp(name, "rmsnorm_vec16_stream_solo"), "variant %s", name);
+    p = problem(PK_F32, 16384, 14336);
+    pk_cl_rows_plan_pick(&cpu, 4096, &p, 0, &plan);
+    CHECK(plan.vec == 16 && plan.local == 1 && plan.per_item == 1024 && plan.batch == 1,
+          "glu on a CPU: vec %d local %zu per_item %d batch %d", plan.vec, plan.local, plan.per_item, plan.batch);
+}
+
+typedef struct names {
+    char v[64][96];
+    int n;
+} names;
+
+static void add_name(void *ctx, const char *name)
+{
+    names *s = ctx;
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], name)) return;
+    if (s->n < 64) snprintf(s->v[s->n++], sizeof s->v[0], "%s", name);
+}
+
+static int has(const names *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], name)) return 1;
+    return 0;
+}
+
+/* The variant lists name what the picks give, and nothing they cannot. */
+static void test_variants(void)
+{
+    pk_device_info cpu = device("GenuineIntel", 1, 2), nv = device("NVIDIA Corporation", 0, 132);
+    names s = {.n = 0};
+    pk_cl_rows_plan_variants(&cpu, 4096, "glu", 0, add_name, &s);
+    CHECK(s.n == 2 && has(&s, "glu_vec16") && has(&s, "glu_str"), "glu on a CPU: %d names", s.n);
+    s.n = 0;
+    pk_cl_rows_plan_variants(&cpu, 4096, "rmsnorm", 1, add_name, &s);
+    CHECK(s.n == 2 && has(&s, "rmsnorm_vec16_stream_solo") && has(&s, "rmsnorm_str_stream_solo"),
+          "rmsnorm on a CPU: %d names", s.n);
+    s.n = 0;
+    pk_cl_rows_plan_variants(&nv, 1024, "rmsnorm", 1, add_name, &s);
+    static const char *const expect[] = {"rmsnorm_vec8_c1_solo", "rmsnorm_vec8_c2_solo", "rmsnorm_vec8_c2_red",
+                                         "rmsnorm_vec8_c4_red",  "rmsnorm_vec8_stream_red", "rmsnorm_vec4_c4_red",
+                                         "rmsnorm_str_c4_red",   "rmsnorm_str_stream_red"};
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++)
+        CHECK(has(&s, expect[i]), "NVIDIA lacks %s", expect[i]);
+    CHECK(!has(&s, "rmsnorm_vec8_c1_red") && !has(&s, "rmsnorm_vec8_c4_solo"),
+          "NVIDIA names a variant no row length gives");
+    CHECK(s.n == 15, "NVIDIA rmsnorm: %d names (5 a path)", s.n);
+}
+
+int main(void)
+{
+    test_table();
+    test_class();
+    test_vec();
+    test_collapse();
+    test_picks();
+    test_variants();
+    if (failures) printf("%d failure(s)\n", failures);
+    else printf("OK\n");
+    return failures ? 1 : 0;
+}
