@@ -192,6 +192,30 @@ void cf_cases_gemm(cf_case_list *l)
             add(l, &g);
         }
 
+        /* Decode with K split (OpenCL's skinny kernel splits K when few
+         * column groups exist; 2600 and 3000 are no multiple of any
+         * split's round of vectors), one row bucket each (M = 1, 2, 3..4,
+         * 5..8, 9..16), with every epilogue and a batch. K = 2603 and 203,
+         * padded to aligned rows of 2608 and 208: a partial last vector. */
+        static const struct { int64_t batch, m, k; int layout, bias, res, alias; pk_activation act; } dk[] = {
+            {3, 1, 3000, LAY_CONTIG, 0, 1, 0, PK_ACT_NONE}, {0, 2, 2600, LAY_CONTIG, 0, 0, 0, PK_ACT_NONE},
+            {0, 3, 2600, LAY_CONTIG, 1, 1, 1, PK_ACT_GELU}, {0, 6, 2603, LAY_PAD, 1, 0, 0, PK_ACT_SILU},
+            {2, 16, 2600, LAY_CONTIG, 0, 1, 1, PK_ACT_GELU_TANH}, {0, 5, 203, LAY_PAD, 1, 1, 0, PK_ACT_RELU},
+        };
+        for (int i = 0; i < (int)(sizeof dk / sizeof dk[0]); i++) {
+            g = G(dt, dk[i].m, 37, dk[i].k, 0, 1);
+            g.batch = dk[i].batch;
+            g.layout = dk[i].layout;
+            g.bias = dk[i].bias;
+            g.res = dk[i].res;
+            g.act = dk[i].act;
+            if (dk[i].alias) {
+                g.beta = 0.5f;
+                g.c_mode = C_ALIAS;
+            }
+            add(l, &g);
+        }
+
         /* Long K with small M, N. */
         g = G(dt, 4, 5, 4096, 0, 1);
         add(l, &g);

@@ -1,5 +1,5 @@
 /* Coverage of the GEMM plans (CUDA, HIP, OpenCL; the decode kernels
- * included): every kernel variant a plan can pick on each device it knows
+ * and skinny kernels included): every kernel variant a plan can pick on each device it knows
  * is reached by a conformance case that runs there (cover.h). -v lists
  * every variant with a case that reaches it. */
 #include <stdio.h>
@@ -63,9 +63,7 @@ int main(int argc, char **argv)
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, dev->info.is_cpu)) continue;
             pk_cl_gemm_plan plan;
             char name[96];
-            if (pk_cl_gemm_plan_pick(&dev->info, dev->max_work_group, c->p.gemm.batch, c->p.gemm.m, c->p.gemm.n,
-                                     &plan) != 0)
-                continue;
+            if (pk_cl_gemm_plan_problem(&dev->info, dev->max_work_group, &c->p.gemm, &plan) != 0) continue;
             pk_cl_gemm_plan_variant(&plan, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }

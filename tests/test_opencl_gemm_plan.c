@@ -1,6 +1,8 @@
 /* Unit test of the OpenCL GEMM plan: every table entry can be built and
- * launched within the limits the kernel assumes, and the picks for
- * representative devices and shapes are the table's. */
+ * launched within the limits the kernel assumes, the picks for
+ * representative devices and shapes are the table's, and the skinny
+ * kernel takes exactly the aligned linear-layout decode problems, splitting
+ * k only where the column groups leave compute units idle. */
 #include <stdio.h>
 #include <string.h>
 
@@ -139,6 +141,122 @@ static void test_fallback(void)
     CHECK(pk_cl_gemm_plan_pick(&none, 1024, 1, 64, 64, &plan) == -1, "no tile fits 512 bytes");
 }
 
+/* x[m, k] @ W[n, k]^T in dtype dt, contiguous, as the router hands it over */
+static pk_gemm_problem linear(pk_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k)
+{
+    pk_gemm_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = batch, p.m = m, p.n = n, p.k = k;
+    p.a.dtype = p.b.dtype = p.d.dtype = dt;
+    p.a.stride[0] = m * k, p.a.stride[1] = k, p.a.stride[2] = 1;
+    p.b.stride[0] = n * k, p.b.stride[1] = 1, p.b.stride[2] = k;
+    p.d.stride[0] = m * n, p.d.stride[1] = n, p.d.stride[2] = 1;
+    return p;
+}
+
+static void test_skinny_table(void)
+{
+    for (int c = 0; c < PK_CL_GEMM_CLASS_COUNT; c++) {
+        const pk_cl_skinny_params *t = pk_cl_skinny_table((pk_cl_gemm_class)c);
+        CHECK(t != NULL, "class %d has no skinny entry", c);
+        if (!t) continue;
+        CHECK(t->kl > 0 && t->wg % t->kl == 0 && t->wg <= 256, "class %d: %d items in teams of %d", c, t->wg, t->kl);
+        CHECK(t->loads >= 1 && t->max_splits >= 2 && t->min_split_k >= 1 && t->fill >= 1,
+              "class %d: loads, splits or fill out of range", c);
+        for (int b = 0; b < 5; b++) {
+            pk_cl_skinny_plan sk = {.mr = 1 << b, .wg = t->wg, .kl = t->kl, .cpi = t->cpi[b], .rc = 4};
+            CHECK(t->cpi[b] >= 1, "class %d bucket %d: no columns", c, b);
+            CHECK(pk_cl_skinny_local_bytes(&sk) <= 16 * 1024, "class %d bucket %d: %zu bytes of local memory", c, b,
+                  pk_cl_skinny_local_bytes(&sk));
+        }
+    }
+    CHECK(pk_cl_skinny_table(PK_CL_GEMM_CLASS_COUNT) == NULL, "out-of-range class");
+}
+
+static void skinny_expect(const pk_device_info *info, const pk_gemm_problem *p, int mr, int vw, int splits)
+{
+    pk_cl_gemm_plan plan;
+    int r = pk_cl_gemm_plan_problem(info, 1024, p, &plan);
+    CHECK(r == 0 && plan.skinny, "%s m %lld n %lld k %lld: not skinny", info->name, (long long)p->m,
+          (long long)p->n, (long long)p->k);
+    if (r || !plan.skinny) return;
+    const pk_cl_skinny_plan *sk = &plan.sk;
+    CHECK(sk->mr == mr && sk->vw == vw && sk->splits == splits,
+          "%s m %lld n %lld k %lld: mr %d vw %d splits %d, expected %d %d %d", info->name, (long long)p->m,
+          (long long)p->n, (long long)p->k, sk->mr, sk->vw, sk->splits, mr, vw, splits);
+    /* the splits cover k once, each a whole number of the team's rounds */
+    CHECK(sk->ks * (sk->splits - 1) < p->k || (p->k == 0 && sk->splits == 1), "an empty split");
+    CHECK(sk->ks * sk->splits >= p->k, "the splits do not cover k");
+    CHECK(sk->splits == 1 || sk->ks % ((int64_t)sk->vw * sk->kl) == 0, "a split starts inside a round");
+    int64_t nc = (int64_t)(sk->wg / sk->kl) * sk->cpi;
+    CHECK(sk->groups == (p->n + nc - 1) / nc, "column groups");
+    CHECK(sk->rc >= 1 && sk->mr % sk->rc == 0, "rows reduced at a time do not divide mr");
+}
+
+static void test_skinny_picks(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
+    pk_device_info pocl = device("GenuineIntel", "pthread-skylake-avx512", 1, 4u << 20, 2);
+    pk_gemm_problem p;
+    /* Llama decode shapes: enough columns to fill the H200 without a split */
+    p = linear(PK_BF16, 1, 1, 4096, 4096);
+    skinny_expect(&nv, &p, 1, 8, 1);
+    p = linear(PK_BF16, 1, 1, 14336, 4096);
+    skinny_expect(&nv, &p, 1, 8, 1);
+    p = linear(PK_BF16, 1, 16, 14336, 4096);
+    skinny_expect(&nv, &p, 16, 8, 1);
+    p = linear(PK_F32, 1, 3, 8192, 4096);
+    skinny_expect(&nv, &p, 4, 4, 1);
+    /* 512 groups of 8 columns: fewer than 4 per unit, split in 2 */
+    p = linear(PK_F32, 1, 3, 4096, 4096);
+    skinny_expect(&nv, &p, 4, 4, 2);
+    /* few columns: 10 groups on 132 units want 53 splits, k allows 8 of 1024 */
+    p = linear(PK_F16, 1, 1, 40, 8192);
+    skinny_expect(&nv, &p, 1, 8, 8);
+    p = linear(PK_BF16, 1, 9, 37, 2600);
+    skinny_expect(&nv, &p, 16, 8, 2);
+    /* k too short to split */
+    p = linear(PK_BF16, 1, 1, 40, 1000);
+    skinny_expect(&nv, &p, 1, 8, 1);
+    /* PoCL: 4096 columns fill 2 cores; 37 do not */
+    p = linear(PK_BF16, 1, 1, 4096, 4096);
+    skinny_expect(&pocl, &p, 1, 8, 1);
+    p = linear(PK_BF16, 1, 5, 37, 2600);
+    skinny_expect(&pocl, &p, 8, 8, 3); /* 3 groups of 16 columns want 3 splits */
+    /* a batch fills the device as columns do */
+    p = linear(PK_BF16, 64, 1, 37, 2600);
+    skinny_expect(&pocl, &p, 1, 8, 1);
+
+    /* not the linear layout, misaligned rows, too many rows: the tiled kernel */
+    pk_cl_gemm_plan plan;
+    const struct { const char *why; int field; } cases[] = {
+        {"17 rows", 0}, {"b n-contiguous", 1}, {"a m-contiguous", 2}, {"odd k", 3}, {"b offset 4 bf16", 4},
+        {"a row stride 12 bf16", 5}, {"no columns", 6},
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        p = linear(PK_BF16, 1, 4, 4096, 4096);
+        switch (cases[i].field) {
+        case 0: p = linear(PK_BF16, 1, 17, 4096, 4096); break;
+        case 1: p.b.stride[1] = 4096, p.b.stride[2] = 1; break;
+        case 2: p.a.stride[1] = 1, p.a.stride[2] = 4; break;
+        case 3: p = linear(PK_BF16, 1, 4, 4096, 4097); break;
+        case 4: p.b.offset = 4; break;
+        case 5: p.a.stride[1] = 12; break;
+        case 6: p.n = 0; break;
+        }
+        CHECK(pk_cl_gemm_plan_problem(&nv, 1024, &p, &plan) == 0 && !plan.skinny, "%s: skinny", cases[i].why);
+    }
+    /* f32 rows need 4-element alignment only; one row ignores its row stride */
+    p = linear(PK_F32, 1, 4, 8192, 4100);
+    skinny_expect(&nv, &p, 4, 4, 1);
+    p = linear(PK_BF16, 1, 1, 4096, 4096);
+    p.a.stride[1] = 3;
+    skinny_expect(&nv, &p, 1, 8, 1);
+    /* a device whose work-groups are too small for the team */
+    p = linear(PK_BF16, 1, 1, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&nv, 64, &p, &plan) == 0 && !plan.skinny, "128-item group on a 64-item device");
+}
+
 int main(void)
 {
     test_table_valid();
@@ -146,6 +264,8 @@ int main(void)
     test_classes();
     test_picks();
     test_fallback();
+    test_skinny_table();
+    test_skinny_picks();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

@@ -1,4 +1,5 @@
 /* OpenCL GEMM host side: plan, build options, arguments, launch of
+ * kernels_cl/gemm_skinny.cl (decode in the linear layout) or
  * kernels_cl/gemm_tiled.cl. */
 #include <stdint.h>
 
@@ -28,6 +29,64 @@ static gemm_layout layout_of(int64_t k_stride, int64_t other_stride)
 
 static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
+/* The epilogue's arguments, in the order both kernel files take them. */
+#define GEMM_EPILOGUE_ARGS(p)                                                                              \
+    cl_mem c = (p)->c.mem, dd = (p)->d.mem, bias = (p)->bias.mem, res = (p)->residual.mem;                 \
+    cl_long c_off = (p)->c.offset, c_sb = (p)->c.stride[0], c_sm = (p)->c.stride[1], c_sn = (p)->c.stride[2]; \
+    cl_long d_off = (p)->d.offset, d_sb = (p)->d.stride[0], d_sm = (p)->d.stride[1], d_sn = (p)->d.stride[2]; \
+    cl_long bias_off = (p)->bias.offset, bias_sn = (p)->bias.stride[0];                                   \
+    cl_long r_off = (p)->residual.offset, r_sb = (p)->residual.stride[0], r_sm = (p)->residual.stride[1],   \
+            r_sn = (p)->residual.stride[2];                                                                \
+    cl_float alpha = (p)->alpha, beta = (p)->beta
+#define GEMM_EPILOGUE_LIST                                                                                 \
+    PK_CL_ARG(c), PK_CL_ARG(c_off), PK_CL_ARG(c_sb), PK_CL_ARG(c_sm), PK_CL_ARG(c_sn), PK_CL_ARG(dd),      \
+        PK_CL_ARG(d_off), PK_CL_ARG(d_sb), PK_CL_ARG(d_sm), PK_CL_ARG(d_sn), PK_CL_ARG(bias),              \
+        PK_CL_ARG(bias_off), PK_CL_ARG(bias_sn), PK_CL_ARG(res), PK_CL_ARG(r_off), PK_CL_ARG(r_sb),        \
+        PK_CL_ARG(r_sm), PK_CL_ARG(r_sn), PK_CL_ARG(alpha), PK_CL_ARG(beta)
+
+static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_skinny_plan *sk, pk_msg *msg)
+{
+    char options[512];
+    pk_cl_options(options, sizeof options,
+                  "-DMR=%d -DVW=%d -DWG=%d -DKL=%d -DCPI=%d -DRC=%d -DU=%d -DACCV=%d -DDT_A=%d -DDT_D=%d -DACT=%d "
+                  "-DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
+                  sk->mr, sk->vw, sk->wg, sk->kl, sk->cpi, sk->rc, sk->unroll, sk->vector_acc ? sk->vw : 1,
+                  (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
+                  p->residual.mem != NULL);
+    cl_kernel kernel, merge = NULL;
+    pk_status s = pk_cl_kernel(d, "gemm_skinny.cl", options, "gemm_skinny", &kernel, msg);
+    if (s == PK_SUCCESS && sk->splits > 1) s = pk_cl_kernel(d, "gemm_skinny.cl", options, "gemm_skinny_merge", &merge, msg);
+    if (s != PK_SUCCESS) return s;
+    cl_mem part = NULL;
+    if (sk->splits > 1) {
+        s = pk_cl_scratch(d, sizeof(float) * (size_t)sk->splits * (size_t)(p->batch * p->m * p->n), &part, msg);
+        if (s != PK_SUCCESS) return s;
+    }
+
+    cl_long batch = p->batch, m = p->m, n = p->n, k = p->k, ks = sk->ks, splits = sk->splits;
+    cl_mem a = p->a.mem, b = p->b.mem;
+    cl_long a_off = p->a.offset, a_sb = p->a.stride[0], a_sm = p->a.stride[1];
+    cl_long b_off = p->b.offset, b_sb = p->b.stride[0], b_sn = p->b.stride[2];
+    GEMM_EPILOGUE_ARGS(p);
+    const pk_cl_arg args[] = {
+        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),    PK_CL_ARG(ks),
+        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),
+        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sn),
+        PK_CL_ARG(part),  GEMM_EPILOGUE_LIST,
+    };
+    size_t groups = (size_t)min64(sk->groups, PK_CL_GEMM_MAX_GROUPS_X);
+    size_t global[3] = {groups * (size_t)sk->wg, (size_t)sk->splits, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+    size_t local[3] = {(size_t)sk->wg, 1, 1};
+    s = pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+    if (s != PK_SUCCESS || sk->splits == 1) return s;
+
+    const pk_cl_arg margs[] = {PK_CL_ARG(batch), PK_CL_ARG(m), PK_CL_ARG(n), PK_CL_ARG(splits), PK_CL_ARG(part),
+                               GEMM_EPILOGUE_LIST};
+    size_t mglobal[3] = {(size_t)p->n, (size_t)p->m, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+    size_t mlocal[3] = {64, 1, 1};
+    return pk_cl_run(d, merge, margs, (int)(sizeof margs / sizeof margs[0]), 3, mglobal, mlocal, msg);
+}
+
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
     pk_cl_device *d = dev;
@@ -35,10 +94,11 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     cl_int err = clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (err != CL_SUCCESS) return pk_cl_check(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", msg);
     pk_cl_gemm_plan plan;
-    if (pk_cl_gemm_plan_pick(&d->info, max_wg, p->batch, p->m, p->n, &plan) != 0)
+    if (pk_cl_gemm_plan_problem(&d->info, max_wg, p, &plan) != 0)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED,
                        "OpenCL gemm: no tile fits the device (%llu bytes of local memory, work-groups of %zu)",
                        (unsigned long long)d->info.local_mem_bytes, max_wg);
+    if (plan.skinny) return gemm_skinny(d, p, &plan.sk, msg);
     const pk_cl_gemm_tile *t = &plan.tile;
 
     int64_t n_tiles = (p->n + t->tn - 1) / t->tn;
@@ -62,25 +122,15 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     if (s != PK_SUCCESS) return s;
 
     cl_long batch = p->batch, m = p->m, n = p->n, k = p->k;
-    cl_mem a = p->a.mem, b = p->b.mem, c = p->c.mem, dd = p->d.mem, bias = p->bias.mem,
-           res = p->residual.mem;
+    cl_mem a = p->a.mem, b = p->b.mem;
     cl_long a_off = p->a.offset, a_sb = p->a.stride[0], a_sm = p->a.stride[1], a_sk = p->a.stride[2];
     cl_long b_off = p->b.offset, b_sb = p->b.stride[0], b_sk = p->b.stride[1], b_sn = p->b.stride[2];
-    cl_long c_off = p->c.offset, c_sb = p->c.stride[0], c_sm = p->c.stride[1], c_sn = p->c.stride[2];
-    cl_long d_off = p->d.offset, d_sb = p->d.stride[0], d_sm = p->d.stride[1], d_sn = p->d.stride[2];
-    cl_long bias_off = p->bias.offset, bias_sn = p->bias.stride[0];
-    cl_long r_off = p->residual.offset, r_sb = p->residual.stride[0], r_sm = p->residual.stride[1],
-            r_sn = p->residual.stride[2];
-    cl_float alpha = p->alpha, beta = p->beta;
+    GEMM_EPILOGUE_ARGS(p);
     const pk_cl_arg args[] = {
         PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),
         PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),    PK_CL_ARG(a_sk),
         PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sk),    PK_CL_ARG(b_sn),
-        PK_CL_ARG(c),     PK_CL_ARG(c_off), PK_CL_ARG(c_sb), PK_CL_ARG(c_sm),    PK_CL_ARG(c_sn),
-        PK_CL_ARG(dd),    PK_CL_ARG(d_off), PK_CL_ARG(d_sb), PK_CL_ARG(d_sm),    PK_CL_ARG(d_sn),
-        PK_CL_ARG(bias),  PK_CL_ARG(bias_off), PK_CL_ARG(bias_sn),
-        PK_CL_ARG(res),   PK_CL_ARG(r_off), PK_CL_ARG(r_sb), PK_CL_ARG(r_sm),    PK_CL_ARG(r_sn),
-        PK_CL_ARG(alpha), PK_CL_ARG(beta),
+        GEMM_EPILOGUE_LIST,
     };
     size_t global[3] = {(size_t)n_tiles * plan.local[0], (size_t)m_groups * plan.local[1], (size_t)z_groups};
     size_t local[3] = {plan.local[0], plan.local[1], 1};

@@ -16,7 +16,8 @@
  *    wasted arithmetic of the empty rows.
  *  - GPU decode (M <= 16): a 16-row tile so that M = 1 wastes 16x, not
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
- *    32 adjacent elements of a weight row in the linear layout (x @ W^T). */
+ *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
+ *    That layout, with aligned rows, goes to the skinny kernel instead. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,34 @@ static const pk_cl_gemm_tile table[PK_CL_GEMM_CLASS_COUNT][PK_CL_GEMM_SHAPE_COUN
     [PK_CL_GEMM_INTEL]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
     [PK_CL_GEMM_CPU]    = {{128, 64, 32, 8, 8},  {64, 64, 32, 8, 8}, {8, 64, 32, 1, 8}},
     [PK_CL_GEMM_OTHER]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
+};
+
+/* The skinny kernel streams b once; per class:
+ *  - NVIDIA: a warp (kl = 32) per column reads 512 contiguous bytes of a
+ *    weight row per load; four teams of a warp make a 128-item group, and
+ *    4 loads in flight per item keep ~60 KiB in flight per multiprocessor
+ *    at half occupancy, more than HBM's latency needs. More rows share each
+ *    weight vector among more columns per team (cpi), up to 4 x 16
+ *    accumulators. No split while 4 groups per multiprocessor exist: at
+ *    M = 1, N = 4096 that is 1024 groups, and a second launch would cost
+ *    more than the last wave.
+ *  - AMD: the same with a 64-wide wavefront per column.
+ *  - Intel and others: 16 items per column, fewer loads in flight (fewer
+ *    registers per item).
+ *  - CPUs (PoCL): each item streams whole rows of its own columns (kl = 1)
+ *    past the prefetchers and accumulates in VW-lane vectors, one SIMD
+ *    multiply-add per load; a has few rows and stays in L1. 4 columns per
+ *    item share each load of a; 2 from 8 rows on, where 16 rows x 4
+ *    columns of vector accumulators would spill (measured 2x slower).
+ *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
+ *    copy rate). */
+static const pk_cl_skinny_params skinny_table[PK_CL_GEMM_CLASS_COUNT] = {
+    /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k */
+    [PK_CL_GEMM_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
+    [PK_CL_GEMM_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
+    [PK_CL_GEMM_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512},
+    [PK_CL_GEMM_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512},
+    [PK_CL_GEMM_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512},
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
@@ -116,8 +145,97 @@ int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int6
     return 0;
 }
 
+const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_gemm_class cls)
+{
+    return (unsigned)cls < PK_CL_GEMM_CLASS_COUNT ? &skinny_table[cls] : NULL;
+}
+
+size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk)
+{
+    return sizeof(float) * (size_t)(sk->wg / sk->kl) * (size_t)sk->cpi * (size_t)sk->rc * (size_t)(sk->kl + 1);
+}
+
+static int bucket_of(int64_t m)
+{
+    int b = 0;
+    while ((1 << b) < m) b++;
+    return b;
+}
+
+/* The skinny plan for mr rows and `splits` pieces of k, without the
+ * problem: what pk_cl_gemm_plan_problem and the variant list share. */
+static int skinny_fill(const pk_device_info *info, size_t max_work_group, int vw, int b, pk_cl_skinny_plan *sk)
+{
+    const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+    sk->mr = 1 << b;
+    sk->vw = vw;
+    sk->wg = t->wg;
+    sk->kl = t->kl;
+    sk->cpi = t->cpi[b];
+    /* sums of 4 rows at a time: local memory for all 16 would cost NVIDIA
+     * occupancy */
+    sk->rc = sk->mr < 4 ? sk->mr : 4;
+    sk->unroll = t->loads / sk->cpi > 1 ? t->loads / sk->cpi : 1;
+    sk->vector_acc = t->vector_acc;
+    sk->splits = 1;
+    size_t bytes = pk_cl_skinny_local_bytes(sk);
+    return t->wg % t->kl == 0 && (size_t)t->wg <= max_work_group && bytes <= PK_CL_GEMM_MAX_LOCAL_BYTES &&
+           bytes <= info->local_mem_bytes;
+}
+
+/* Rows start on 16-byte boundaries when every offset and stride that
+ * reaches a row is a multiple of vw (buffers themselves are aligned). */
+static int skinny_takes(const pk_gemm_problem *p, int vw)
+{
+    const pk_view *a = &p->a, *b = &p->b;
+    if (p->m < 1 || p->m > PK_CL_SKINNY_MAX_M || p->n < 1) return 0;
+    if (a->stride[2] != 1 || b->stride[1] != 1 || a->dtype != b->dtype) return 0;
+    return a->offset % vw == 0 && b->offset % vw == 0 && (p->batch == 1 || (a->stride[0] % vw == 0 && b->stride[0] % vw == 0)) &&
+           (p->m == 1 || a->stride[1] % vw == 0) && (p->n == 1 || b->stride[2] % vw == 0);
+}
+
+int pk_cl_gemm_plan_problem(const pk_device_info *info, size_t max_work_group, const pk_gemm_problem *p,
+                            pk_cl_gemm_plan *out)
+{
+    const int vw = p->a.dtype == PK_F32 ? 4 : 8; /* 16 bytes */
+    if (skinny_takes(p, vw)) {
+        pk_cl_skinny_plan sk;
+        if (skinny_fill(info, max_work_group, vw, bucket_of(p->m), &sk)) {
+            const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+            int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi;
+            sk.groups = (p->n + nc - 1) / nc;
+            int64_t total = p->batch * sk.groups, units = info->compute_units > 0 ? info->compute_units : 1;
+            int64_t want = (t->fill * units + total - 1) / total, cap = p->k / t->min_split_k;
+            if (want > t->max_splits) want = t->max_splits;
+            if (want > cap) want = cap;
+            sk.ks = p->k;
+            if (want > 1) {
+                /* whole rounds of the team's vectors per split, and no empty split */
+                int64_t step = (int64_t)vw * sk.kl;
+                sk.ks = ((p->k + want - 1) / want + step - 1) / step * step;
+                sk.splits = (int)((p->k + sk.ks - 1) / sk.ks);
+            }
+            memset(out, 0, sizeof *out);
+            out->skinny = 1;
+            out->sk = sk;
+            out->cls = pk_cl_gemm_class_of(info);
+            return 0;
+        }
+    }
+    return pk_cl_gemm_plan_pick(info, max_work_group, p->batch, p->m, p->n, out);
+}
+
+static void skinny_variant(const pk_cl_skinny_plan *sk, char *name, size_t n)
+{
+    snprintf(name, n, "skinny_m%d_%dx%dx%d%s", sk->mr, sk->wg, sk->kl, sk->cpi, sk->splits > 1 ? "_split" : "");
+}
+
 void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
 {
+    if (plan->skinny) {
+        skinny_variant(&plan->sk, name, n);
+        return;
+    }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
     const pk_cl_gemm_tile *t = &plan->tile;
     snprintf(name, n, "%s_%dx%dx%d_%dx%d%s", (unsigned)plan->shape < PK_CL_GEMM_SHAPE_COUNT ? shapes[plan->shape] : "?",
@@ -140,5 +258,17 @@ void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
         char name[96];
         pk_cl_gemm_plan_variant(&plan, name, sizeof name);
         fn(ctx, name);
+    }
+    /* the skinny kernel's names do not depend on the dtype's vw */
+    const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+    for (int b = 0; (1 << b) <= PK_CL_SKINNY_MAX_M; b++) {
+        pk_cl_skinny_plan sk;
+        if (!skinny_fill(info, max_work_group, 8, b, &sk)) continue;
+        for (int split = 0; split < 2 && split < t->max_splits; split++) {
+            char name[96];
+            sk.splits = split ? 2 : 1;
+            skinny_variant(&sk, name, sizeof name);
+            fn(ctx, name);
+        }
     }
 }
