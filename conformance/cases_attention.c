@@ -234,6 +234,29 @@ void cf_cases_attention(cf_case_list *l)
         add(l, &a);
         a = A(dt, 2, 3, 3000, 4, 1, 96, 0);
         add(l, &a);
+        /* Decode with per-batch lengths (one empty: zeros, lse -inf),
+         * sliding windows on either side, a causal sq 4 whose first rows
+         * see no key in the short batch, GQA 8 at D 256 over many chunks. */
+        static const int32_t lkvd[3] = {1500, 0, 777}, lqd[2] = {2, 4}, lkvd2[2] = {1100, 3};
+        a = A(dt, 3, 1, 1500, 8, 2, 128, 0);
+        a.lkv = lkvd;
+        a.lse = 1;
+        add(l, &a);
+        a = A(dt, 2, 1, 2000, 16, 2, 64, 1);
+        a.wl = 300;
+        a.lse = 1;
+        add(l, &a);
+        a = A(dt, 1, 2, 1800, 4, 1, 80, 0);
+        a.wl = 100;
+        a.wr = 50;
+        add(l, &a);
+        a = A(dt, 2, 4, 1200, 4, 4, 128, 1);
+        a.lq = lqd;
+        a.lkv = lkvd2;
+        a.lse = 1;
+        add(l, &a);
+        a = A(dt, 1, 1, 5000, 8, 1, 256, 0);
+        add(l, &a);
 
         /* Odd S. */
         a = A(dt, 1, 1, 1, 1, 1, 64, 1);
@@ -288,6 +311,14 @@ void cf_cases_attention(cf_case_list *l)
             a.layout = AL_DSTRIDED;
             add(l, &a);
             a = A(dts[t], 1, 1, 600 + 11 * i, 32, 1, hd[i], t == 2);
+            a.layout = AL_DSTRIDED;
+            add(l, &a);
+        }
+        /* the OpenCL decode kernel's element-by-element loads at 1, 2 and
+         * 4 rows per kv head (32 rows above), every dtype */
+        static const int64_t rq[3][3] = {{1, 2, 2}, {1, 2, 1}, {2, 4, 2}};
+        for (int r = 0; r < 3; r++) {
+            a = A(dts[(i + r) % 3], 1, rq[r][0], 530 + 7 * i, rq[r][1], rq[r][2], hd[i], r == 1);
             a.layout = AL_DSTRIDED;
             add(l, &a);
         }

@@ -1,4 +1,4 @@
-/* Fused attention (FlashAttention-style), and its split-KV variant.
+/* Fused attention (FlashAttention-style).
  *
  * A work-group owns BM query rows; TPR work-items share each row. It keeps
  * the rows' Q (pre-multiplied by scale * log2 e, so that exp2 serves as
@@ -17,15 +17,14 @@
  * exists because masked keys must not touch the output even when their V
  * holds NaN or Inf (0 * NaN is NaN).
  *
- * pk_attn_prefill writes normalised rows and LSE; pk_attn_split (decode)
- * restricts every row to one chunk of keys and writes the unnormalised
- * accumulator with (m, l) for pk_attn_merge (attention_decode.cl).
+ * pk_attn_prefill writes normalised rows and LSE. Decode shapes take
+ * pk_attn_decode (attention_decode.cl) instead, with the same offsets,
+ * strides, lengths and windows.
  *
  * Build defines: DT (dtype), D (head dim), BM, BN, TPR.
- * Arguments shared by both entries: off = element offsets of q, k, v, o,
- * lse; strides {B, S, H, D} (lse {B, H, S}); lens = NULL when every batch
- * has the full lengths, else len_q[B] then len_kv[B]; windows < 0 are
- * unbounded. */
+ * Arguments: off = element offsets of q, k, v, o, lse; strides {B, S, H,
+ * D} (lse {B, H, S}); lens = NULL when every batch has the full lengths,
+ * else len_q[B] then len_kv[B]; windows < 0 are unbounded. */
 
 #define WG (BM * TPR)
 #define KPT ((BN + TPR - 1) / TPR) /* keys per work-item in a tile */
@@ -203,49 +202,4 @@ pk_attn_prefill(__global const pk_t *q, __global const pk_t *k, __global const p
     }
     if (lse && t == 0)
         lse[off.s4 + b * ls.s0 + h * ls.s1 + i * ls.s2] = l == 0.0f ? -INFINITY : (m + log2(l)) * M_LN2_F;
-}
-
-/* Grid: (split, b * hkv + kvh, row tile). The rows are the sq queries of
- * each of the hq / hkv heads that share kv head kvh, packed head-major, so
- * K and V are read once for the group. part: (m, l) pairs at ml_off and
- * accumulators at acc_off, both indexed by ((b * hq + h) * sq + i) *
- * n_splits + split. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-pk_attn_split(__global const pk_t *q, __global const pk_t *k, __global const pk_t *v, __global float *part,
-              long ml_off, long acc_off, long8 off, long4 qs, long4 ks, long4 vs, int sq, int skv, int hq,
-              int hkv, __global const int *lens, float qscale, long wl, long wr, int chunk)
-{
-    __local pk_attn_smem sm;
-    int lid = get_local_id(0), r = lid / TPR, t = lid % TPR;
-    int split = get_group_id(0), n_splits = get_num_groups(0);
-    int b = get_group_id(1) / hkv, kvh = get_group_id(1) % hkv;
-    int group = hq / hkv, rows = group * sq;
-    int lq = lens ? lens[b] : sq;
-    int lkv = lens ? lens[get_num_groups(1) / hkv + b] : skv;
-    int c0 = split * chunk, c1 = min(c0 + chunk, lkv);
-    if (lid < BM) {
-        int pr = get_group_id(2) * BM + lid, g = pr / sq, i = pr % sq;
-        int valid = pr < rows && i < lq;
-        pk_attn_window(valid, (long)i + lkv - lq, wl, wr, c0, c1, &sm.lo[lid], &sm.hi[lid]);
-        sm.qrow[lid] = valid ? off.s0 + b * qs.s0 + i * qs.s1 + (kvh * group + g) * qs.s2 : -1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    float acc[DPT], m, l;
-    pk_attn_core(&sm, q, qs.s3, qscale, k, off.s1 + b * ks.s0 + kvh * ks.s2, ks, v,
-                 off.s2 + b * vs.s0 + kvh * vs.s2, vs, lkv, acc, &m, &l);
-
-    int pr = get_group_id(2) * BM + r;
-    if (pr >= rows) return;
-    int h = kvh * group + pr / sq, i = pr % sq;
-    long slot = ((long)(b * hq + h) * sq + i) * n_splits + split;
-    for (int k2 = 0; k2 < DPT; k2++) {
-        int c = t + TPR * k2;
-        /* an empty chunk must contribute exactly 0, even next to a NaN V */
-        if (c < D) part[acc_off + slot * D + c] = l == 0.0f ? 0.0f : acc[k2];
-    }
-    if (t == 0) {
-        part[ml_off + 2 * slot] = m;
-        part[ml_off + 2 * slot + 1] = l;
-    }
 }

@@ -57,15 +57,13 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cl_devices); d++) {
         const cover_cl_device *dev = &cover_cl_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cl_attn_plan_variants(dev->info.local_mem_bytes, cover_set_add_fn, &can);
+        pk_cl_attn_plan_variants(&dev->info, cover_set_add_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_ATTENTION || !cf_case_runs_on(c->c, dev->info.is_cpu)) continue;
-            const pk_attention_problem *p = &c->p.attn;
             pk_cl_attn_plan plan;
-            pk_cl_attn_plan_make(p->batch, p->sq, p->skv, p->hq, p->hkv, p->d, dev->info.local_mem_bytes,
-                                 dev->info.compute_units, &plan);
-            pk_cl_attn_plan_variant(&plan, p->d, name, sizeof name);
+            pk_cl_attn_plan_make(&c->p.attn, &dev->info, &plan);
+            pk_cl_attn_plan_variant(&plan, c->p.attn.d, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }
         gaps += cover_check("attention opencl", dev->name, &can, &reached, verbose);

@@ -1,7 +1,7 @@
 /* OpenCL attention: one fused pass (attention_prefill.cl), or for decode
- * shapes a split-KV pass whose per-chunk partials a merge kernel
- * (attention_decode.cl) combines. The plan (opencl_attention_plan.c)
- * chooses the path and the tiles.
+ * shapes a split-KV pass whose per-chunk partials a merge kernel combines
+ * (attention_decode.cl). The plan (opencl_attention_plan.c) chooses the
+ * path, the tiles and the splits.
  *
  * Scratch layout: per-batch lengths (int, 2 * batch, only when they are
  * not uniform), then the split partials (f32): (m, l) per row and split,
@@ -28,11 +28,18 @@ static cl_long4 strides(const pk_view *v)
 }
 
 static pk_status get_kernel(pk_cl_device *d, const char *source, const char *name, const pk_attention_problem *p,
-                            const pk_cl_attn_tile *t, cl_kernel *out, pk_msg *msg)
+                            const pk_cl_attn_plan *plan, cl_kernel *out, pk_msg *msg)
 {
-    char opts[160];
+    char opts[192];
     int n = pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d", (int)p->q.dtype, (int)p->d);
-    if (t) pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
+    if (plan && !plan->split) {
+        const pk_cl_attn_tile *t = &plan->tile;
+        pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
+    } else if (plan) {
+        const pk_cl_attn_decode *t = &plan->dec;
+        pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DROWS=%d -DTPK=%d -DNV=%d -DSLOTS=%d -DUNROLL=%d -DVEC=%d",
+                      t->rows, t->tpk, t->nv, t->slots, t->unroll, t->vec);
+    }
     return pk_cl_kernel(d, source, opts, name, out, msg);
 }
 
@@ -40,7 +47,7 @@ static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, con
                              const pk_cl_attn_args *a, pk_msg *msg)
 {
     cl_kernel kern;
-    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, &plan->tile, &kern, msg);
+    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, plan, &kern, msg);
     if (s != PK_SUCCESS) return s;
     cl_mem o = p->o.mem, lse = p->lse.mem;
     pk_cl_arg args[] = {
@@ -56,37 +63,40 @@ static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, con
     return pk_cl_run(d, kern, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
 }
 
-static pk_status run_split(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
-                           const pk_cl_attn_args *a, cl_mem part, cl_long ml_off, pk_msg *msg)
+static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
+                            const pk_cl_attn_args *a, cl_mem part, cl_long ml_off, pk_msg *msg)
 {
-    cl_kernel split, merge;
-    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_split", p, &plan->tile, &split, msg);
-    if (s == PK_SUCCESS) s = get_kernel(d, "attention_decode.cl", "pk_attn_merge", p, NULL, &merge, msg);
+    cl_kernel decode, merge;
+    pk_status s = get_kernel(d, "attention_decode.cl", "pk_attn_decode", p, plan, &decode, msg);
+    if (s == PK_SUCCESS) {
+        char opts[96];
+        pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d -DMG=%d", (int)p->q.dtype, (int)p->d, plan->merge_groups);
+        s = pk_cl_kernel(d, "attention_decode.cl", opts, "pk_attn_merge", &merge, msg);
+    }
     if (s != PK_SUCCESS) return s;
 
     cl_long n_rows = p->batch * p->hq * p->sq;
     cl_long acc_off = ml_off + 2 * n_rows * plan->n_splits;
     cl_int chunk = plan->chunk, n_splits = plan->n_splits;
-    pk_cl_arg split_args[] = {
+    pk_cl_arg decode_args[] = {
         PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(ml_off),
         PK_CL_ARG(acc_off), PK_CL_ARG(a->off), PK_CL_ARG(a->qs), PK_CL_ARG(a->ks), PK_CL_ARG(a->vs),
         PK_CL_ARG(a->sq), PK_CL_ARG(a->skv), PK_CL_ARG(a->hq), PK_CL_ARG(a->hkv), PK_CL_ARG(a->lens),
         PK_CL_ARG(a->qscale), PK_CL_ARG(a->wl), PK_CL_ARG(a->wr), PK_CL_ARG(chunk),
     };
-    size_t wg = (size_t)(plan->tile.bm * plan->tile.tpr);
+    size_t wg = (size_t)(plan->dec.slots * plan->dec.tpk);
     size_t global[3] = {(size_t)plan->n_splits * wg, (size_t)(p->batch * p->hkv), (size_t)plan->row_tiles};
     size_t local[3] = {wg, 1, 1};
-    s = pk_cl_run(d, split, split_args, (int)(sizeof split_args / sizeof split_args[0]), 3, global, local, msg);
+    s = pk_cl_run(d, decode, decode_args, (int)(sizeof decode_args / sizeof decode_args[0]), 3, global, local, msg);
     if (s != PK_SUCCESS) return s;
 
     cl_mem o = p->o.mem, lse = p->lse.mem;
     cl_long o_off = p->o.offset, lse_off = p->lse.offset;
     pk_cl_arg merge_args[] = {
-        PK_CL_ARG(part), PK_CL_ARG(ml_off), PK_CL_ARG(acc_off), PK_CL_ARG(n_splits), PK_CL_ARG(n_rows),
-        PK_CL_ARG(o), PK_CL_ARG(lse), PK_CL_ARG(o_off), PK_CL_ARG(lse_off), PK_CL_ARG(a->os),
-        PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->hq),
+        PK_CL_ARG(part), PK_CL_ARG(ml_off), PK_CL_ARG(acc_off), PK_CL_ARG(n_splits), PK_CL_ARG(o), PK_CL_ARG(lse),
+        PK_CL_ARG(o_off), PK_CL_ARG(lse_off), PK_CL_ARG(a->os), PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->hq),
     };
-    size_t merge_local = 64, merge_global = (size_t)n_rows * (size_t)p->d;
+    size_t merge_local = (size_t)plan->merge_groups * (size_t)p->d, merge_global = (size_t)n_rows * merge_local;
     return pk_cl_run(d, merge, merge_args, (int)(sizeof merge_args / sizeof merge_args[0]), 1, &merge_global,
                      &merge_local, msg);
 }
@@ -97,8 +107,7 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     if (p->batch == 0 || p->sq == 0 || p->hq == 0) return PK_SUCCESS;
 
     pk_cl_attn_plan plan;
-    pk_cl_attn_plan_make(p->batch, p->sq, p->skv, p->hq, p->hkv, p->d, d->info.local_mem_bytes,
-                         d->info.compute_units, &plan);
+    pk_cl_attn_plan_make(p, &d->info, &plan);
 
     /* lengths first; partials start on a 256-byte boundary after them */
     size_t lens_bytes = p->uniform_lengths ? 0 : (size_t)p->batch * 2 * sizeof(cl_int);
@@ -133,5 +142,5 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
         a.lens = scratch;
     }
     if (!plan.split) return run_prefill(d, p, &plan, &a, msg);
-    return run_split(d, p, &plan, &a, scratch, (cl_long)(part_start / sizeof(float)), msg);
+    return run_decode(d, p, &plan, &a, scratch, (cl_long)(part_start / sizeof(float)), msg);
 }

@@ -1,24 +1,48 @@
 /* Tile sizes and path choice for OpenCL attention.
  *
- * Local memory holds the Q tile and one K-or-V tile as f32 with rows padded
- * by one float (so that the rows a warp reads at once fall in different
- * banks), the tile of probabilities, and a small row reduction buffer. The
- * budget is 32 KiB even where the device has more (NVIDIA: 48 KiB) so that
- * two work-groups can share a multiprocessor. */
+ * Prefill: local memory holds the Q tile and one K-or-V tile as f32 with
+ * rows padded by one float (so that the rows a warp reads at once fall in
+ * different banks), the tile of probabilities, and a small row reduction
+ * buffer. The budget is 32 KiB even where the device has more (NVIDIA: 48
+ * KiB) so that two work-groups can share a multiprocessor.
+ *
+ * Decode is bound by reading K and V once: the plan sizes each work-item's
+ * loads (16 bytes per run of 8 elements, `chunks` runs of K and as many of
+ * V in flight a step) and spreads the key range over enough work-groups to
+ * keep every compute unit streaming. */
 #include <stdio.h>
 
 #include "opencl_attention_plan.h"
 
 #define PK_CL_ATTN_LOCAL_BUDGET 32768u
-#define PK_CL_ATTN_DECODE_WG 128
 
-/* Split-KV pays off when there are few query rows per kv head (decode) and
- * the key range is long enough that one work-group per row would walk it
- * alone. Chunks are at least this many keys, so the merge stays cheap. */
+/* Decode when there are few query rows per kv head and the key range is
+ * long enough to be worth splitting; chunks are at least MIN_CHUNK keys so
+ * that the merge stays a small fraction of the traffic. */
 #define PK_CL_ATTN_SPLIT_MAX_SQ 4
 #define PK_CL_ATTN_SPLIT_MIN_SKV 512
 #define PK_CL_ATTN_MIN_CHUNK 256
-#define PK_CL_ATTN_MAX_SPLITS 64
+#define PK_CL_ATTN_MAX_SPLITS 256
+/* work-items of a merge work-group (at most; a multiple of D) */
+#define PK_CL_ATTN_MERGE_WG 256
+
+/* Decode parameters of a kind of device. */
+typedef struct decode_params {
+    int wg;         /* work-items per work-group (at most) */
+    int chunks;     /* 16-byte runs of K per work-item a step (as many of V) */
+    int q_floats;   /* rows * 8 * nv: registers for Q and for the accumulator */
+    int max_rows;   /* rows per work-group; more rows take more work-groups */
+    int wg_per_cu;  /* work-groups per compute unit the splits aim for */
+} decode_params;
+
+/* GPUs: 128 work-items, each with 4 runs of K and 4 of V in flight (8 KiB
+ * a work-group), and registers for Q and the accumulator kept to 2 x 32
+ * floats so that several work-groups fit a multiprocessor; 8 work-groups
+ * per multiprocessor cover the latency of HBM. CPUs (PoCL): a work-group
+ * is a loop on one core, two per core suffice; the tiles are the GPUs'
+ * so that the conformance suite on PoCL runs the kernels GPUs build. */
+static const decode_params decode_gpu = {128, 4, 32, 8, 8};
+static const decode_params decode_cpu = {128, 4, 32, 8, 2};
 
 size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t)
 {
@@ -26,6 +50,16 @@ size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t)
                     (size_t)t.bm * t.tpr;
     /* per row: the q row's offset (long) and its key window (two ints) */
     return floats * 4 + (size_t)t.bm * 16;
+}
+
+size_t pk_cl_attn_decode_local_bytes(int d, pk_cl_attn_decode t)
+{
+    /* the score partials of a step and their sums, then (reused) the
+     * slots' merge */
+    size_t step_rows = (size_t)t.slots * t.unroll * t.rows;
+    size_t red = (size_t)t.tpk * (step_rows + 1) + step_rows;
+    size_t mrg = (size_t)t.slots * d + 2 * (size_t)t.slots * t.rows;
+    return 4 * (red > mrg ? red : mrg);
 }
 
 static void fit(int d, uint64_t budget, pk_cl_attn_tile *t)
@@ -48,71 +82,116 @@ static pk_cl_attn_tile prefill_tile(int64_t d)
     }
 }
 
-/* Decode: the rows are the few queries of the heads that share a kv head,
- * so the work-group spreads over output columns instead, and takes longer
- * key tiles. */
-static pk_cl_attn_tile decode_tile(int64_t rows, int64_t d)
+int pk_cl_attn_vec_ok(const pk_attention_problem *p)
 {
-    int cap = d == 256 ? 16 : 32;
-    int bm = 1;
-    while (bm < rows && bm < cap) bm *= 2;
-    int tpr = PK_CL_ATTN_DECODE_WG / bm;
-    if (tpr < d / 32) tpr = (int)(d / 32);
-    return (pk_cl_attn_tile){bm, 64, tpr};
+    const int64_t per16 = p->k.dtype == PK_F32 ? 4 : 8;
+    const pk_view *kv[2] = {&p->k, &p->v};
+    for (int i = 0; i < 2; i++) {
+        if (kv[i]->stride[3] != 1 || kv[i]->offset % per16) return 0;
+        for (int s = 0; s < 3; s++)
+            if (kv[i]->stride[s] % per16) return 0;
+    }
+    return 1;
 }
 
-void pk_cl_attn_plan_make(int64_t batch, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d,
-                          uint64_t local_mem, int compute_units, pk_cl_attn_plan *plan)
+/* rows: next power of two, capped; nv: the most runs of 8 that the
+ * register budget allows while 4 or more work-items still share a key (so
+ * that a warp's loads cover whole 64-byte pieces of a row), dividing D / 8. */
+static pk_cl_attn_decode decode_tile(int64_t rows, int64_t d, int vec, const decode_params *dp, uint64_t local_mem)
 {
-    uint64_t budget = local_mem && local_mem < PK_CL_ATTN_LOCAL_BUDGET ? local_mem : PK_CL_ATTN_LOCAL_BUDGET;
-    int64_t rows = sq * (hq / hkv);
-    *plan = (pk_cl_attn_plan){0};
-    plan->split = sq <= PK_CL_ATTN_SPLIT_MAX_SQ && skv >= PK_CL_ATTN_SPLIT_MIN_SKV;
-    plan->tile = plan->split ? decode_tile(rows, d) : prefill_tile(d);
-    fit((int)d, budget, &plan->tile);
-    if (!plan->split) return;
+    pk_cl_attn_decode t = {1, 0, 0, 0, 0, vec};
+    while (t.rows < rows && t.rows < dp->max_rows) t.rows *= 2;
+    int runs = (int)(d / 8);
+    int most = dp->q_floats / (8 * t.rows);
+    if (most > runs / 4) most = runs / 4;
+    if (most > 4) most = 4;
+    t.nv = 1;
+    for (int n = 2; n <= most; n++)
+        if (runs % n == 0) t.nv = n;
+    t.tpk = runs / t.nv;
+    t.slots = dp->wg / t.tpk > 0 ? dp->wg / t.tpk : 1;
+    t.unroll = dp->chunks / t.nv > 0 ? dp->chunks / t.nv : 1;
+    while (t.slots > 1 && pk_cl_attn_decode_local_bytes((int)d, t) > local_mem) t.slots /= 2;
+    return t;
+}
 
-    int bn = plan->tile.bn;
-    plan->row_tiles = (int)((rows + plan->tile.bm - 1) / plan->tile.bm);
-    int64_t groups = batch * hkv * plan->row_tiles;
-    int64_t target = 4 * (int64_t)(compute_units > 0 ? compute_units : 1);
+void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *dev, pk_cl_attn_plan *plan)
+{
+    uint64_t lm = dev->local_mem_bytes;
+    uint64_t budget = lm && lm < PK_CL_ATTN_LOCAL_BUDGET ? lm : PK_CL_ATTN_LOCAL_BUDGET;
+    const decode_params *dp = dev->is_cpu ? &decode_cpu : &decode_gpu;
+    int64_t rows = p->sq * (p->hq / p->hkv);
+    *plan = (pk_cl_attn_plan){0};
+    plan->split = p->sq <= PK_CL_ATTN_SPLIT_MAX_SQ && p->skv >= PK_CL_ATTN_SPLIT_MIN_SKV;
+    if (!plan->split) {
+        plan->tile = prefill_tile(p->d);
+        fit((int)p->d, budget, &plan->tile);
+        return;
+    }
+
+    plan->dec = decode_tile(rows, p->d, pk_cl_attn_vec_ok(p), dp, lm ? lm : budget);
+    int step = plan->dec.slots * plan->dec.unroll;
+    plan->row_tiles = (int)((rows + plan->dec.rows - 1) / plan->dec.rows);
+    int64_t groups = p->batch * p->hkv * plan->row_tiles;
+    int64_t target = (int64_t)dp->wg_per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
     int64_t n = (target + groups - 1) / groups;
-    int64_t most = skv / PK_CL_ATTN_MIN_CHUNK;
+    int64_t most = p->skv / PK_CL_ATTN_MIN_CHUNK;
     if (n > most) n = most;
     if (n > PK_CL_ATTN_MAX_SPLITS) n = PK_CL_ATTN_MAX_SPLITS;
     if (n < 1) n = 1;
-    int64_t chunk = (skv + n - 1) / n;
-    chunk = (chunk + bn - 1) / bn * bn;
+    int64_t chunk = (p->skv + n - 1) / n;
+    chunk = (chunk + step - 1) / step * step;
     plan->chunk = (int)chunk;
-    plan->n_splits = (int)((skv + chunk - 1) / chunk);
+    plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+    plan->merge_groups = (int)(PK_CL_ATTN_MERGE_WG / p->d);
 }
 
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n)
 {
-    snprintf(name, n, "%s_d%d_%dx%dx%d", plan->split ? "split" : "prefill", (int)d, plan->tile.bm, plan->tile.bn,
-             plan->tile.tpr);
+    const pk_cl_attn_tile *t = &plan->tile;
+    const pk_cl_attn_decode *c = &plan->dec;
+    if (!plan->split)
+        snprintf(name, n, "prefill_d%d_%dx%dx%d", (int)d, t->bm, t->bn, t->tpr);
+    else
+        snprintf(name, n, "decode_d%d_r%d_t%dx%d_u%d_%s", (int)d, c->rows, c->tpk, c->nv, c->unroll,
+                 c->vec ? "vec" : "any");
 }
 
-void pk_cl_attn_plan_variants(uint64_t local_mem, void (*fn)(void *ctx, const char *name), void *ctx)
+/* A problem of one batch and kv head: q rows per kv head, K and V either
+ * contiguous or with D strided. */
+static pk_attention_problem probe(int64_t sq, int64_t group, int64_t skv, int64_t d, int vec)
+{
+    pk_attention_problem p = {0};
+    p.batch = 1, p.sq = sq, p.skv = skv, p.hq = group, p.hkv = 1, p.d = d;
+    pk_view *kv[2] = {&p.k, &p.v};
+    for (int i = 0; i < 2; i++) {
+        kv[i]->dtype = PK_BF16;
+        int64_t s[4] = {skv * d, d, d, 1}, t[4] = {skv * d, 1, 1, skv};
+        for (int k = 0; k < 4; k++) kv[i]->stride[k] = vec ? s[k] : t[k];
+    }
+    return p;
+}
+
+void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, const char *name), void *ctx)
 {
     static const int dims[] = {64, 80, 96, 128, 256};
     char name[64];
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         const int d = dims[i];
-        /* prefill, then a split of 1, 2, 4, ... query rows per kv head up
-         * to the widest decode tile: one sq = 1 problem each, as the plan
-         * makes it */
         pk_cl_attn_plan plan;
-        pk_cl_attn_plan_make(1, PK_CL_ATTN_SPLIT_MAX_SQ + 1, PK_CL_ATTN_SPLIT_MIN_SKV, 1, 1, d, local_mem, 1, &plan);
+        pk_attention_problem p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 1);
+        pk_cl_attn_plan_make(&p, dev, &plan);
         pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
         fn(ctx, name);
-        int last_bm = 0;
-        for (int64_t rows = 1; rows <= 64; rows *= 2) {
-            pk_cl_attn_plan_make(1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, rows, 1, d, local_mem, 1, &plan);
-            if (plan.tile.bm == last_bm) continue;
-            last_bm = plan.tile.bm;
-            pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
-            fn(ctx, name);
-        }
+        /* decode: 1, 2, 4, ... rows per kv head, both loads, up to the
+         * widest row tile (more rows take more work-groups of it) */
+        for (int vec = 1; vec >= 0; vec--)
+            for (int64_t rows = 1;; rows *= 2) {
+                p = probe(1, rows, PK_CL_ATTN_SPLIT_MIN_SKV, d, vec);
+                pk_cl_attn_plan_make(&p, dev, &plan);
+                if (plan.dec.rows < rows) break;
+                pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+                fn(ctx, name);
+            }
     }
 }

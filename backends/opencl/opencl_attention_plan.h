@@ -6,35 +6,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A work-group owns bm query rows and streams keys bn at a time; tpr
- * work-items share a row (the work-group has bm * tpr of them). */
+#include "backend.h"
+
+/* Prefill: a work-group owns bm query rows and streams keys bn at a time;
+ * tpr work-items share a row (the work-group has bm * tpr of them). */
 typedef struct pk_cl_attn_tile {
     int bm, bn, tpr;
 } pk_cl_attn_tile;
 
+/* Decode (attention_decode.cl, pk_attn_decode): a work-group owns `rows`
+ * query rows of one kv head (the GQA group's heads times sq) and one chunk
+ * of keys. tpk work-items share a key, each holding nv runs of 8 elements
+ * of it; the work-group has slots = wg / tpk such teams, each streaming
+ * `unroll` keys a step with its own online softmax. vec: K and V are read
+ * 16 bytes at a time (contiguous, 16-byte aligned rows). */
+typedef struct pk_cl_attn_decode {
+    int rows, tpk, nv, slots, unroll, vec;
+} pk_cl_attn_decode;
+
 typedef struct pk_cl_attn_plan {
-    pk_cl_attn_tile tile;
-    int split;       /* 0: one fused pass; 1: split-KV partials, then a merge */
+    int split;       /* 0: one fused pass (prefill); 1: decode partials, then a merge */
+    pk_cl_attn_tile tile;   /* prefill */
+    pk_cl_attn_decode dec;  /* split */
     int row_tiles;   /* split: tiles of the query rows that share a kv head */
     int n_splits;    /* split: chunks of the key range */
-    int chunk;       /* split: keys per chunk, a multiple of tile.bn */
+    int chunk;       /* split: keys per chunk, a multiple of slots * unroll */
+    int merge_groups;/* split: groups of D work-items that share a row's merge */
 } pk_cl_attn_plan;
 
-/* Local memory the attention kernel declares for head dim d and tile t. */
+/* Local memory the prefill kernel declares for head dim d and tile t. */
 size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t);
 
-/* local_mem: the device's local memory per work-group; compute_units sizes
- * the split count so that a decode step still fills the device. */
-void pk_cl_attn_plan_make(int64_t batch, int64_t sq, int64_t skv, int64_t hq, int64_t hkv, int64_t d,
-                          uint64_t local_mem, int compute_units, pk_cl_attn_plan *plan);
+/* Local memory the decode kernel declares for head dim d. */
+size_t pk_cl_attn_decode_local_bytes(int d, pk_cl_attn_decode t);
+
+/* Whether the 16-byte loads of the decode kernel can read K and V of p:
+ * unit stride over D and every other stride and offset a whole number of
+ * 16 bytes (buffers themselves are at least 128-byte aligned). */
+int pk_cl_attn_vec_ok(const pk_attention_problem *p);
+
+/* The plan for p on device dev (its local memory, compute units and kind). */
+void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *dev, pk_cl_attn_plan *plan);
 
 /* The variant a plan builds for head dim d: its path and tile, e.g.
- * "prefill_d64_64x16x4" or "split_d128_4x64x32" (bm x bn x tpr). */
+ * "prefill_d64_64x16x4" (bm x bn x tpr) or "decode_d128_r4_t8x2_u2_vec"
+ * (rows, tpk x nv, unroll, loads). */
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n);
 
-/* Every variant pk_cl_attn_plan_make can give on a device with local_mem
- * bytes of local memory: each name once to fn. For the conformance
- * coverage test (tests/test_cover_attention.c). */
-void pk_cl_attn_plan_variants(uint64_t local_mem, void (*fn)(void *ctx, const char *name), void *ctx);
+/* Every variant pk_cl_attn_plan_make can give on dev: each name once to
+ * fn. For the conformance coverage test (tests/test_cover_attention.c). */
+void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif

@@ -1,0 +1,145 @@
+/* Unit test of the OpenCL attention plan: every decode tile it gives fits
+ * the kernel's assumptions and the device, its chunks cover the keys, and
+ * the decode shapes of the bench fill an H200 with work-groups. */
+#include <stdio.h>
+#include <string.h>
+
+#include "opencl_attention_plan.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                 \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            failures++;                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
+            printf(__VA_ARGS__);                         \
+            printf("\n");                                \
+        }                                                \
+    } while (0)
+
+static pk_device_info device(const char *name, int is_cpu, uint64_t local_mem, int compute_units)
+{
+    pk_device_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.name, sizeof info.name, "%s", name);
+    info.is_cpu = is_cpu;
+    info.local_mem_bytes = local_mem;
+    info.compute_units = compute_units;
+    return info;
+}
+
+/* [B, S, H, D] contiguous K and V (Q and O alike), bf16 unless dt says */
+static pk_attention_problem problem(pk_dtype dt, int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv,
+                                    int64_t d)
+{
+    pk_attention_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = b, p.sq = sq, p.skv = skv, p.hq = hq, p.hkv = hkv, p.d = d;
+    pk_view *kv[2] = {&p.k, &p.v};
+    for (int i = 0; i < 2; i++) {
+        kv[i]->dtype = dt;
+        int64_t s[4] = {skv * hkv * d, hkv * d, d, 1};
+        memcpy(kv[i]->stride, s, sizeof s);
+    }
+    p.q.dtype = p.o.dtype = dt;
+    return p;
+}
+
+static void test_decode_tiles(void)
+{
+    const pk_device_info devs[] = {device("H200", 0, 48 * 1024, 132), device("PoCL", 1, 1024 * 1024, 2),
+                                   device("small", 0, 16 * 1024, 8)};
+    static const int dims[] = {64, 80, 96, 128, 256};
+    static const int64_t skvs[] = {512, 1000, 4097, 131072};
+    for (size_t x = 0; x < sizeof devs / sizeof devs[0]; x++)
+        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+            for (int64_t sq = 1; sq <= 4; sq++)
+                for (int64_t group = 1; group <= 16; group *= 2)
+                    for (size_t k = 0; k < sizeof skvs / sizeof skvs[0]; k++) {
+                        const int d = dims[i];
+                        const int64_t rows = sq * group, skv = skvs[k];
+                        pk_attention_problem p = problem(PK_F16, 2, sq, skv, 2 * group, 2, d);
+                        pk_cl_attn_plan pl;
+                        pk_cl_attn_plan_make(&p, &devs[x], &pl);
+                        const pk_cl_attn_decode *t = &pl.dec;
+                        char name[64];
+                        pk_cl_attn_plan_variant(&pl, d, name, sizeof name);
+                        CHECK(pl.split, "%s %s: sq %lld skv %lld is not decode", devs[x].name, name, (long long)sq,
+                              (long long)skv);
+                        CHECK(t->tpk * t->nv * 8 == d, "%s %s: lanes do not tile D", devs[x].name, name);
+                        CHECK((t->rows & (t->rows - 1)) == 0 && t->rows <= 8 && (t->rows >= rows || t->rows == 8),
+                              "%s %s: %d rows for %lld", devs[x].name, name, t->rows, (long long)rows);
+                        CHECK(t->rows * t->nv * 8 <= 64, "%s %s: %d floats of Q a work-item", devs[x].name, name,
+                              t->rows * t->nv * 8);
+                        CHECK(t->slots * t->tpk <= 128 && t->slots >= 1 && t->unroll >= 1, "%s %s: %d x %d",
+                              devs[x].name, name, t->slots, t->tpk);
+                        CHECK(pk_cl_attn_decode_local_bytes(d, *t) <= devs[x].local_mem_bytes,
+                              "%s %s: %zu bytes of local memory", devs[x].name, name,
+                              pk_cl_attn_decode_local_bytes(d, *t));
+                        CHECK((int64_t)pl.row_tiles * t->rows >= rows && (pl.row_tiles - 1) * t->rows < rows,
+                              "%s %s: %d row tiles", devs[x].name, name, pl.row_tiles);
+                        CHECK(pl.chunk % (t->slots * t->unroll) == 0, "%s %s: chunk %d", devs[x].name, name,
+                              pl.chunk);
+                        CHECK((int64_t)pl.n_splits * pl.chunk >= skv && (int64_t)(pl.n_splits - 1) * pl.chunk < skv,
+                              "%s %s: %d chunks of %d for %lld keys", devs[x].name, name, pl.n_splits, pl.chunk,
+                              (long long)skv);
+                        CHECK(pl.merge_groups >= 1 && pl.merge_groups * d <= 256, "%s %s: merge of %d x %d",
+                              devs[x].name, name, pl.merge_groups, d);
+                        CHECK(pl.n_splits >= 1 && pl.n_splits <= 256, "%s %s: %d splits", devs[x].name, name,
+                              pl.n_splits);
+                    }
+}
+
+static void test_bench_shapes_fill_h200(void)
+{
+    const pk_device_info h200 = device("H200", 0, 48 * 1024, 132);
+    pk_cl_attn_plan pl;
+    char name[64];
+
+    pk_attention_problem p = problem(PK_BF16, 32, 1, 4096, 32, 8, 128);
+    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_variant(&pl, p.d, name, sizeof name);
+    CHECK(!strcmp(name, "decode_d128_r4_t16x1_u4_vec"), "B32 Skv4096: %s", name);
+    CHECK(32 * 8 * pl.n_splits >= 4 * 132, "B32 Skv4096: %d splits leave compute units idle", pl.n_splits);
+
+    p = problem(PK_BF16, 1, 1, 131072, 32, 8, 128);
+    pk_cl_attn_plan_make(&p, &h200, &pl);
+    CHECK(8 * pl.n_splits >= 4 * 132, "B1 Skv131072: %d splits for 8 kv heads", pl.n_splits);
+}
+
+static void test_paths_and_loads(void)
+{
+    const pk_device_info h200 = device("H200", 0, 48 * 1024, 132);
+    pk_cl_attn_plan pl;
+    pk_attention_problem p = problem(PK_BF16, 1, 5, 4096, 8, 8, 128);
+    pk_cl_attn_plan_make(&p, &h200, &pl);
+    CHECK(!pl.split, "sq 5 takes the prefill kernel");
+    p = problem(PK_BF16, 1, 1, 511, 8, 8, 128);
+    pk_cl_attn_plan_make(&p, &h200, &pl);
+    CHECK(!pl.split, "511 keys take the prefill kernel");
+
+    p = problem(PK_BF16, 1, 1, 1000, 8, 8, 128);
+    CHECK(pk_cl_attn_vec_ok(&p), "contiguous bf16 takes 16-byte loads");
+    p.v.offset = 4;
+    CHECK(!pk_cl_attn_vec_ok(&p), "bf16 V 8 bytes off a 16-byte boundary");
+    p = problem(PK_F32, 1, 1, 1000, 8, 8, 128);
+    p.k.offset = 4;
+    CHECK(pk_cl_attn_vec_ok(&p), "f32 K 16 bytes in");
+    p.k.stride[1] = 130;
+    CHECK(!pk_cl_attn_vec_ok(&p), "f32 rows of 520 bytes");
+    p = problem(PK_F16, 1, 1, 1000, 8, 8, 128);
+    p.k.stride[3] = 8;
+    CHECK(!pk_cl_attn_vec_ok(&p), "strided D");
+    pk_cl_attn_plan_make(&p, &h200, &pl);
+    CHECK(pl.split && !pl.dec.vec, "strided D takes the element loads");
+}
+
+int main(void)
+{
+    test_decode_tiles();
+    test_bench_shapes_fill_h200();
+    test_paths_and_loads();
+    printf("%s: %d failure(s)\n", failures ? "FAIL" : "OK", failures);
+    return failures ? 1 : 0;
+}
