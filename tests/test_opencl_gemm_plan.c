@@ -40,9 +40,9 @@ static int same_tile(const pk_cl_gemm_tile *x, const pk_cl_gemm_tile *y)
 
 static void test_table_valid(void)
 {
-    for (int c = 0; c < PK_CL_GEMM_CLASS_COUNT; c++) {
+    for (int c = 0; c < PK_CL_VENDOR_COUNT; c++) {
         for (int s = 0; s < PK_CL_GEMM_SHAPE_COUNT; s++) {
-            const pk_cl_gemm_tile *t = pk_cl_gemm_table((pk_cl_gemm_class)c, (pk_cl_gemm_shape)s);
+            const pk_cl_gemm_tile *t = pk_cl_gemm_table((pk_cl_vendor)c, (pk_cl_gemm_shape)s);
             CHECK(t != NULL, "class %d shape %d has no entry", c, s);
             if (!t) continue;
             CHECK(pk_cl_gemm_tile_valid(t, PK_CL_GEMM_MAX_LOCAL_BYTES, PK_CL_GEMM_MAX_WORK_GROUP),
@@ -58,7 +58,7 @@ static void test_table_valid(void)
                   c, s, pk_cl_gemm_tile_local_bytes(t));
         }
     }
-    CHECK(pk_cl_gemm_table(PK_CL_GEMM_CLASS_COUNT, PK_CL_GEMM_LARGE) == NULL, "out-of-range class");
+    CHECK(pk_cl_gemm_table(PK_CL_VENDOR_COUNT, PK_CL_GEMM_LARGE) == NULL, "out-of-range class");
     const pk_cl_gemm_tile *f = pk_cl_gemm_fallback();
     CHECK(pk_cl_gemm_tile_valid(f, 2048, 64), "fallback must fit 2 KiB and 64 work-items");
 }
@@ -86,14 +86,14 @@ static void test_classes(void)
     pk_device_info intel = device("Intel(R) Corporation", "Intel(R) Arc(TM) A770", 0, 65536, 512);
     pk_device_info pocl = device("GenuineIntel", "pthread-skylake-avx512", 1, 4u << 20, 16);
     pk_device_info other = device("ARM", "Mali-G78", 0, 32768, 24);
-    CHECK(pk_cl_gemm_class_of(&nv) == PK_CL_GEMM_NVIDIA, "NVIDIA");
-    CHECK(pk_cl_gemm_class_of(&amd) == PK_CL_GEMM_AMD, "AMD");
-    CHECK(pk_cl_gemm_class_of(&intel) == PK_CL_GEMM_INTEL, "Intel GPU");
-    CHECK(pk_cl_gemm_class_of(&pocl) == PK_CL_GEMM_CPU, "a CPU is a CPU whatever its vendor");
-    CHECK(pk_cl_gemm_class_of(&other) == PK_CL_GEMM_OTHER, "unknown vendor");
+    CHECK(pk_cl_vendor_of(&nv) == PK_CL_VENDOR_NVIDIA, "NVIDIA");
+    CHECK(pk_cl_vendor_of(&amd) == PK_CL_VENDOR_AMD, "AMD");
+    CHECK(pk_cl_vendor_of(&intel) == PK_CL_VENDOR_INTEL, "Intel GPU");
+    CHECK(pk_cl_vendor_of(&pocl) == PK_CL_VENDOR_CPU, "a CPU is a CPU whatever its vendor");
+    CHECK(pk_cl_vendor_of(&other) == PK_CL_VENDOR_OTHER, "unknown vendor");
 }
 
-static void expect(const pk_device_info *info, int64_t batch, int64_t m, int64_t n, pk_cl_gemm_class cls,
+static void expect(const pk_device_info *info, int64_t batch, int64_t m, int64_t n, pk_cl_vendor cls,
                    pk_cl_gemm_shape shape)
 {
     pk_cl_gemm_plan plan;
@@ -113,16 +113,16 @@ static void test_picks(void)
 {
     pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
     pk_device_info pocl = device("GenuineIntel", "pthread-skylake-avx512", 1, 4u << 20, 2);
-    expect(&nv, 1, 4096, 4096, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_LARGE);    /* 1024 tiles */
-    expect(&nv, 1, 512, 512, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_SMALL);      /* 16 tiles < 264 */
-    expect(&nv, 32, 512, 512, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_LARGE);     /* the batch fills it */
-    expect(&nv, 1, 1, 4096, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_DECODE);
-    expect(&nv, 1, 16, 11008, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_DECODE);
-    expect(&nv, 1, 17, 11008, PK_CL_GEMM_NVIDIA, PK_CL_GEMM_SMALL);
-    expect(&pocl, 1, 512, 512, PK_CL_GEMM_CPU, PK_CL_GEMM_LARGE);
-    expect(&pocl, 1, 3, 4096, PK_CL_GEMM_CPU, PK_CL_GEMM_DECODE);
-    expect(&pocl, 1, 9, 4096, PK_CL_GEMM_CPU, PK_CL_GEMM_LARGE);        /* past the 8-row decode tile */
-    expect(&pocl, 1, 64, 64, PK_CL_GEMM_CPU, PK_CL_GEMM_SMALL);         /* 1 tile < 4 */
+    expect(&nv, 1, 4096, 4096, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_LARGE);    /* 1024 tiles */
+    expect(&nv, 1, 512, 512, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_SMALL);      /* 16 tiles < 264 */
+    expect(&nv, 32, 512, 512, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_LARGE);     /* the batch fills it */
+    expect(&nv, 1, 1, 4096, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_DECODE);
+    expect(&nv, 1, 16, 11008, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_DECODE);
+    expect(&nv, 1, 17, 11008, PK_CL_VENDOR_NVIDIA, PK_CL_GEMM_SMALL);
+    expect(&pocl, 1, 512, 512, PK_CL_VENDOR_CPU, PK_CL_GEMM_LARGE);
+    expect(&pocl, 1, 3, 4096, PK_CL_VENDOR_CPU, PK_CL_GEMM_DECODE);
+    expect(&pocl, 1, 9, 4096, PK_CL_VENDOR_CPU, PK_CL_GEMM_LARGE);        /* past the 8-row decode tile */
+    expect(&pocl, 1, 64, 64, PK_CL_VENDOR_CPU, PK_CL_GEMM_SMALL);         /* 1 tile < 4 */
 }
 
 static void test_fallback(void)
@@ -156,8 +156,8 @@ static pk_gemm_problem linear(pk_dtype dt, int64_t batch, int64_t m, int64_t n, 
 
 static void test_skinny_table(void)
 {
-    for (int c = 0; c < PK_CL_GEMM_CLASS_COUNT; c++) {
-        const pk_cl_skinny_params *t = pk_cl_skinny_table((pk_cl_gemm_class)c);
+    for (int c = 0; c < PK_CL_VENDOR_COUNT; c++) {
+        const pk_cl_skinny_params *t = pk_cl_skinny_table((pk_cl_vendor)c);
         CHECK(t != NULL, "class %d has no skinny entry", c);
         if (!t) continue;
         CHECK(t->kl > 0 && t->wg % t->kl == 0 && t->wg <= 256, "class %d: %d items in teams of %d", c, t->wg, t->kl);
@@ -170,7 +170,7 @@ static void test_skinny_table(void)
                   pk_cl_skinny_local_bytes(&sk));
         }
     }
-    CHECK(pk_cl_skinny_table(PK_CL_GEMM_CLASS_COUNT) == NULL, "out-of-range class");
+    CHECK(pk_cl_skinny_table(PK_CL_VENDOR_COUNT) == NULL, "out-of-range class");
 }
 
 static void skinny_expect(const pk_device_info *info, const pk_gemm_problem *p, int mr, int vw, int splits)

@@ -60,8 +60,8 @@ static pk_rows_problem problem(pk_dtype dt, int64_t rows, int64_t cols)
 
 static void test_table(void)
 {
-    for (int c = 0; c < PK_CL_ROWS_CLASS_COUNT; c++) {
-        const pk_cl_rows_params *t = pk_cl_rows_table((pk_cl_rows_class)c);
+    for (int c = 0; c < PK_CL_VENDOR_COUNT; c++) {
+        const pk_cl_rows_params *t = pk_cl_rows_table((pk_cl_vendor)c);
         CHECK(t != NULL, "class %d has no entry", c);
         if (!t) continue;
         CHECK(t->vec_bytes >= 4 && (t->vec_bytes & (t->vec_bytes - 1)) == 0, "class %d: vec_bytes %d", c,
@@ -74,42 +74,42 @@ static void test_table(void)
         CHECK(t->ew_batch >= 1 && t->ew_per_item % t->ew_batch == 0 && t->ew_batch <= 8, "class %d: batch %d", c,
               t->ew_batch);
     }
-    CHECK(pk_cl_rows_table(PK_CL_ROWS_CLASS_COUNT) == NULL, "out-of-range class");
+    CHECK(pk_cl_rows_table(PK_CL_VENDOR_COUNT) == NULL, "out-of-range class");
 }
 
 static void test_class(void)
 {
     pk_device_info nv = device("NVIDIA Corporation", 0, 132), cpu = device("GenuineIntel", 1, 2),
                    amd = device("Advanced Micro Devices, Inc.", 0, 110);
-    CHECK(pk_cl_rows_class_of(&nv) == PK_CL_ROWS_NVIDIA, "NVIDIA");
-    CHECK(pk_cl_rows_class_of(&cpu) == PK_CL_ROWS_CPU, "a CPU that names its vendor");
-    CHECK(pk_cl_rows_class_of(&amd) == PK_CL_ROWS_AMD, "AMD");
+    CHECK(pk_cl_vendor_of(&nv) == PK_CL_VENDOR_NVIDIA, "NVIDIA");
+    CHECK(pk_cl_vendor_of(&cpu) == PK_CL_VENDOR_CPU, "a CPU that names its vendor");
+    CHECK(pk_cl_vendor_of(&amd) == PK_CL_VENDOR_AMD, "AMD");
 }
 
 static void test_vec(void)
 {
     pk_rows_problem p = problem(PK_BF16, 16, 4096);
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 8, "bf16 on NVIDIA: 16 bytes, got %d",
-          pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p));
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_CPU, &p) == 16, "CPU: OpenCL's widest vector");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 8, "bf16 on NVIDIA: 16 bytes, got %d",
+          pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p));
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_CPU, &p) == 16, "CPU: OpenCL's widest vector");
     p = problem(PK_F32, 16, 4096);
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 4, "f32 on NVIDIA");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 4, "f32 on NVIDIA");
     p = problem(PK_BF16, 16, 4100); /* rows start 4100 elements apart: not aligned */
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "unaligned rows");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "unaligned rows");
     p = problem(PK_BF16, 1, 4100); /* one row: only its start counts */
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 8, "one row with a tail");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 8, "one row with a tail");
     p = problem(PK_BF16, 16, 4096);
     p.out.offset = 4;
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "an operand at an unaligned offset");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "an operand at an unaligned offset");
     p = problem(PK_BF16, 16, 4096);
     p.weight.stride[3] = 2;
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a strided weight");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a strided weight");
     p = problem(PK_BF16, 16, 4096);
     p.residual = p.x;
     p.residual.stride[3] = 3;
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a strided residual");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a strided residual");
     p = problem(PK_BF16, 16, 4);
-    CHECK(pk_cl_rows_vec(PK_CL_ROWS_NVIDIA, &p) == 1, "a row shorter than a vector");
+    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a row shorter than a vector");
 }
 
 static void test_collapse(void)

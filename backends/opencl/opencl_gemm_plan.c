@@ -18,19 +18,18 @@
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
  *    That layout, with aligned rows, goes to the skinny kernel instead. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "opencl_gemm_plan.h"
 
-static const pk_cl_gemm_tile table[PK_CL_GEMM_CLASS_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
+static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
     /*                      large: TM, TN, TK, WM, WN  small               decode */
-    [PK_CL_GEMM_NVIDIA] = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 32, 32, 2, 2}},
-    [PK_CL_GEMM_AMD]    = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 64, 32, 2, 4}},
-    [PK_CL_GEMM_INTEL]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
-    [PK_CL_GEMM_CPU]    = {{128, 64, 32, 8, 8},  {64, 64, 32, 8, 8}, {8, 64, 32, 1, 8}},
-    [PK_CL_GEMM_OTHER]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
+    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 32, 32, 2, 2}},
+    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 64, 32, 2, 4}},
+    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
+    [PK_CL_VENDOR_CPU]    = {{128, 64, 32, 8, 8},  {64, 64, 32, 8, 8}, {8, 64, 32, 1, 8}},
+    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
 };
 
 /* The skinny kernel streams b once; per class:
@@ -52,43 +51,21 @@ static const pk_cl_gemm_tile table[PK_CL_GEMM_CLASS_COUNT][PK_CL_GEMM_SHAPE_COUN
  *    columns of vector accumulators would spill (measured 2x slower).
  *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
  *    copy rate). */
-static const pk_cl_skinny_params skinny_table[PK_CL_GEMM_CLASS_COUNT] = {
+static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
     /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k */
-    [PK_CL_GEMM_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
-    [PK_CL_GEMM_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
-    [PK_CL_GEMM_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512},
-    [PK_CL_GEMM_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512},
-    [PK_CL_GEMM_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512},
+    [PK_CL_VENDOR_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
+    [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
+    [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512},
+    [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512},
+    [PK_CL_VENDOR_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512},
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
 static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2};
 
-static int contains_nocase(const char *s, const char *word)
+const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_vendor cls, pk_cl_gemm_shape shape)
 {
-    size_t n = strlen(word);
-    for (; *s; s++) {
-        size_t i = 0;
-        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)word[i])) i++;
-        if (i == n) return 1;
-    }
-    return 0;
-}
-
-pk_cl_gemm_class pk_cl_gemm_class_of(const pk_device_info *info)
-{
-    /* first: a CPU driver may report the CPU's vendor (Intel, AMD) */
-    if (info->is_cpu) return PK_CL_GEMM_CPU;
-    if (contains_nocase(info->vendor, "nvidia")) return PK_CL_GEMM_NVIDIA;
-    if (contains_nocase(info->vendor, "advanced micro devices") || contains_nocase(info->vendor, "amd"))
-        return PK_CL_GEMM_AMD;
-    if (contains_nocase(info->vendor, "intel")) return PK_CL_GEMM_INTEL;
-    return PK_CL_GEMM_OTHER;
-}
-
-const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_gemm_class cls, pk_cl_gemm_shape shape)
-{
-    if ((unsigned)cls >= PK_CL_GEMM_CLASS_COUNT || (unsigned)shape >= PK_CL_GEMM_SHAPE_COUNT) return NULL;
+    if ((unsigned)cls >= PK_CL_VENDOR_COUNT || (unsigned)shape >= PK_CL_GEMM_SHAPE_COUNT) return NULL;
     return &table[cls][shape];
 }
 
@@ -125,7 +102,7 @@ int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int6
                          int64_t n, pk_cl_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
-    out->cls = pk_cl_gemm_class_of(info);
+    out->cls = pk_cl_vendor_of(info);
     const pk_cl_gemm_tile *row = table[out->cls];
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     if (m <= row[PK_CL_GEMM_DECODE].tm)
@@ -145,9 +122,9 @@ int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int6
     return 0;
 }
 
-const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_gemm_class cls)
+const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls)
 {
-    return (unsigned)cls < PK_CL_GEMM_CLASS_COUNT ? &skinny_table[cls] : NULL;
+    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &skinny_table[cls] : NULL;
 }
 
 size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk)
@@ -166,7 +143,7 @@ static int bucket_of(int64_t m)
  * problem: what pk_cl_gemm_plan_problem and the variant list share. */
 static int skinny_fill(const pk_device_info *info, size_t max_work_group, int vw, int b, pk_cl_skinny_plan *sk)
 {
-    const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+    const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
     sk->mr = 1 << b;
     sk->vw = vw;
     sk->wg = t->wg;
@@ -201,7 +178,7 @@ int pk_cl_gemm_plan_problem(const pk_device_info *info, size_t max_work_group, c
     if (skinny_takes(p, vw)) {
         pk_cl_skinny_plan sk;
         if (skinny_fill(info, max_work_group, vw, bucket_of(p->m), &sk)) {
-            const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+            const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
             int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi;
             sk.groups = (p->n + nc - 1) / nc;
             int64_t total = p->batch * sk.groups, units = info->compute_units > 0 ? info->compute_units : 1;
@@ -218,7 +195,7 @@ int pk_cl_gemm_plan_problem(const pk_device_info *info, size_t max_work_group, c
             memset(out, 0, sizeof *out);
             out->skinny = 1;
             out->sk = sk;
-            out->cls = pk_cl_gemm_class_of(info);
+            out->cls = pk_cl_vendor_of(info);
             return 0;
         }
     }
@@ -247,7 +224,7 @@ void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
 {
     pk_cl_gemm_plan plan;
     memset(&plan, 0, sizeof plan);
-    plan.cls = pk_cl_gemm_class_of(info);
+    plan.cls = pk_cl_vendor_of(info);
     for (int s = 0; s < PK_CL_GEMM_SHAPE_COUNT; s++) {
         /* as pk_cl_gemm_plan_pick once it has the shape */
         plan.shape = (pk_cl_gemm_shape)s;
@@ -260,7 +237,7 @@ void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
         fn(ctx, name);
     }
     /* the skinny kernel's names do not depend on the dtype's vw */
-    const pk_cl_skinny_params *t = &skinny_table[pk_cl_gemm_class_of(info)];
+    const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
     for (int b = 0; (1 << b) <= PK_CL_SKINNY_MAX_M; b++) {
         pk_cl_skinny_plan sk;
         if (!skinny_fill(info, max_work_group, 8, b, &sk)) continue;

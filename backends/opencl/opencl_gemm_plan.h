@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "opencl_vendor.h"
 
 /* Padding of each local-memory tile row (in floats), against bank conflicts. */
 #define PK_CL_GEMM_PAD 1
@@ -16,15 +17,6 @@
  * work-groups can share a multiprocessor. */
 #define PK_CL_GEMM_MAX_LOCAL_BYTES (32u * 1024u)
 #define PK_CL_GEMM_MAX_WORK_GROUP 256u
-
-typedef enum pk_cl_gemm_class {
-    PK_CL_GEMM_NVIDIA,
-    PK_CL_GEMM_AMD,
-    PK_CL_GEMM_INTEL,
-    PK_CL_GEMM_CPU,
-    PK_CL_GEMM_OTHER,
-    PK_CL_GEMM_CLASS_COUNT
-} pk_cl_gemm_class;
 
 typedef enum pk_cl_gemm_shape {
     PK_CL_GEMM_LARGE,  /* enough tiles to fill the device */
@@ -70,15 +62,14 @@ typedef struct pk_cl_skinny_plan {
 typedef struct pk_cl_gemm_plan {
     int skinny;           /* 1: gemm_skinny.cl as `sk` says; 0: gemm_tiled.cl */
     pk_cl_skinny_plan sk;
-    pk_cl_gemm_class cls;
+    pk_cl_vendor cls;
     pk_cl_gemm_shape shape;
     int fallback;         /* the table's tile did not fit the device */
     pk_cl_gemm_tile tile;
     size_t local[2];      /* work-group size: {TN / WN, TM / WM} */
 } pk_cl_gemm_plan;
 
-pk_cl_gemm_class pk_cl_gemm_class_of(const pk_device_info *info);
-const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_gemm_class cls, pk_cl_gemm_shape shape);
+const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_vendor cls, pk_cl_gemm_shape shape);
 /* The tile that every device can run, used when the table's does not fit. */
 const pk_cl_gemm_tile *pk_cl_gemm_fallback(void);
 
@@ -93,7 +84,7 @@ int pk_cl_gemm_tile_valid(const pk_cl_gemm_tile *t, uint64_t local_mem_bytes, si
 int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int64_t batch, int64_t m,
                          int64_t n, pk_cl_gemm_plan *out);
 
-const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_gemm_class cls);
+const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls);
 /* Local memory of the skinny kernel's reduction */
 size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
 

@@ -24,49 +24,26 @@
  *    prefetcher follows.
  *  - Work-groups are capped at groups_per_cu per compute unit; the kernels
  *    loop over the rest (grid-stride), so no grid limit binds. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "opencl_rows_plan.h"
 
-static const pk_cl_rows_params table[PK_CL_ROWS_CLASS_COUNT] = {
+static const pk_cl_rows_params table[PK_CL_VENDOR_COUNT] = {
     /*                    vec_bytes max_tpr target max_ch min_group ew_local ew_per_item ew_batch groups_per_cu */
-    [PK_CL_ROWS_NVIDIA] = {16, 1024, 2, 4, 128, 256, 4, 4, 64},
-    [PK_CL_ROWS_AMD]    = {16, 256, 2, 4, 128, 256, 4, 4, 64},
-    [PK_CL_ROWS_INTEL]  = {16, 256, 2, 4, 128, 256, 4, 2, 64},
-    [PK_CL_ROWS_CPU]    = {64, 1, 0, 0, 1, 1, 1024, 1, 64},
-    [PK_CL_ROWS_OTHER]  = {16, 256, 2, 4, 64, 64, 4, 1, 16},
+    [PK_CL_VENDOR_NVIDIA] = {16, 1024, 2, 4, 128, 256, 4, 4, 64},
+    [PK_CL_VENDOR_AMD]    = {16, 256, 2, 4, 128, 256, 4, 4, 64},
+    [PK_CL_VENDOR_INTEL]  = {16, 256, 2, 4, 128, 256, 4, 2, 64},
+    [PK_CL_VENDOR_CPU]    = {64, 1, 0, 0, 1, 1, 1024, 1, 64},
+    [PK_CL_VENDOR_OTHER]  = {16, 256, 2, 4, 64, 64, 4, 1, 16},
 };
 
 /* OpenCL's widest vector type has 16 elements */
 #define ROWS_MAX_VEC 16
 
-static int contains_nocase(const char *s, const char *word)
+const pk_cl_rows_params *pk_cl_rows_table(pk_cl_vendor cls)
 {
-    size_t n = strlen(word);
-    for (; *s; s++) {
-        size_t i = 0;
-        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)word[i])) i++;
-        if (i == n) return 1;
-    }
-    return 0;
-}
-
-pk_cl_rows_class pk_cl_rows_class_of(const pk_device_info *info)
-{
-    /* first: a CPU driver may report the CPU's vendor (Intel, AMD) */
-    if (info->is_cpu) return PK_CL_ROWS_CPU;
-    if (contains_nocase(info->vendor, "nvidia")) return PK_CL_ROWS_NVIDIA;
-    if (contains_nocase(info->vendor, "advanced micro devices") || contains_nocase(info->vendor, "amd"))
-        return PK_CL_ROWS_AMD;
-    if (contains_nocase(info->vendor, "intel")) return PK_CL_ROWS_INTEL;
-    return PK_CL_ROWS_OTHER;
-}
-
-const pk_cl_rows_params *pk_cl_rows_table(pk_cl_rows_class cls)
-{
-    return (unsigned)cls < PK_CL_ROWS_CLASS_COUNT ? &table[cls] : NULL;
+    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &table[cls] : NULL;
 }
 
 static const pk_view *row_view(const pk_rows_problem *p, int i)
@@ -108,7 +85,7 @@ static int aligned(const pk_view *v, const int64_t lead[3], int64_t vec)
     return 1;
 }
 
-int pk_cl_rows_vec(pk_cl_rows_class cls, const pk_rows_problem *p)
+int pk_cl_rows_vec(pk_cl_vendor cls, const pk_rows_problem *p)
 {
     const pk_cl_rows_params *t = pk_cl_rows_table(cls);
     if (!t) return 1;
@@ -140,7 +117,7 @@ void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, con
                           int per_row, pk_cl_rows_plan *out)
 {
     memset(out, 0, sizeof *out);
-    out->cls = pk_cl_rows_class_of(info);
+    out->cls = pk_cl_vendor_of(info);
     out->per_row = per_row;
     const pk_cl_rows_params *t = &table[out->cls];
     const size_t max_wg = pow2_floor(max_work_group ? max_work_group : 1);
@@ -195,7 +172,7 @@ void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group,
      * and on the vectors per row: one row of every length up to past the
      * longest row held in registers, on both paths. */
     static const pk_dtype dts[3] = {PK_F32, PK_F16, PK_BF16};
-    const pk_cl_rows_params *t = &table[pk_cl_rows_class_of(info)];
+    const pk_cl_rows_params *t = &table[pk_cl_vendor_of(info)];
     const int64_t max_nv = (int64_t)t->max_tpr * (t->max_chunks > 0 ? t->max_chunks : 1) + 1;
     static char present; /* any non-NULL mem: the plan only asks whether a view is there */
     for (int d = 0; d < 3; d++)
@@ -209,7 +186,7 @@ void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group,
                 p.x.dtype = p.out.dtype = dts[d];
                 p.x.stride[3] = p.out.stride[3] = strided ? 2 : 1;
                 p.cols = (int64_t)1 << 20;
-                int vec = pk_cl_rows_vec(pk_cl_rows_class_of(info), &p);
+                int vec = pk_cl_rows_vec(pk_cl_vendor_of(info), &p);
                 p.cols = nv * vec;
                 pk_cl_rows_plan plan;
                 char name[96];

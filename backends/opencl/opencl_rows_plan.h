@@ -9,15 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-
-typedef enum pk_cl_rows_class {
-    PK_CL_ROWS_NVIDIA,
-    PK_CL_ROWS_AMD,
-    PK_CL_ROWS_INTEL,
-    PK_CL_ROWS_CPU,
-    PK_CL_ROWS_OTHER,
-    PK_CL_ROWS_CLASS_COUNT
-} pk_cl_rows_class;
+#include "opencl_vendor.h"
 
 /* A device class's parameters. */
 typedef struct pk_cl_rows_params {
@@ -34,7 +26,7 @@ typedef struct pk_cl_rows_params {
 
 /* What rows.cl is built with (VEC, NCH, RED, EWU) and how it is launched. */
 typedef struct pk_cl_rows_plan {
-    pk_cl_rows_class cls;
+    pk_cl_vendor cls;
     int per_row;    /* rmsnorm, layernorm, softmax; else elementwise (glu, bias_act) */
     int vec;        /* elements per access; 1: the strided path (any strides) */
     int chunks;     /* per-row: vectors a work-item holds across the reductions; 0: streamed */
@@ -46,8 +38,7 @@ typedef struct pk_cl_rows_plan {
     size_t groups;  /* work-groups launched */
 } pk_cl_rows_plan;
 
-pk_cl_rows_class pk_cl_rows_class_of(const pk_device_info *info);
-const pk_cl_rows_params *pk_cl_rows_table(pk_cl_rows_class cls);
+const pk_cl_rows_params *pk_cl_rows_table(pk_cl_vendor cls);
 
 /* Folds leading dims of p whose strides let the rows be counted with one
  * stride in every row operand, so that lead[2] == rows where the layout
@@ -57,7 +48,7 @@ void pk_cl_rows_collapse(pk_rows_problem *p);
 /* Elements per access that every operand of p allows on a device of class
  * cls: the table's vector if each row operand has column stride 1 and its
  * offset and leading strides are multiples of it, else 1. */
-int pk_cl_rows_vec(pk_cl_rows_class cls, const pk_rows_problem *p);
+int pk_cl_rows_vec(pk_cl_vendor cls, const pk_rows_problem *p);
 
 /* The plan for p under at most max_work_group work-items a group. */
 void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
