@@ -104,7 +104,6 @@ static void load(pk_backend kind, pk_registry_entry *e)
             else snprintf(reason, sizeof reason, "it is the %s backend", pk_backend_name(be->kind));
             snprintf(e->why, sizeof e->why, "%.200s is not a portkern %s backend of this version: %s", why,
                      pk_backend_name(kind), reason);
-            be = NULL;
             dlclose(h);
             return;
         }

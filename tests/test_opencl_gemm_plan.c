@@ -7,18 +7,7 @@
 #include <string.h>
 
 #include "opencl_gemm_plan.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                 \
-    do {                                                 \
-        if (!(cond)) {                                   \
-            failures++;                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
-            printf(__VA_ARGS__);                         \
-            printf("\n");                                \
-        }                                                \
-    } while (0)
+#include "plan_check.h"
 
 static pk_device_info device(const char *vendor, const char *name, int is_cpu, uint64_t local_mem,
                              int compute_units)

@@ -7,18 +7,7 @@
 #include <string.h>
 
 #include "opencl_rows_plan.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                 \
-    do {                                                 \
-        if (!(cond)) {                                   \
-            failures++;                                  \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
-            printf(__VA_ARGS__);                         \
-            printf("\n");                                \
-        }                                                \
-    } while (0)
+#include "plan_check.h"
 
 static char present; /* a view's mem: only whether it is NULL matters */
 
