@@ -48,4 +48,38 @@ PK_API pk_status pk_internal_fault_inject(pk_context *ctx, pk_internal_fault_kin
  * the failing one was among them (both 0 when ctx is not the armed one). */
 PK_API pk_status pk_internal_fault_report(const pk_context *ctx, int *reached, int *fired);
 
+/* The named kernel parameters of ctx's backend (OpenCL: one text request
+ * a call, see backends/opencl/opencl_tuned.c): "list", "families",
+ * "status", "get FAMILY", "set family.name=value,...", "default FAMILY",
+ * "store FAMILY" (into the on-disk tuning cache), "reload". The answer
+ * goes to reply (n bytes, NUL-terminated). PK_ERR_UNSUPPORTED where the
+ * backend has none. For the tuner (pk_internal_tune) and its tests; call
+ * it while no other thread runs ops on ctx. */
+PK_API pk_status pk_internal_params(pk_context *ctx, const char *request, char *reply, size_t n);
+
+/* The tuner (api/pk_tune.c): searches kernel family `family` of ctx's
+ * backend (a name pk_internal_params "families" lists) for the fastest
+ * parameters whose results match the reference backend's, for at most
+ * opts->seconds (the candidate running then completes), and leaves the
+ * winner set on ctx; with opts->store, also in the on-disk tuning cache,
+ * which later contexts on the device load. report gets one line: the
+ * starting and best times, candidates timed and refused, the winner.
+ * Returns PK_ERR_UNSUPPORTED where the backend has no named parameters,
+ * PK_ERR_INVALID_ARGUMENT for an unknown family or when every candidate,
+ * the starting values included, was refused (report says why). */
+typedef struct pk_internal_tune_progress {
+    const char *family;
+    int tried, rejected;      /* candidates timed; refused (did not build or run, or off the reference) */
+    double table_ms, best_ms; /* summed medians of the timed cases: starting values, best so far */
+    double elapsed_s, limit_s;
+} pk_internal_tune_progress;
+typedef struct pk_internal_tune_opts {
+    double seconds; /* > 0 */
+    int store;
+    void (*progress)(void *user, const pk_internal_tune_progress *p); /* after each candidate; may be NULL */
+    void *user;
+} pk_internal_tune_opts;
+PK_API pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_internal_tune_opts *opts,
+                                  char *report, size_t n);
+
 #endif

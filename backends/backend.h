@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 4
+#define PK_BACKEND_ABI 5
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -143,6 +143,10 @@ typedef struct pk_backend_iface {
      * a real faulting kernel where the backend has one (it then clears
      * device_fault), else its next finish reports a simulated fault. */
     pk_status (*fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
+
+    /* Behind pk_internal_params (NULL: the backend's kernels have no
+     * named parameters): one text request, its answer in reply[0..n). */
+    pk_status (*params)(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
 } pk_backend_iface;
 
 typedef const pk_backend_iface *(*pk_backend_entry_fn)(void);

@@ -10,6 +10,7 @@
 #include "cuda_attention_plan.h"
 #include "hip_attention_plan.h"
 #include "opencl_attention_plan.h"
+#include "opencl_table_params.h"
 
 int main(int argc, char **argv)
 {
@@ -57,12 +58,12 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cl_devices); d++) {
         const cover_cl_device *dev = &cover_cl_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cl_attn_plan_variants(&dev->info, cover_set_add_fn, &can);
+        pk_cl_attn_plan_variants(table_params(&dev->info), &dev->info, cover_set_add_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_ATTENTION || !cf_case_runs_on(c->c, dev->info.is_cpu)) continue;
             pk_cl_attn_plan plan;
-            pk_cl_attn_plan_make(&c->p.attn, &dev->info, &plan);
+            pk_cl_attn_plan_make(table_params(&dev->info), &c->p.attn, &dev->info, &plan);
             pk_cl_attn_plan_variant(&plan, c->p.attn.d, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }

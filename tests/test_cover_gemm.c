@@ -10,6 +10,7 @@
 #include "cuda_gemm_plan.h"
 #include "hip_gemm_plan.h"
 #include "opencl_gemm_plan.h"
+#include "opencl_table_params.h"
 
 int main(int argc, char **argv)
 {
@@ -57,13 +58,13 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cl_devices); d++) {
         const cover_cl_device *dev = &cover_cl_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cl_gemm_plan_variants(&dev->info, dev->max_work_group, cover_set_add_fn, &can);
+        pk_cl_gemm_plan_variants(table_params(&dev->info), &dev->info, dev->max_work_group, cover_set_add_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, dev->info.is_cpu)) continue;
             pk_cl_gemm_plan plan;
             char name[96];
-            if (pk_cl_gemm_plan_problem(&dev->info, dev->max_work_group, &c->p.gemm, &plan) != 0) continue;
+            if (pk_cl_gemm_plan_problem(table_params(&dev->info), &dev->info, dev->max_work_group, &c->p.gemm, &plan) != 0) continue;
             pk_cl_gemm_plan_variant(&plan, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }

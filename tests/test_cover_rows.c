@@ -10,6 +10,7 @@
 #include "cover.h"
 #include "cover_devices.h"
 #include "opencl_rows_plan.h"
+#include "opencl_table_params.h"
 #include "pk_gpu_ew.h"
 
 /* OpenCL, as opencl_rows.c plans a call: leading dims folded first. */
@@ -23,7 +24,7 @@ static int cover_opencl_rows(const cover_calls *calls, int verbose)
         for (int o = 0; o < 5; o++) {
             int per_row;
             const char *op = cover_rows_op(ops[o], &per_row);
-            pk_cl_rows_plan_variants(&dev->info, dev->max_work_group, op, per_row, cover_set_add_fn, &can);
+            pk_cl_rows_plan_variants(table_params(&dev->info), &dev->info, dev->max_work_group, op, per_row, cover_set_add_fn, &can);
         }
         for (int i = 0; i < calls->n; i++) {
             const cover_call *c = &calls->v[i];
@@ -34,7 +35,7 @@ static int cover_opencl_rows(const cover_calls *calls, int verbose)
             pk_cl_rows_collapse(&p);
             pk_cl_rows_plan plan;
             char name[96];
-            pk_cl_rows_plan_pick(&dev->info, dev->max_work_group, &p, per_row, &plan);
+            pk_cl_rows_plan_pick(table_params(&dev->info), &dev->info, dev->max_work_group, &p, per_row, &plan);
             pk_cl_rows_plan_variant(&plan, op, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "opencl_attention_plan.h"
+#include "opencl_table_params.h"
 #include "plan_check.h"
 
 static pk_device_info device(const char *name, int is_cpu, uint64_t local_mem, int compute_units)
@@ -50,7 +51,7 @@ static void test_decode_tiles(void)
                         const int64_t rows = sq * group, skv = skvs[k];
                         pk_attention_problem p = problem(PK_F16, 2, sq, skv, 2 * group, 2, d);
                         pk_cl_attn_plan pl;
-                        pk_cl_attn_plan_make(&p, &devs[x], &pl);
+                        pk_cl_attn_plan_make(table_params(&devs[x]), &p, &devs[x], &pl);
                         const pk_cl_attn_decode *t = &pl.dec;
                         char name[64];
                         pk_cl_attn_plan_variant(&pl, d, name, sizeof name);
@@ -87,13 +88,13 @@ static void test_bench_shapes_fill_h200(void)
     char name[64];
 
     pk_attention_problem p = problem(PK_BF16, 32, 1, 4096, 32, 8, 128);
-    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     pk_cl_attn_plan_variant(&pl, p.d, name, sizeof name);
     CHECK(!strcmp(name, "decode_d128_r4_t16x1_u4_vec"), "B32 Skv4096: %s", name);
     CHECK(32 * 8 * pl.n_splits >= 4 * 132, "B32 Skv4096: %d splits leave compute units idle", pl.n_splits);
 
     p = problem(PK_BF16, 1, 1, 131072, 32, 8, 128);
-    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     CHECK(8 * pl.n_splits >= 4 * 132, "B1 Skv131072: %d splits for 8 kv heads", pl.n_splits);
 }
 
@@ -102,10 +103,10 @@ static void test_paths_and_loads(void)
     const pk_device_info h200 = device("H200", 0, 48 * 1024, 132);
     pk_cl_attn_plan pl;
     pk_attention_problem p = problem(PK_BF16, 1, 5, 4096, 8, 8, 128);
-    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     CHECK(!pl.split, "sq 5 takes the prefill kernel");
     p = problem(PK_BF16, 1, 1, 511, 8, 8, 128);
-    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     CHECK(!pl.split, "511 keys take the prefill kernel");
 
     p = problem(PK_BF16, 1, 1, 1000, 8, 8, 128);
@@ -120,7 +121,7 @@ static void test_paths_and_loads(void)
     p = problem(PK_F16, 1, 1, 1000, 8, 8, 128);
     p.k.stride[3] = 8;
     CHECK(!pk_cl_attn_vec_ok(&p), "strided D");
-    pk_cl_attn_plan_make(&p, &h200, &pl);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     CHECK(pl.split && !pl.dec.vec, "strided D takes the element loads");
 }
 

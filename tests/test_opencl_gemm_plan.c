@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opencl_gemm_plan.h"
+#include "opencl_table_params.h"
 #include "plan_check.h"
 
 static pk_device_info device(const char *vendor, const char *name, int is_cpu, uint64_t local_mem,
@@ -86,7 +87,7 @@ static void expect(const pk_device_info *info, int64_t batch, int64_t m, int64_t
                    pk_cl_gemm_shape shape)
 {
     pk_cl_gemm_plan plan;
-    int r = pk_cl_gemm_plan_pick(info, 1024, batch, m, n, &plan);
+    int r = pk_cl_gemm_plan_pick(table_params(info), info, 1024, batch, m, n, &plan);
     CHECK(r == 0, "%s: no plan for %lldx%lldx%lld", info->name, (long long)batch, (long long)m, (long long)n);
     if (r) return;
     CHECK(plan.cls == cls && plan.shape == shape && !plan.fallback,
@@ -119,15 +120,15 @@ static void test_fallback(void)
     /* 8 KiB of local memory: the NVIDIA large tile (16.1 KiB) does not fit */
     pk_device_info tiny = device("NVIDIA Corporation", "tiny", 0, 8192, 132);
     pk_cl_gemm_plan plan;
-    CHECK(pk_cl_gemm_plan_pick(&tiny, 1024, 1, 4096, 4096, &plan) == 0 && plan.fallback &&
+    CHECK(pk_cl_gemm_plan_pick(table_params(&tiny), &tiny, 1024, 1, 4096, 4096, &plan) == 0 && plan.fallback &&
               same_tile(&plan.tile, pk_cl_gemm_fallback()),
           "a device too small for the table's tile gets the fallback");
     /* work-groups of at most 128: the 256-item tile does not launch */
     pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
-    CHECK(pk_cl_gemm_plan_pick(&nv, 128, 1, 4096, 4096, &plan) == 0 && plan.fallback,
+    CHECK(pk_cl_gemm_plan_pick(table_params(&nv), &nv, 128, 1, 4096, 4096, &plan) == 0 && plan.fallback,
           "a device with small work-groups gets the fallback");
     pk_device_info none = device("NVIDIA Corporation", "none", 0, 512, 1);
-    CHECK(pk_cl_gemm_plan_pick(&none, 1024, 1, 64, 64, &plan) == -1, "no tile fits 512 bytes");
+    CHECK(pk_cl_gemm_plan_pick(table_params(&none), &none, 1024, 1, 64, 64, &plan) == -1, "no tile fits 512 bytes");
 }
 
 /* x[m, k] @ W[n, k]^T in dtype dt, contiguous, as the router hands it over */
@@ -165,7 +166,7 @@ static void test_skinny_table(void)
 static void skinny_expect(const pk_device_info *info, const pk_gemm_problem *p, int mr, int vw, int splits)
 {
     pk_cl_gemm_plan plan;
-    int r = pk_cl_gemm_plan_problem(info, 1024, p, &plan);
+    int r = pk_cl_gemm_plan_problem(table_params(info), info, 1024, p, &plan);
     CHECK(r == 0 && plan.skinny, "%s m %lld n %lld k %lld: not skinny", info->name, (long long)p->m,
           (long long)p->n, (long long)p->k);
     if (r || !plan.skinny) return;
@@ -233,7 +234,7 @@ static void test_skinny_picks(void)
         case 5: p.a.stride[1] = 12; break;
         case 6: p.n = 0; break;
         }
-        CHECK(pk_cl_gemm_plan_problem(&nv, 1024, &p, &plan) == 0 && !plan.skinny, "%s: skinny", cases[i].why);
+        CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && !plan.skinny, "%s: skinny", cases[i].why);
     }
     /* f32 rows need 4-element alignment only; one row ignores its row stride */
     p = linear(PK_F32, 1, 4, 8192, 4100);
@@ -243,7 +244,7 @@ static void test_skinny_picks(void)
     skinny_expect(&nv, &p, 1, 8, 1);
     /* a device whose work-groups are too small for the team */
     p = linear(PK_BF16, 1, 1, 4096, 4096);
-    CHECK(pk_cl_gemm_plan_problem(&nv, 64, &p, &plan) == 0 && !plan.skinny, "128-item group on a 64-item device");
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 64, &p, &plan) == 0 && !plan.skinny, "128-item group on a 64-item device");
 }
 
 int main(void)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opencl_rows_plan.h"
+#include "opencl_table_params.h"
 #include "plan_check.h"
 
 static char present; /* a view's mem: only whether it is NULL matters */
@@ -78,27 +79,27 @@ static void test_class(void)
 static void test_vec(void)
 {
     pk_rows_problem p = problem(PK_BF16, 16, 4096);
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 8, "bf16 on NVIDIA: 16 bytes, got %d",
-          pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p));
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_CPU, &p) == 16, "CPU: OpenCL's widest vector");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 8, "bf16 on NVIDIA: 16 bytes, got %d",
+          pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p));
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_CPU), 1, &p) == 16, "CPU: OpenCL's widest vector");
     p = problem(PK_F32, 16, 4096);
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 4, "f32 on NVIDIA");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 4, "f32 on NVIDIA");
     p = problem(PK_BF16, 16, 4100); /* rows start 4100 elements apart: not aligned */
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "unaligned rows");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 1, "unaligned rows");
     p = problem(PK_BF16, 1, 4100); /* one row: only its start counts */
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 8, "one row with a tail");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 8, "one row with a tail");
     p = problem(PK_BF16, 16, 4096);
     p.out.offset = 4;
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "an operand at an unaligned offset");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 1, "an operand at an unaligned offset");
     p = problem(PK_BF16, 16, 4096);
     p.weight.stride[3] = 2;
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a strided weight");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 1, "a strided weight");
     p = problem(PK_BF16, 16, 4096);
     p.residual = p.x;
     p.residual.stride[3] = 3;
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a strided residual");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 1, "a strided residual");
     p = problem(PK_BF16, 16, 4);
-    CHECK(pk_cl_rows_vec(PK_CL_VENDOR_NVIDIA, &p) == 1, "a row shorter than a vector");
+    CHECK(pk_cl_rows_vec(pk_cl_rows_table(PK_CL_VENDOR_NVIDIA), 1, &p) == 1, "a row shorter than a vector");
 }
 
 static void test_collapse(void)
@@ -138,7 +139,7 @@ static void test_picks(void)
     /* add+RMSNorm [16384, 4096] bf16 on the H200: a row per 256 work-items,
      * 2 vectors (16 values) each, held in registers */
     pk_rows_problem p = problem(PK_BF16, 16384, 4096);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 1, &plan);
     CHECK(plan.vec == 8 && plan.tpr == 256 && plan.chunks == 2 && plan.rpg == 1 && plan.local == 256,
           "rmsnorm 4096 on NVIDIA: vec %d tpr %d chunks %d rpg %d", plan.vec, plan.tpr, plan.chunks, plan.rpg);
     CHECK(plan.groups == 132 * 64, "groups capped per compute unit: %zu", plan.groups);
@@ -147,44 +148,44 @@ static void test_picks(void)
 
     /* a device (or kernel) that allows only 256 work-items: 4 vectors each */
     p = problem(PK_BF16, 16384, 8192);
-    pk_cl_rows_plan_pick(&nv, 256, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 256, &p, 1, &plan);
     CHECK(plan.tpr == 256 && plan.chunks == 4, "8192 under 256: tpr %d chunks %d", plan.tpr, plan.chunks);
     p = problem(PK_BF16, 4, 65536);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 1, &plan);
     CHECK(plan.tpr == 1024 && plan.chunks == 0, "65536 columns stream: tpr %d chunks %d", plan.tpr, plan.chunks);
 
     /* short rows share a work-group; a row of one vector needs no reduction */
     p = problem(PK_BF16, 1000, 128);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 1, &plan);
     CHECK(plan.tpr == 8 && plan.rpg == 16 && plan.local == 128 && plan.groups == 63,
           "128 columns: tpr %d rpg %d groups %zu", plan.tpr, plan.rpg, plan.groups);
     p = problem(PK_BF16, 1000, 8);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 1, &plan);
     pk_cl_rows_plan_variant(&plan, "softmax", name, sizeof name);
     CHECK(plan.tpr == 1 && !strcmp(name, "softmax_vec8_c1_solo"), "8 columns: %s", name);
 
     /* SwiGLU [16384, 14336]: blocks of 256 x 4 vectors */
     p = problem(PK_BF16, 16384, 14336);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 0, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 0, &plan);
     CHECK(plan.vec == 8 && plan.local == 256 && plan.per_item == 4 && plan.batch == 4 && plan.groups == 132 * 64,
           "swiglu on NVIDIA: vec %d local %zu per_item %d groups %zu", plan.vec, plan.local, plan.per_item,
           plan.groups);
     pk_cl_rows_plan_variant(&plan, "glu", name, sizeof name);
     CHECK(!strcmp(name, "glu_vec8_u4"), "variant %s", name);
     p = problem(PK_BF16, 2, 8);
-    pk_cl_rows_plan_pick(&nv, 1024, &p, 0, &plan);
+    pk_cl_rows_plan_pick(table_params(&nv), &nv, 1024, &p, 0, &plan);
     CHECK(plan.groups == 1, "a small problem takes one group: %zu", plan.groups);
 
     /* PoCL: a work-item streams a whole row; elementwise blocks of 1024 vectors */
     p = problem(PK_BF16, 16384, 4096);
-    pk_cl_rows_plan_pick(&cpu, 4096, &p, 1, &plan);
+    pk_cl_rows_plan_pick(table_params(&cpu), &cpu, 4096, &p, 1, &plan);
     CHECK(plan.vec == 16 && plan.tpr == 1 && plan.chunks == 0 && plan.local == 1 && plan.groups == 128,
           "rmsnorm on a CPU: vec %d tpr %d chunks %d local %zu groups %zu", plan.vec, plan.tpr, plan.chunks,
           plan.local, plan.groups);
     pk_cl_rows_plan_variant(&plan, "rmsnorm", name, sizeof name);
     CHECK(!strcmp(name, "rmsnorm_vec16_stream_solo"), "variant %s", name);
     p = problem(PK_F32, 16384, 14336);
-    pk_cl_rows_plan_pick(&cpu, 4096, &p, 0, &plan);
+    pk_cl_rows_plan_pick(table_params(&cpu), &cpu, 4096, &p, 0, &plan);
     CHECK(plan.vec == 16 && plan.local == 1 && plan.per_item == 1024 && plan.batch == 1,
           "glu on a CPU: vec %d local %zu per_item %d batch %d", plan.vec, plan.local, plan.per_item, plan.batch);
 }
@@ -214,14 +215,14 @@ static void test_variants(void)
 {
     pk_device_info cpu = device("GenuineIntel", 1, 2), nv = device("NVIDIA Corporation", 0, 132);
     names s = {.n = 0};
-    pk_cl_rows_plan_variants(&cpu, 4096, "glu", 0, add_name, &s);
+    pk_cl_rows_plan_variants(table_params(&cpu), &cpu, 4096, "glu", 0, add_name, &s);
     CHECK(s.n == 2 && has(&s, "glu_vec16") && has(&s, "glu_str"), "glu on a CPU: %d names", s.n);
     s.n = 0;
-    pk_cl_rows_plan_variants(&cpu, 4096, "rmsnorm", 1, add_name, &s);
+    pk_cl_rows_plan_variants(table_params(&cpu), &cpu, 4096, "rmsnorm", 1, add_name, &s);
     CHECK(s.n == 2 && has(&s, "rmsnorm_vec16_stream_solo") && has(&s, "rmsnorm_str_stream_solo"),
           "rmsnorm on a CPU: %d names", s.n);
     s.n = 0;
-    pk_cl_rows_plan_variants(&nv, 1024, "rmsnorm", 1, add_name, &s);
+    pk_cl_rows_plan_variants(table_params(&nv), &nv, 1024, "rmsnorm", 1, add_name, &s);
     static const char *const expect[] = {"rmsnorm_vec8_c1_solo", "rmsnorm_vec8_c2_solo", "rmsnorm_vec8_c2_red",
                                          "rmsnorm_vec8_c4_red",  "rmsnorm_vec8_stream_red", "rmsnorm_vec4_c4_red",
                                          "rmsnorm_str_c4_red",   "rmsnorm_str_stream_red"};

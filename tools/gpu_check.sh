@@ -18,8 +18,13 @@
 #             weights as Llama 3.1 (llama3 RoPE, 5.x config)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
+#   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
+#             skinny,rows,elementwise,attn_decode; PK_TUNE_SECONDS each, 25);
+#             the tuning cache file comes back in the logs
 #   portable  issue 3's cases on NVIDIA's OpenCL (--record), to set beside
 #             the CUDA bench of the same call
+#   cldecode  the Llama-3-8B-shaped checkpoint's decode (127 steps) on
+#             NVIDIA's OpenCL alone
 #   hostile   issue 14's device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
@@ -62,7 +67,7 @@ cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E
 platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
 
 summary=()
-if [[ $parts == *llama* || $parts == *profile* ]] && [ ! -d /tmp/ck-8b ]; then
+if [[ $parts == *llama* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
     build-gpu/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
       >"$logs/llama-make.txt" 2>&1
@@ -77,6 +82,14 @@ if [[ $parts == *conform* ]]; then
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
   done
+fi
+if [[ $parts == *tune* && -n "$cl" ]]; then
+  t0=$(date +%s)
+  timeout "$step" $pk tune --backend "opencl:$cl" --family "${PK_TUNE_FAMILIES:-skinny,rows,elementwise,attn_decode}" \
+    --seconds "${PK_TUNE_SECONDS:-25}" >"$logs/tune.txt" 2>"$logs/tune-progress.txt"
+  summary+=("tune rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/tune.txt")")
+  cp "$PORTKERN_CACHE_DIR"/tuned-*.txt "$logs/" 2>/dev/null
+  grep -E '^(tuned|FAILED)' "$logs/tune.txt" | cut -c1-600
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
   timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
@@ -147,6 +160,13 @@ if [[ $parts == *llama* ]]; then
       --backend cuda:0 >"$logs/llama31-decode-cuda-$run.txt" 2>&1
     summary+=("llama3.1 cuda:0 run $run: $(grep -E '^[0-9 ]+$' "$logs/llama31-decode-cuda-$run.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama31-decode-cuda-$run.txt")")
   done
+fi
+if [[ $parts == *cldecode* && -n "$cl" ]]; then
+  make_8b
+  t0=$(date +%s)
+  timeout "$step" build-gpu/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
+    --max-new 128 --backend "opencl:$cl" >"$logs/llama-decode-opencl.txt" 2>&1
+  summary+=("llama opencl:$cl rc=$? ($(($(date +%s) - t0)) s): $(grep -h -E 'tokens/s' "$logs/llama-decode-opencl.txt" | tr '\n' ' ')")
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight

@@ -1,10 +1,12 @@
-/* The portkern command line: device listing and the conformance suite. */
+/* The portkern command line: device listing, the conformance suite, the
+ * bench and the tuner. */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
 #include "conform.h"
 #include "portkern.h"
+#include "portkern_tune.h"
 
 static void print_device(const pk_device_info *i)
 {
@@ -32,6 +34,7 @@ static int cmd_devices(void)
             pk_device_info info;
             if (pk_device_info_get(b, i, &info) == PK_SUCCESS) {
                 print_device(&info);
+                if (b == PK_BACKEND_OPENCL) pk_tune_print_status(b, i);
                 total++;
             } else {
                 printf("  %-6s %d: %s\n", pk_backend_name(b), i, pk_last_error(NULL));
@@ -57,9 +60,11 @@ static void usage(FILE *f)
             "  devices            list every backend and device, or why it is missing\n"
             "  conform [options]  run the conformance suite (portkern conform --help)\n"
             "  bench [options]    time LLM-shaped cases beside the vendor library (portkern bench --help)\n"
+            "  tune [options]     tune a device's OpenCL kernel parameters (portkern tune --help)\n"
             "  version            print the library version\n"
             "Environment: PORTKERN_BACKEND picks the automatic backend (ref, opencl[:N], cuda, hip);\n"
-            "PORTKERN_CACHE_DIR holds OpenCL program binaries (\"off\" disables the cache).\n");
+            "PORTKERN_CACHE_DIR holds OpenCL program binaries and tuning (\"off\" disables the cache);\n"
+            "PORTKERN_CL_TUNED=off runs the built-in parameter table, not what was tuned.\n");
 }
 
 int main(int argc, char **argv)
@@ -72,6 +77,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "devices")) return cmd_devices();
     if (!strcmp(cmd, "conform")) return pk_conform_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return pk_bench_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune")) return pk_tune_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "version")) {
         printf("portkern %s\n", pk_version_string());
         return 0;

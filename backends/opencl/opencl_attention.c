@@ -107,7 +107,7 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     if (p->batch == 0 || p->sq == 0 || p->hq == 0) return PK_SUCCESS;
 
     pk_cl_attn_plan plan;
-    pk_cl_attn_plan_make(p, &d->info, &plan);
+    pk_cl_attn_plan_make(&d->prm, p, &d->info, &plan);
 
     /* lengths first; partials start on a 256-byte boundary after them */
     size_t lens_bytes = p->uniform_lengths ? 0 : (size_t)p->batch * 2 * sizeof(cl_int);

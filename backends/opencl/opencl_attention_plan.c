@@ -17,32 +17,47 @@
 #define PK_CL_ATTN_LOCAL_BUDGET 32768u
 
 /* Decode when there are few query rows per kv head and the key range is
- * long enough to be worth splitting; chunks are at least MIN_CHUNK keys so
- * that the merge stays a small fraction of the traffic. */
+ * long enough to be worth splitting. */
 #define PK_CL_ATTN_SPLIT_MAX_SQ 4
 #define PK_CL_ATTN_SPLIT_MIN_SKV 512
-#define PK_CL_ATTN_MIN_CHUNK 256
 #define PK_CL_ATTN_MAX_SPLITS 256
-/* work-items of a merge work-group (at most; a multiple of D) */
-#define PK_CL_ATTN_MERGE_WG 256
-
-/* Decode parameters of a kind of device. */
-typedef struct decode_params {
-    int wg;         /* work-items per work-group (at most) */
-    int chunks;     /* 16-byte runs of K per work-item a step (as many of V) */
-    int q_floats;   /* rows * 8 * nv: registers for Q and for the accumulator */
-    int max_rows;   /* rows per work-group; more rows take more work-groups */
-    int wg_per_cu;  /* work-groups per compute unit the splits aim for */
-} decode_params;
 
 /* GPUs: 128 work-items, each with 4 runs of K and 4 of V in flight (8 KiB
  * a work-group), and registers for Q and the accumulator kept to 2 x 32
  * floats so that several work-groups fit a multiprocessor; 8 work-groups
- * per multiprocessor cover the latency of HBM. CPUs (PoCL): a work-group
- * is a loop on one core, two per core suffice; the tiles are the GPUs'
- * so that the conformance suite on PoCL runs the kernels GPUs build. */
-static const decode_params decode_gpu = {128, 4, 32, 8, 8};
-static const decode_params decode_cpu = {128, 4, 32, 8, 2};
+ * per multiprocessor cover the latency of HBM. Chunks of at least 256 keys
+ * keep the merge a small fraction of the traffic; the merge takes 256
+ * work-items a group (a multiple of D). CPUs (PoCL): a work-group is a
+ * loop on one core, two per core suffice; the tiles are the GPUs' so that
+ * the conformance suite on PoCL runs the kernels GPUs build. */
+static const pk_cl_attn_decode_params decode_table[PK_CL_VENDOR_COUNT] = {
+    /*                     wg chunks q_floats max_rows wg_per_cu min_chunk merge_wg */
+    [PK_CL_VENDOR_NVIDIA] = {128, 4, 32, 8, 8, 256, 256},
+    [PK_CL_VENDOR_AMD]    = {128, 4, 32, 8, 8, 256, 256},
+    [PK_CL_VENDOR_INTEL]  = {128, 4, 32, 8, 8, 256, 256},
+    [PK_CL_VENDOR_CPU]    = {128, 4, 32, 8, 2, 256, 256},
+    [PK_CL_VENDOR_OTHER]  = {128, 4, 32, 8, 8, 256, 256},
+};
+
+/* Prefill: many rows per work-group so that each K/V tile is reused by
+ * many queries; few work-items per row so that each holds D / tpr output
+ * columns (at most 32 floats) in registers. Per head-dim class (D = 64,
+ * 80 or 96, 128, any other): bm, bn, tpr. */
+#define PREFILL {{64, 32, 32, 16}, {16, 32, 16, 8}, {4, 4, 4, 8}}
+static const pk_cl_attn_prefill_params prefill_table[PK_CL_VENDOR_COUNT] = {
+    [PK_CL_VENDOR_NVIDIA] = PREFILL, [PK_CL_VENDOR_AMD] = PREFILL, [PK_CL_VENDOR_INTEL] = PREFILL,
+    [PK_CL_VENDOR_CPU] = PREFILL,    [PK_CL_VENDOR_OTHER] = PREFILL,
+};
+
+const pk_cl_attn_decode_params *pk_cl_attn_decode_table(pk_cl_vendor cls)
+{
+    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &decode_table[cls] : NULL;
+}
+
+const pk_cl_attn_prefill_params *pk_cl_attn_prefill_table(pk_cl_vendor cls)
+{
+    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &prefill_table[cls] : NULL;
+}
 
 size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t)
 {
@@ -68,18 +83,10 @@ static void fit(int d, uint64_t budget, pk_cl_attn_tile *t)
     while (pk_cl_attn_local_bytes(d, *t) > budget && t->bm > 1) t->bm /= 2;
 }
 
-/* Prefill: many rows per work-group so that each K/V tile is reused by
- * many queries; few work-items per row so that each holds D / tpr output
- * columns (at most 32 floats) in registers. */
-static pk_cl_attn_tile prefill_tile(int64_t d)
+static pk_cl_attn_tile prefill_tile(const pk_cl_attn_prefill_params *t, int64_t d)
 {
-    switch (d) {
-    case 64: return (pk_cl_attn_tile){64, 16, 4};
-    case 80:
-    case 96: return (pk_cl_attn_tile){32, 32, 4};
-    case 128: return (pk_cl_attn_tile){32, 16, 4};
-    default: return (pk_cl_attn_tile){16, 8, 8};
-    }
+    int c = d == 64 ? 0 : d == 80 || d == 96 ? 1 : d == 128 ? 2 : 3;
+    return (pk_cl_attn_tile){t->bm[c], t->bn[c], t->tpr[c]};
 }
 
 int pk_cl_attn_vec_ok(const pk_attention_problem *p)
@@ -97,7 +104,8 @@ int pk_cl_attn_vec_ok(const pk_attention_problem *p)
 /* rows: next power of two, capped; nv: the most runs of 8 that the
  * register budget allows while 4 or more work-items still share a key (so
  * that a warp's loads cover whole 64-byte pieces of a row), dividing D / 8. */
-static pk_cl_attn_decode decode_tile(int64_t rows, int64_t d, int vec, const decode_params *dp, uint64_t local_mem)
+static pk_cl_attn_decode decode_tile(int64_t rows, int64_t d, int vec, const pk_cl_attn_decode_params *dp,
+                                     uint64_t local_mem)
 {
     pk_cl_attn_decode t = {1, 0, 0, 0, 0, vec};
     while (t.rows < rows && t.rows < dp->max_rows) t.rows *= 2;
@@ -115,16 +123,17 @@ static pk_cl_attn_decode decode_tile(int64_t rows, int64_t d, int vec, const dec
     return t;
 }
 
-void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *dev, pk_cl_attn_plan *plan)
+void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p, const pk_device_info *dev,
+                          pk_cl_attn_plan *plan)
 {
     uint64_t lm = dev->local_mem_bytes;
     uint64_t budget = lm && lm < PK_CL_ATTN_LOCAL_BUDGET ? lm : PK_CL_ATTN_LOCAL_BUDGET;
-    const decode_params *dp = dev->is_cpu ? &decode_cpu : &decode_gpu;
+    const pk_cl_attn_decode_params *dp = &prm->decode;
     int64_t rows = p->sq * (p->hq / p->hkv);
     *plan = (pk_cl_attn_plan){0};
     plan->split = p->sq <= PK_CL_ATTN_SPLIT_MAX_SQ && p->skv >= PK_CL_ATTN_SPLIT_MIN_SKV;
     if (!plan->split) {
-        plan->tile = prefill_tile(p->d);
+        plan->tile = prefill_tile(&prm->prefill, p->d);
         fit((int)p->d, budget, &plan->tile);
         return;
     }
@@ -135,7 +144,7 @@ void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *d
     int64_t groups = p->batch * p->hkv * plan->row_tiles;
     int64_t target = (int64_t)dp->wg_per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
     int64_t n = (target + groups - 1) / groups;
-    int64_t most = p->skv / PK_CL_ATTN_MIN_CHUNK;
+    int64_t most = p->skv / dp->min_chunk;
     if (n > most) n = most;
     if (n > PK_CL_ATTN_MAX_SPLITS) n = PK_CL_ATTN_MAX_SPLITS;
     if (n < 1) n = 1;
@@ -143,7 +152,7 @@ void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *d
     chunk = (chunk + step - 1) / step * step;
     plan->chunk = (int)chunk;
     plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
-    plan->merge_groups = (int)(PK_CL_ATTN_MERGE_WG / p->d);
+    plan->merge_groups = (int)(dp->merge_wg / p->d);
 }
 
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n)
@@ -172,7 +181,8 @@ static pk_attention_problem probe(int64_t sq, int64_t group, int64_t skv, int64_
     return p;
 }
 
-void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, const char *name), void *ctx)
+void pk_cl_attn_plan_variants(const pk_cl_params *prm, const pk_device_info *dev,
+                              void (*fn)(void *ctx, const char *name), void *ctx)
 {
     static const int dims[] = {64, 80, 96, 128, 256};
     char name[64];
@@ -180,7 +190,7 @@ void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, c
         const int d = dims[i];
         pk_cl_attn_plan plan;
         pk_attention_problem p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 1);
-        pk_cl_attn_plan_make(&p, dev, &plan);
+        pk_cl_attn_plan_make(prm, &p, dev, &plan);
         pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
         fn(ctx, name);
         /* decode: 1, 2, 4, ... rows per kv head, both loads, up to the
@@ -188,7 +198,7 @@ void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, c
         for (int vec = 1; vec >= 0; vec--)
             for (int64_t rows = 1;; rows *= 2) {
                 p = probe(1, rows, PK_CL_ATTN_SPLIT_MIN_SKV, d, vec);
-                pk_cl_attn_plan_make(&p, dev, &plan);
+                pk_cl_attn_plan_make(prm, &p, dev, &plan);
                 if (plan.dec.rows < rows) break;
                 pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
                 fn(ctx, name);

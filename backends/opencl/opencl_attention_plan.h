@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "opencl_params.h"
 
 /* Prefill: a work-group owns bm query rows and streams keys bn at a time;
  * tpr work-items share a row (the work-group has bm * tpr of them). */
@@ -45,8 +46,13 @@ size_t pk_cl_attn_decode_local_bytes(int d, pk_cl_attn_decode t);
  * 16 bytes (buffers themselves are at least 128-byte aligned). */
 int pk_cl_attn_vec_ok(const pk_attention_problem *p);
 
-/* The plan for p on device dev (its local memory, compute units and kind). */
-void pk_cl_attn_plan_make(const pk_attention_problem *p, const pk_device_info *dev, pk_cl_attn_plan *plan);
+/* A class's table entries (pk_cl_params_default gathers them). */
+const pk_cl_attn_decode_params *pk_cl_attn_decode_table(pk_cl_vendor cls);
+const pk_cl_attn_prefill_params *pk_cl_attn_prefill_table(pk_cl_vendor cls);
+
+/* The plan for p from prm on device dev (its local memory and compute units). */
+void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p, const pk_device_info *dev,
+                          pk_cl_attn_plan *plan);
 
 /* The variant a plan builds for head dim d: its path and tile, e.g.
  * "prefill_d64_64x16x4" (bm x bn x tpr) or "decode_d128_r4_t8x2_u2_vec"
@@ -55,6 +61,6 @@ void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name,
 
 /* Every variant pk_cl_attn_plan_make can give on dev: each name once to
  * fn. For the conformance coverage test (tests/test_cover_attention.c). */
-void pk_cl_attn_plan_variants(const pk_device_info *dev, void (*fn)(void *ctx, const char *name), void *ctx);
+void pk_cl_attn_plan_variants(const pk_cl_params *prm, const pk_device_info *dev, void (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif

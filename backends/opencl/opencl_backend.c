@@ -136,6 +136,10 @@ static pk_status cl_open(int index, void **out, pk_msg *msg)
     d->device = slots[index].device;
     clGetPlatformInfo(d->platform, CL_PLATFORM_NAME, sizeof d->platform_name, d->platform_name, NULL);
     clGetDeviceInfo(d->device, CL_DEVICE_VERSION, sizeof d->device_version, d->device_version, NULL);
+    if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, NULL) != CL_SUCCESS ||
+        !d->max_wg)
+        d->max_wg = 1;
+    pk_cl_params_load(d);
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
     d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
@@ -266,12 +270,12 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-void pk_cl_grid_2d(size_t cols, size_t rows, size_t global[2], size_t local[2])
+void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t local[2])
 {
-    enum { WG = 256, MAX_GROUPS = 65535 };
-    local[0] = WG;
+    enum { MAX_GROUPS = 65535 };
+    local[0] = wg;
     while (local[0] > 1 && local[0] / 2 >= cols) local[0] /= 2;
-    local[1] = WG / local[0];
+    local[1] = wg / local[0];
     global[0] = cols;
     global[1] = rows < MAX_GROUPS * local[1] ? rows : MAX_GROUPS * local[1];
 }
@@ -362,6 +366,7 @@ static const pk_backend_iface opencl_iface = {
     .rope = pk_cl_rope,
     .chain = pk_cl_chain,
     .fault_inject = cl_fault_inject,
+    .params = pk_cl_params_request,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)

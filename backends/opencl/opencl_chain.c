@@ -63,6 +63,8 @@ pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
     args[4 + 3 * PK_CHAIN_VIEWS] = PK_CL_ARG(imm[0]);
     args[5 + 3 * PK_CHAIN_VIEWS] = PK_CL_ARG(imm[1]);
     size_t local[2], global[2];
-    pk_cl_grid_2d((size_t)n3, (size_t)outer, global, local);
+    size_t wg = (size_t)d->prm.misc.chain_wg;
+    while (wg > d->max_wg) wg /= 2;
+    pk_cl_grid_2d(wg, (size_t)n3, (size_t)outer, global, local);
     return pk_cl_run(d, k, args, 6 + 3 * PK_CHAIN_VIEWS, 2, global, local, msg);
 }

@@ -90,11 +90,9 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
     pk_cl_device *d = dev;
-    size_t max_wg = 0;
-    cl_int err = clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-    if (err != CL_SUCCESS) return pk_cl_check(err, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", msg);
+    const size_t max_wg = d->max_wg;
     pk_cl_gemm_plan plan;
-    if (pk_cl_gemm_plan_problem(&d->info, max_wg, p, &plan) != 0)
+    if (pk_cl_gemm_plan_problem(&d->prm, &d->info, max_wg, p, &plan) != 0)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED,
                        "OpenCL gemm: no tile fits the device (%llu bytes of local memory, work-groups of %zu)",
                        (unsigned long long)d->info.local_mem_bytes, max_wg);

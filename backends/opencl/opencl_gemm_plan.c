@@ -98,12 +98,12 @@ static int64_t tiles(int64_t batch, int64_t m, int64_t n, const pk_cl_gemm_tile 
     return batch * ((m + t->tm - 1) / t->tm) * ((n + t->tn - 1) / t->tn);
 }
 
-int pk_cl_gemm_plan_pick(const pk_device_info *info, size_t max_work_group, int64_t batch, int64_t m,
-                         int64_t n, pk_cl_gemm_plan *out)
+int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, int64_t batch,
+                         int64_t m, int64_t n, pk_cl_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->cls = pk_cl_vendor_of(info);
-    const pk_cl_gemm_tile *row = table[out->cls];
+    const pk_cl_gemm_tile *row = prm->gemm;
     int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     if (m <= row[PK_CL_GEMM_DECODE].tm)
         out->shape = PK_CL_GEMM_DECODE;
@@ -141,9 +141,10 @@ static int bucket_of(int64_t m)
 
 /* The skinny plan for mr rows and `splits` pieces of k, without the
  * problem: what pk_cl_gemm_plan_problem and the variant list share. */
-static int skinny_fill(const pk_device_info *info, size_t max_work_group, int vw, int b, pk_cl_skinny_plan *sk)
+static int skinny_fill(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, int vw, int b,
+                       pk_cl_skinny_plan *sk)
 {
-    const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
+    const pk_cl_skinny_params *t = &prm->skinny;
     sk->mr = 1 << b;
     sk->vw = vw;
     sk->wg = t->wg;
@@ -171,14 +172,14 @@ static int skinny_takes(const pk_gemm_problem *p, int vw)
            (p->m == 1 || a->stride[1] % vw == 0) && (p->n == 1 || b->stride[2] % vw == 0);
 }
 
-int pk_cl_gemm_plan_problem(const pk_device_info *info, size_t max_work_group, const pk_gemm_problem *p,
-                            pk_cl_gemm_plan *out)
+int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
+                            const pk_gemm_problem *p, pk_cl_gemm_plan *out)
 {
     const int vw = p->a.dtype == PK_F32 ? 4 : 8; /* 16 bytes */
     if (skinny_takes(p, vw)) {
         pk_cl_skinny_plan sk;
-        if (skinny_fill(info, max_work_group, vw, bucket_of(p->m), &sk)) {
-            const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
+        if (skinny_fill(prm, info, max_work_group, vw, bucket_of(p->m), &sk)) {
+            const pk_cl_skinny_params *t = &prm->skinny;
             int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi;
             sk.groups = (p->n + nc - 1) / nc;
             int64_t total = p->batch * sk.groups, units = info->compute_units > 0 ? info->compute_units : 1;
@@ -199,7 +200,7 @@ int pk_cl_gemm_plan_problem(const pk_device_info *info, size_t max_work_group, c
             return 0;
         }
     }
-    return pk_cl_gemm_plan_pick(info, max_work_group, p->batch, p->m, p->n, out);
+    return pk_cl_gemm_plan_pick(prm, info, max_work_group, p->batch, p->m, p->n, out);
 }
 
 static void skinny_variant(const pk_cl_skinny_plan *sk, char *name, size_t n)
@@ -219,7 +220,7 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
              t->tm, t->tn, t->tk, t->wm, t->wn, plan->fallback ? "_fallback" : "");
 }
 
-void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
+void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
                               void (*fn)(void *ctx, const char *name), void *ctx)
 {
     pk_cl_gemm_plan plan;
@@ -228,7 +229,7 @@ void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
     for (int s = 0; s < PK_CL_GEMM_SHAPE_COUNT; s++) {
         /* as pk_cl_gemm_plan_pick once it has the shape */
         plan.shape = (pk_cl_gemm_shape)s;
-        plan.tile = table[plan.cls][s];
+        plan.tile = prm->gemm[s];
         plan.fallback = !pk_cl_gemm_tile_valid(&plan.tile, info->local_mem_bytes, max_work_group);
         if (plan.fallback) plan.tile = fallback;
         if (!pk_cl_gemm_tile_valid(&plan.tile, info->local_mem_bytes, max_work_group)) continue;
@@ -237,10 +238,10 @@ void pk_cl_gemm_plan_variants(const pk_device_info *info, size_t max_work_group,
         fn(ctx, name);
     }
     /* the skinny kernel's names do not depend on the dtype's vw */
-    const pk_cl_skinny_params *t = &skinny_table[pk_cl_vendor_of(info)];
+    const pk_cl_skinny_params *t = &prm->skinny;
     for (int b = 0; (1 << b) <= PK_CL_SKINNY_MAX_M; b++) {
         pk_cl_skinny_plan sk;
-        if (!skinny_fill(info, max_work_group, 8, b, &sk)) continue;
+        if (!skinny_fill(prm, info, max_work_group, 8, b, &sk)) continue;
         for (int split = 0; split < 2 && split < t->max_splits; split++) {
             char name[96];
             sk.splits = split ? 2 : 1;

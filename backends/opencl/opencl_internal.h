@@ -6,6 +6,7 @@
 #include <CL/cl.h>
 
 #include "backend.h"
+#include "opencl_params.h"
 
 typedef struct pk_cl_program pk_cl_program; /* built programs, keyed by source + options */
 
@@ -24,7 +25,24 @@ typedef struct pk_cl_device {
     cl_mem scratch;       /* grown on demand; in-order queue makes reuse safe */
     size_t scratch_size;
     pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
+    size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    pk_cl_params prm;     /* the kernels' parameters (opencl_tuned.c) */
+    char prm_from[PK_CL_FAMILY_COUNT]; /* per family: 't'able, tune'd' (the cache), 's'et by a caller */
 } pk_cl_device;
+
+/* The tuning cache directory (opencl_program.c's binaries live there too),
+ * or 0 when there is none (PORTKERN_CACHE_DIR=off, no home). */
+int pk_cl_cache_dir(char *dir, size_t n);
+/* FNV-1a of common.cl and `source` as embedded, and of what names this
+ * device and its driver: the keys of the on-disk caches. */
+uint64_t pk_cl_source_hash(const char *source);
+uint64_t pk_cl_device_hash(pk_cl_device *d);
+
+/* d->prm from the table of d's class, then each family the tuning cache
+ * holds for this device, driver and source. */
+void pk_cl_params_load(pk_cl_device *d);
+/* The backend's params hook (backend.h): get, set, default, store, status. */
+pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
 
 /* Queues a copy of src[0..n) into dst at off without waiting for it;
  * `what` names it in errors. */
@@ -55,11 +73,11 @@ typedef struct pk_cl_arg {
 pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg);
 
-/* The grid of an elementwise kernel over rows x cols: work-groups of 256
- * items, as wide along cols as cols allows (a power of two), and at most
+/* The grid of an elementwise kernel over rows x cols: work-groups of wg
+ * items (a power of two), as wide along cols as cols allows, and at most
  * 65535 groups along rows (NVIDIA bounds a grid's second dimension; the
  * kernels loop over the rows beyond). */
-void pk_cl_grid_2d(size_t cols, size_t rows, size_t global[2], size_t local[2]);
+void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t local[2]);
 
 /* A device scratch buffer of at least `bytes`, valid until the next call. */
 pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);

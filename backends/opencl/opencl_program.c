@@ -67,7 +67,7 @@ static uint64_t hash_part(uint64_t h, const char *s)
     return h * 0x100000001b3ull;
 }
 
-static int cache_dir(char *dir, size_t n)
+int pk_cl_cache_dir(char *dir, size_t n)
 {
     const char *env = getenv("PORTKERN_CACHE_DIR");
     if (env && !strcmp(env, "off")) return 0;
@@ -89,6 +89,26 @@ static int cache_dir(char *dir, size_t n)
     mkdir(dir, 0755);
     struct stat st;
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+uint64_t pk_cl_source_hash(const char *source)
+{
+    const char *common = find_source("common.cl"), *text = find_source(source);
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = hash_part(h, common ? common : "");
+    return hash_part(h, text ? text : "");
+}
+
+uint64_t pk_cl_device_hash(pk_cl_device *d)
+{
+    char driver[256] = "";
+    clGetDeviceInfo(d->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = hash_part(h, d->info.name);
+    h = hash_part(h, d->info.vendor);
+    h = hash_part(h, d->platform_name);
+    h = hash_part(h, d->device_version);
+    return hash_part(h, driver);
 }
 
 /* A cache file is this header, then the program binary. PoCL crashes on a
@@ -189,19 +209,14 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
     if (pk_fault_alloc(d)) return pk_cl_check(CL_OUT_OF_HOST_MEMORY, "clCreateProgram (injected)", msg);
 
     char dir[1024], path[1200];
-    int cached = cache_dir(dir, sizeof dir);
+    int cached = pk_cl_cache_dir(dir, sizeof dir);
     if (cached) {
-        char driver[256] = "";
-        clGetDeviceInfo(d->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
         uint64_t h = 0xcbf29ce484222325ull;
         h = hash_part(h, common);
         h = hash_part(h, text);
         h = hash_part(h, options);
-        h = hash_part(h, d->info.name);
-        h = hash_part(h, d->info.vendor);
-        h = hash_part(h, d->platform_name);
-        h = hash_part(h, d->device_version);
-        h = hash_part(h, driver);
+        h ^= pk_cl_device_hash(d);
+        h *= 0x100000001b3ull;
         snprintf(path, sizeof path, "%s/%016llx.clbin", dir, (unsigned long long)h);
         if ((*out = from_binary(d, path, options))) return PK_SUCCESS;
     }

@@ -7,11 +7,6 @@
 #include "pk_fault.h"
 #include "pk_rope_freq.h"
 
-/* Work-items the launch aims for; with fewer (token, pair) items than this
- * the heads of a token are shared out among several work-items. */
-#define ROPE_TARGET_ITEMS 65536
-#define ROPE_WG 128
-#define ROPE_MAX_GROUPS 65535
 
 pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 {
@@ -47,7 +42,10 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     if ((s = pk_cl_kernel(d, "rope.cl", opts, "pk_rope", &k, msg))) return s;
 
     cl_long pairs = tokens * half;
-    cl_long share = (ROPE_TARGET_ITEMS + pairs - 1) / pairs;
+    /* with fewer (token, pair) items than the launch aims for, the heads
+     * of a token are shared out among several work-items */
+    const pk_cl_misc_params *mp = &d->prm.misc;
+    cl_long share = (mp->rope_items + pairs - 1) / pairs;
     if (share > heads) share = heads;
     cl_int interleaved = p->interleaved;
     cl_mem q = (cl_mem)p->q.mem, kmem = (cl_mem)p->k.mem;
@@ -63,7 +61,8 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
         PK_CL_ARG(p->k.offset), PK_CL_ARG(k_st), PK_CL_ARG(tab), PK_CL_ARG(freq), PK_CL_ARG(freq_off),
         PK_CL_ARG(freq_st),
     };
-    size_t items = (size_t)(pairs * share), local = ROPE_WG;
-    size_t global = items < (size_t)ROPE_MAX_GROUPS * ROPE_WG ? items : (size_t)ROPE_MAX_GROUPS * ROPE_WG;
+    size_t items = (size_t)(pairs * share), local = (size_t)mp->rope_wg < d->max_wg ? (size_t)mp->rope_wg : d->max_wg;
+    size_t most = (size_t)mp->rope_max_groups * local;
+    size_t global = items < most ? items : most;
     return pk_cl_run(d, k, args, (int)(sizeof args / sizeof args[0]), 1, &global, &local, msg);
 }

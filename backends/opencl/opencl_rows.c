@@ -35,15 +35,14 @@ static pk_status rows_run(void *dev, const pk_rows_problem *problem, const char 
     pk_cl_device *d = dev;
     pk_rows_problem p = *problem;
     pk_cl_rows_collapse(&p);
-    size_t limit = 0;
-    clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
+    size_t limit = d->max_wg;
     pk_cl_rows_plan plan;
     cl_kernel k;
     pk_status s;
     /* A kernel may allow fewer work-items than the device (registers):
      * plan again under its limit until the plan fits. */
     for (;; limit /= 2) {
-        pk_cl_rows_plan_pick(&d->info, limit, &p, per_row, &plan);
+        pk_cl_rows_plan_pick(&d->prm, &d->info, limit, &p, per_row, &plan);
         if ((s = rows_kernel(d, &p, name, &plan, &k, msg))) return s;
         size_t kernel_max = 0;
         clGetKernelWorkGroupInfo(k, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, NULL);

@@ -30,12 +30,13 @@
 #include "opencl_rows_plan.h"
 
 static const pk_cl_rows_params table[PK_CL_VENDOR_COUNT] = {
-    /*                    vec_bytes max_tpr target max_ch min_group ew_local ew_per_item ew_batch groups_per_cu */
-    [PK_CL_VENDOR_NVIDIA] = {16, 1024, 2, 4, 128, 256, 4, 4, 64},
-    [PK_CL_VENDOR_AMD]    = {16, 256, 2, 4, 128, 256, 4, 4, 64},
-    [PK_CL_VENDOR_INTEL]  = {16, 256, 2, 4, 128, 256, 4, 2, 64},
-    [PK_CL_VENDOR_CPU]    = {64, 1, 0, 0, 1, 1, 1024, 1, 64},
-    [PK_CL_VENDOR_OTHER]  = {16, 256, 2, 4, 64, 64, 4, 1, 16},
+    /*        per-row: vec_bytes max_tpr target max_ch min_group groups_per_cu
+     *    elementwise: vec_bytes local per_item batch groups_per_cu */
+    [PK_CL_VENDOR_NVIDIA] = {16, 1024, 2, 4, 128, 64, 16, 256, 4, 4, 64},
+    [PK_CL_VENDOR_AMD]    = {16, 256, 2, 4, 128, 64, 16, 256, 4, 4, 64},
+    [PK_CL_VENDOR_INTEL]  = {16, 256, 2, 4, 128, 64, 16, 256, 4, 2, 64},
+    [PK_CL_VENDOR_CPU]    = {64, 1, 0, 0, 1, 64, 64, 1, 1024, 1, 64},
+    [PK_CL_VENDOR_OTHER]  = {16, 256, 2, 4, 64, 16, 16, 64, 4, 1, 16},
 };
 
 /* OpenCL's widest vector type has 16 elements */
@@ -85,13 +86,12 @@ static int aligned(const pk_view *v, const int64_t lead[3], int64_t vec)
     return 1;
 }
 
-int pk_cl_rows_vec(pk_cl_vendor cls, const pk_rows_problem *p)
+int pk_cl_rows_vec(const pk_cl_rows_params *t, int per_row, const pk_rows_problem *p)
 {
-    const pk_cl_rows_params *t = pk_cl_rows_table(cls);
-    if (!t) return 1;
-    int64_t vec = t->vec_bytes / (p->x.dtype == PK_F32 ? 4 : 2);
+    int64_t vec = (per_row ? t->vec_bytes : t->ew_vec_bytes) / (p->x.dtype == PK_F32 ? 4 : 2);
     if (vec > ROWS_MAX_VEC) vec = ROWS_MAX_VEC;
-    if (vec < 2 || p->cols < vec) return 1;
+    /* rows.cl has vectors of 4, 8 and 16 */
+    if (vec < 4 || p->cols < vec) return 1;
     static const int64_t no_lead[3] = {1, 1, 1};
     for (int i = 0; i < 5; i++)
         if (!aligned(row_view(p, i), p->lead, vec)) return 1;
@@ -106,30 +106,30 @@ static size_t pow2_floor(size_t n)
     return p;
 }
 
-static size_t cap_groups(const pk_device_info *info, const pk_cl_rows_params *t, int64_t want)
+static size_t cap_groups(const pk_device_info *info, int per_cu, int64_t want)
 {
-    int64_t cap = (int64_t)(info->compute_units > 0 ? info->compute_units : 1) * t->groups_per_cu;
+    int64_t cap = (int64_t)(info->compute_units > 0 ? info->compute_units : 1) * per_cu;
     if (want < 1) want = 1;
     return (size_t)(want < cap ? want : cap);
 }
 
-void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
-                          int per_row, pk_cl_rows_plan *out)
+void pk_cl_rows_plan_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
+                          const pk_rows_problem *p, int per_row, pk_cl_rows_plan *out)
 {
     memset(out, 0, sizeof *out);
     out->cls = pk_cl_vendor_of(info);
     out->per_row = per_row;
-    const pk_cl_rows_params *t = &table[out->cls];
+    const pk_cl_rows_params *t = &prm->rows;
     const size_t max_wg = pow2_floor(max_work_group ? max_work_group : 1);
     const int64_t rows = p->lead[0] * p->lead[1] * p->lead[2];
-    out->vec = pk_cl_rows_vec(out->cls, p);
+    out->vec = pk_cl_rows_vec(t, per_row, p);
     const int64_t nv = (p->cols + out->vec - 1) / out->vec;
     if (!per_row) {
         out->local = (size_t)t->ew_local < max_wg ? (size_t)t->ew_local : max_wg;
         out->per_item = t->ew_per_item;
         out->batch = t->ew_batch;
         int64_t block = (int64_t)out->local * out->per_item;
-        out->groups = cap_groups(info, t, (rows * nv + block - 1) / block);
+        out->groups = cap_groups(info, t->ew_groups_per_cu, (rows * nv + block - 1) / block);
         return;
     }
     size_t tpr = 1, chunks = 0;
@@ -146,7 +146,7 @@ void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, con
     out->tpr = (int)tpr;
     out->rpg = (int)rpg;
     out->local = tpr * rpg;
-    out->groups = cap_groups(info, t, (rows + (int64_t)rpg - 1) / (int64_t)rpg);
+    out->groups = cap_groups(info, t->groups_per_cu, (rows + (int64_t)rpg - 1) / (int64_t)rpg);
 }
 
 void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *name, size_t n)
@@ -165,14 +165,14 @@ void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *
     snprintf(name, n, "%s_%s_%s_%s", op, path, chunks, plan->tpr > 1 ? "red" : "solo");
 }
 
-void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group, const char *op, int per_row,
-                              void (*fn)(void *ctx, const char *name), void *ctx)
+void pk_cl_rows_plan_variants(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
+                              const char *op, int per_row, void (*fn)(void *ctx, const char *name), void *ctx)
 {
     /* The pick depends on the dtype, on whether the vector path is allowed
      * and on the vectors per row: one row of every length up to past the
      * longest row held in registers, on both paths. */
     static const pk_dtype dts[3] = {PK_F32, PK_F16, PK_BF16};
-    const pk_cl_rows_params *t = &table[pk_cl_vendor_of(info)];
+    const pk_cl_rows_params *t = &prm->rows;
     const int64_t max_nv = (int64_t)t->max_tpr * (t->max_chunks > 0 ? t->max_chunks : 1) + 1;
     static char present; /* any non-NULL mem: the plan only asks whether a view is there */
     for (int d = 0; d < 3; d++)
@@ -186,11 +186,11 @@ void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group,
                 p.x.dtype = p.out.dtype = dts[d];
                 p.x.stride[3] = p.out.stride[3] = strided ? 2 : 1;
                 p.cols = (int64_t)1 << 20;
-                int vec = pk_cl_rows_vec(pk_cl_vendor_of(info), &p);
+                int vec = pk_cl_rows_vec(t, per_row, &p);
                 p.cols = nv * vec;
                 pk_cl_rows_plan plan;
                 char name[96];
-                pk_cl_rows_plan_pick(info, max_work_group, &p, per_row, &plan);
+                pk_cl_rows_plan_pick(prm, info, max_work_group, &p, per_row, &plan);
                 pk_cl_rows_plan_variant(&plan, op, name, sizeof name);
                 if (strcmp(name, last)) fn(ctx, name);
                 snprintf(last, sizeof last, "%s", name);

@@ -9,20 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "opencl_vendor.h"
-
-/* A device class's parameters. */
-typedef struct pk_cl_rows_params {
-    int vec_bytes;     /* bytes a work-item moves per access on the fast path */
-    int max_tpr;       /* per-row kernels: most work-items sharing one row */
-    int target_chunks; /* per-row: vectors a work-item holds, wanted; 0: one work-item streams the row */
-    int max_chunks;    /* per-row: most vectors held before the row is streamed */
-    int min_group;     /* per-row: short rows share a work-group of this many work-items */
-    int ew_local;      /* elementwise: work-group size */
-    int ew_per_item;   /* elementwise: vectors per work-item per block */
-    int ew_batch;      /* elementwise: vectors loaded before any is stored (divides ew_per_item) */
-    int groups_per_cu; /* work-groups launched per compute unit at most (grid-stride beyond) */
-} pk_cl_rows_params;
+#include "opencl_params.h"
 
 /* What rows.cl is built with (VEC, NCH, RED, EWU) and how it is launched. */
 typedef struct pk_cl_rows_plan {
@@ -45,13 +32,13 @@ const pk_cl_rows_params *pk_cl_rows_table(pk_cl_vendor cls);
  * allows (the kernels then find a row without dividing). */
 void pk_cl_rows_collapse(pk_rows_problem *p);
 
-/* Elements per access that every operand of p allows on a device of class
- * cls: the table's vector if each row operand has column stride 1 and its
- * offset and leading strides are multiples of it, else 1. */
-int pk_cl_rows_vec(pk_cl_vendor cls, const pk_rows_problem *p);
+/* Elements per access that every operand of p allows under t (the per-row
+ * or the elementwise vec_bytes): that vector if each row operand has column
+ * stride 1 and its offset and leading strides are multiples of it, else 1. */
+int pk_cl_rows_vec(const pk_cl_rows_params *t, int per_row, const pk_rows_problem *p);
 
-/* The plan for p under at most max_work_group work-items a group. */
-void pk_cl_rows_plan_pick(const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
+/* The plan for p from prm under at most max_work_group work-items a group. */
+void pk_cl_rows_plan_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
                           int per_row, pk_cl_rows_plan *out);
 
 /* The variant a plan builds, e.g. "rmsnorm_vec8_c2_red", "glu_vec8_u4" or "glu_str". */
@@ -60,7 +47,7 @@ void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *
 /* Every variant pk_cl_rows_plan_pick can give on the device for op: each
  * name at least once to fn. For the conformance coverage test
  * (tests/test_cover_rows.c). */
-void pk_cl_rows_plan_variants(const pk_device_info *info, size_t max_work_group, const char *op, int per_row,
+void pk_cl_rows_plan_variants(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const char *op, int per_row,
                               void (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif

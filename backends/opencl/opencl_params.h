@@ -1,0 +1,165 @@
+/* The tunable parameters of every OpenCL kernel family, as data: one
+ * struct a device holds (its class's table entry, then what the tuner
+ * stored for it), and a list of named parameters over it (CLBlast style),
+ * so that the tuner, the on-disk tuning cache and `portkern tune` read and
+ * write them by name. The plans (opencl_*_plan.c) turn them into build
+ * defines and launch sizes. Plain C without OpenCL headers, so that it is
+ * unit-tested on any machine. */
+#ifndef PK_OPENCL_PARAMS_H
+#define PK_OPENCL_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opencl_vendor.h"
+
+/* gemm_tiled.cl: a work-group computes a TM x TN block of D, stepping over
+ * K by TK; each of its (TN / WN) x (TM / WM) work-items computes WM x WN
+ * elements. */
+typedef enum pk_cl_gemm_shape {
+    PK_CL_GEMM_LARGE,  /* enough tiles to fill the device */
+    PK_CL_GEMM_SMALL,  /* too few large tiles to fill the device */
+    PK_CL_GEMM_DECODE, /* M <= the decode tile's TM (M = 1..16 decode steps) */
+    PK_CL_GEMM_SHAPE_COUNT
+} pk_cl_gemm_shape;
+
+typedef struct pk_cl_gemm_tile {
+    int tm, tn, tk;
+    int wm, wn;
+} pk_cl_gemm_tile;
+
+/* gemm_skinny.cl: work-groups of wg items in teams of kl; a team owns
+ * cpi[b] columns for the row bucket b (MR = 1, 2, 4, 8, 16) and keeps
+ * `loads` 16-byte loads of b in flight per item. k is split when the
+ * batch's column groups number fewer than fill * compute units, into at
+ * most max_splits pieces of at least min_split_k elements. */
+typedef struct pk_cl_skinny_params {
+    int wg, kl;
+    int cpi[5];
+    int loads;
+    int vector_acc; /* accumulate in vectors of VW lanes (CPUs' SIMD), else in scalars */
+    int fill, max_splits, min_split_k;
+} pk_cl_skinny_params;
+
+/* rows.cl: the per-row kernels (norms, softmax) and the elementwise ones
+ * (GLU, bias + activation). */
+typedef struct pk_cl_rows_params {
+    int vec_bytes;     /* per-row: bytes a work-item moves per access on the fast path */
+    int max_tpr;       /* per-row: most work-items sharing one row */
+    int target_chunks; /* per-row: vectors a work-item holds, wanted; 0: one work-item streams the row */
+    int max_chunks;    /* per-row: most vectors held before the row is streamed */
+    int min_group;     /* per-row: short rows share a work-group of this many work-items */
+    int groups_per_cu; /* per-row: work-groups launched per compute unit at most (grid-stride beyond) */
+    int ew_vec_bytes;  /* elementwise: bytes a work-item moves per access on the fast path */
+    int ew_local;      /* elementwise: work-group size */
+    int ew_per_item;   /* elementwise: vectors per work-item per block */
+    int ew_batch;      /* elementwise: vectors loaded before any is stored (divides ew_per_item) */
+    int ew_groups_per_cu; /* elementwise: as groups_per_cu */
+} pk_cl_rows_params;
+
+/* attention_decode.cl: work-groups of up to wg items, each with `chunks`
+ * 16-byte runs of K (as many of V) in flight a step; q_floats registers
+ * for Q and for the accumulator; up to max_rows query rows a work-group;
+ * key chunks of at least min_chunk keys, spread so that wg_per_cu groups
+ * run per compute unit; the merge runs in groups of up to merge_wg items. */
+typedef struct pk_cl_attn_decode_params {
+    int wg, chunks, q_floats, max_rows, wg_per_cu, min_chunk, merge_wg;
+} pk_cl_attn_decode_params;
+
+/* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
+ * work-items a row, per head-dim class: D = 64, D = 80 or 96, D = 128, any other. */
+#define PK_CL_ATTN_DCLASSES 4
+typedef struct pk_cl_attn_prefill_params {
+    int bm[PK_CL_ATTN_DCLASSES], bn[PK_CL_ATTN_DCLASSES], tpr[PK_CL_ATTN_DCLASSES];
+} pk_cl_attn_prefill_params;
+
+/* rope.cl and chain.cl: work-group sizes, and for RoPE how many work-items
+ * it aims at (heads are shared among fewer items when the tokens give
+ * enough) and the most groups a launch takes. */
+typedef struct pk_cl_misc_params {
+    int rope_wg, rope_items, rope_max_groups;
+    int chain_wg;
+} pk_cl_misc_params;
+
+/* The class's entries of the RoPE and chain launches (opencl_params.c). */
+const pk_cl_misc_params *pk_cl_misc_table(pk_cl_vendor cls);
+
+typedef struct pk_cl_params {
+    pk_cl_gemm_tile gemm[PK_CL_GEMM_SHAPE_COUNT];
+    pk_cl_skinny_params skinny;
+    pk_cl_rows_params rows;
+    pk_cl_attn_decode_params decode;
+    pk_cl_attn_prefill_params prefill;
+    pk_cl_misc_params misc;
+} pk_cl_params;
+
+/* A kernel family: what the tuner tunes as one, with the kernel source
+ * its parameters are built into (the tuning cache is keyed by its hash). */
+typedef enum pk_cl_family {
+    PK_CL_FAMILY_GEMM_LARGE,
+    PK_CL_FAMILY_GEMM_SMALL,
+    PK_CL_FAMILY_GEMM_DECODE,
+    PK_CL_FAMILY_SKINNY,
+    PK_CL_FAMILY_ROWS,
+    PK_CL_FAMILY_ELEMENTWISE,
+    PK_CL_FAMILY_DECODE,
+    PK_CL_FAMILY_PREFILL,
+    PK_CL_FAMILY_ROPE,
+    PK_CL_FAMILY_CHAIN,
+    PK_CL_FAMILY_COUNT
+} pk_cl_family;
+
+typedef struct pk_cl_family_info {
+    const char *name;   /* "skinny" */
+    const char *source; /* "gemm_skinny.cl" */
+    const char *what;   /* one line for `portkern tune --list` */
+} pk_cl_family_info;
+
+#define PK_CL_PARAM_CHOICES 8
+
+/* One named parameter: an int at `offset` in pk_cl_params. */
+typedef struct pk_cl_param {
+    pk_cl_family family;
+    const char *name;                  /* "wg", "cpi4": unique within the family */
+    size_t offset;
+    int lo, hi;                        /* accepted values */
+    int choices[PK_CL_PARAM_CHOICES];  /* what the tuner tries */
+    int nchoices;                      /* 0: not searched */
+} pk_cl_param;
+
+const pk_cl_family_info *pk_cl_family_get(pk_cl_family f);
+/* -1 when there is no family of that name */
+int pk_cl_family_find(const char *name);
+
+/* Every parameter, families in order; *count gets how many. */
+const pk_cl_param *pk_cl_param_list(int *count);
+
+static inline int *pk_cl_param_ptr(pk_cl_params *p, const pk_cl_param *d)
+{
+    return (int *)((char *)p + d->offset);
+}
+static inline int pk_cl_param_get(const pk_cl_params *p, const pk_cl_param *d)
+{
+    return *(const int *)((const char *)p + d->offset);
+}
+
+/* The table entry of a device class. */
+void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out);
+
+/* Sets "family.name=value" assignments (separated by commas or spaces) in
+ * *p. Either all are set, or none: returns 0, or -1 with the reason in
+ * why (an unknown name, a value outside its range, a family whose values
+ * together break a rule of pk_cl_params_check). */
+int pk_cl_params_set(pk_cl_params *p, const char *spec, char *why, size_t n);
+
+/* Writes family f's parameters as "family.name=value,..."; returns the
+ * length snprintf would give. */
+int pk_cl_params_format(const pk_cl_params *p, pk_cl_family f, char *buf, size_t n);
+
+/* Whether family f's values in *p obey the rules its kernels rely on
+ * (divisibility, powers of two, bounds a device does not set). 0, or -1
+ * with the reason in why. What a given device can run (local memory,
+ * work-group limits) the plans check and fall back from. */
+int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t n);
+
+#endif
