@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pk_internal.h"
@@ -164,9 +165,16 @@ int pk_tune_main(int argc, char **argv)
             if (!want) continue;
         }
         char report[1024];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         pk_status s = pk_internal_tune(ctx, fam, &opts, report, sizeof report);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         if (pb.tty) fprintf(stderr, "\n");
         printf("%s %s\n", s == PK_SUCCESS ? "tuned " : "FAILED", report[0] ? report : pk_last_error(ctx));
+        /* the search stops before a candidate that would end past the
+         * limit; only the starting values' own run can take longer */
+        if (took > seconds) printf("over its limit: %s took %.1f s of %.0f\n", fam, took, seconds);
         fflush(stdout);
         failed += s != PK_SUCCESS;
         done++;

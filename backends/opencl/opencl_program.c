@@ -33,6 +33,7 @@ typedef struct pk_cl_kernel_entry {
 } pk_cl_kernel_entry;
 
 struct pk_cl_program {
+    uint64_t key;      /* hash of source and options: most lookups compare only this */
     char source[64];
     char *options;
     cl_program program;
@@ -247,8 +248,19 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
 pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options, const char *kernel,
                        cl_kernel *out, pk_msg *msg)
 {
-    pk_cl_program *p = d->programs;
-    while (p && (strcmp(p->source, source) || strcmp(p->options, options))) p = p->next;
+    /* every op looks its kernel up: compare hashes, and strings only on a match */
+    const uint64_t key = hash_part(hash_part(0xcbf29ce484222325ull, source), options);
+    pk_cl_program *p = d->programs, **link = &d->programs;
+    while (p && (p->key != key || strcmp(p->source, source) || strcmp(p->options, options))) {
+        link = &p->next;
+        p = p->next;
+    }
+    if (p && p != d->programs) {
+        /* to the front: a model's ops reuse few programs, in turn */
+        *link = p->next;
+        p->next = d->programs;
+        d->programs = p;
+    }
     if (!p) {
         int injected = pk_fault_alloc(d);
         p = injected ? NULL : calloc(1, sizeof *p);
@@ -264,6 +276,7 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
             return s;
         }
         snprintf(p->source, sizeof p->source, "%s", source);
+        p->key = key;
         p->options = opts;
         p->next = d->programs;
         d->programs = p;

@@ -1,0 +1,199 @@
+/* The tuner and the tuning cache on an OpenCL device (PoCL in CI): a
+ * search within its time limit stores its winner, a new context loads it
+ * and says so, PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache
+ * file are ignored, and bad requests are refused with a message.
+ * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pk_internal.h"
+#include "plan_check.h"
+
+static int idx;
+static char dir[256];
+
+static pk_context *open_cl(void)
+{
+    pk_context *ctx = NULL;
+    if (pk_open(PK_BACKEND_OPENCL, idx, &ctx) != PK_SUCCESS) {
+        printf("FAIL open: %s\n", pk_last_error(NULL));
+        exit(1);
+    }
+    return ctx;
+}
+
+/* "table", "tuned" or "set" for family f on a fresh context */
+static const char *status_of(const char *f)
+{
+    static char where[16];
+    char reply[4096], key[64];
+    pk_context *ctx = open_cl();
+    snprintf(where, sizeof where, "?");
+    if (pk_internal_params(ctx, "status", reply, sizeof reply) == PK_SUCCESS) {
+        snprintf(key, sizeof key, "\n%s ", f);
+        const char *at = strstr(reply, key);
+        if (at) sscanf(at + strlen(key), "%15s", where);
+    }
+    pk_close(ctx);
+    return where;
+}
+
+static char *tuned_file(void)
+{
+    static char path[512];
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls %s/tuned-*.txt 2>/dev/null | head -1", dir);
+    FILE *p = popen(cmd, "r");
+    path[0] = 0;
+    if (p && fgets(path, sizeof path, p)) path[strcspn(path, "\n")] = 0;
+    if (p) pclose(p);
+    return path;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A cache file around `lines` with the right checksum (FNV-1a of all
+ * that precedes "end"), as opencl_tuned.c writes it. */
+static void write_checked(const char *path, const char *lines)
+{
+    char text[8192];
+    int n = snprintf(text, sizeof text, "portkern-tuned 1\n%s", lines);
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++) h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    snprintf(text + n, sizeof text - (size_t)n, "end %016llx\n", h);
+    write_file(path, text);
+}
+
+static char *read_all(const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = 0;
+    if (f) fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    idx = argc > 1 ? atoi(argv[1]) : 0;
+    int n = 0;
+    if (pk_device_count(PK_BACKEND_OPENCL, &n) != PK_SUCCESS || n <= idx) {
+        printf("SKIP no OpenCL device %d\n", idx);
+        return 77;
+    }
+    snprintf(dir, sizeof dir, "/tmp/pk-test-tune-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    setenv("PORTKERN_CACHE_DIR", dir, 1);
+    unsetenv("PORTKERN_CL_TUNED");
+
+    /* bad requests */
+    pk_context *ctx = open_cl();
+    char reply[4096], report[1024];
+    CHECK(pk_internal_params(ctx, "set chain.wg=96", reply, sizeof reply) == PK_ERR_INVALID_ARGUMENT &&
+              strstr(pk_last_error(ctx), "power of two"), "bad set: %s", pk_last_error(ctx));
+    CHECK(pk_internal_params(ctx, "get nope", reply, sizeof reply) == PK_ERR_INVALID_ARGUMENT, "unknown family");
+    CHECK(pk_internal_params(ctx, "frobnicate", reply, sizeof reply) == PK_ERR_INVALID_ARGUMENT, "unknown verb");
+    CHECK(pk_internal_params(ctx, "list", reply, 8) == PK_ERR_INVALID_ARGUMENT, "a short reply buffer is an error");
+    pk_internal_tune_opts opts = {3, 1, NULL, NULL};
+    CHECK(pk_internal_tune(ctx, "nope", &opts, report, sizeof report) == PK_ERR_INVALID_ARGUMENT, "unknown family");
+    pk_context *ref;
+    if (pk_open(PK_BACKEND_REF, 0, &ref) == PK_SUCCESS) {
+        CHECK(pk_internal_tune(ref, "chain", &opts, report, sizeof report) == PK_ERR_UNSUPPORTED,
+              "ref has no parameters");
+        pk_close(ref);
+    }
+
+    /* a search within its limit, stored */
+    CHECK(!strcmp(status_of("chain"), "table"), "untuned chain says %s", status_of("chain"));
+    double limit = 6;
+    opts.seconds = limit;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pk_status s = pk_internal_tune(ctx, "chain", &opts, report, sizeof report);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("%s (%.1f s)\n", report, took);
+    CHECK(s == PK_SUCCESS && strstr(report, "stored"), "tune chain: %s", report);
+    CHECK(took <= limit + 1, "took %.1f s over a %.0f s limit", took, limit);
+    pk_internal_params(ctx, "get chain", reply, sizeof reply);
+    char winner[4096];
+    snprintf(winner, sizeof winner, "%s", reply);
+    pk_close(ctx);
+
+    /* a new context loads it */
+    CHECK(!strcmp(status_of("chain"), "tuned"), "chain after tuning says %s", status_of("chain"));
+    ctx = open_cl();
+    pk_internal_params(ctx, "get chain", reply, sizeof reply);
+    CHECK(!strcmp(reply, winner), "loaded %s, stored %s", reply, winner);
+    pk_close(ctx);
+    setenv("PORTKERN_CL_TUNED", "off", 1);
+    CHECK(!strcmp(status_of("chain"), "table"), "PORTKERN_CL_TUNED=off: %s", status_of("chain"));
+    unsetenv("PORTKERN_CL_TUNED");
+
+    /* damaged, stale and invalid files count for nothing */
+    char path[512];
+    snprintf(path, sizeof path, "%s", tuned_file());
+    CHECK(path[0], "no tuning cache file in %s", dir);
+    char good[8192];
+    snprintf(good, sizeof good, "%s", read_all(path));
+    char *chain = strstr(good, "\nchain ");
+    CHECK(chain != NULL, "no chain line in %s", good);
+    if (chain) {
+        char text[8192];
+        snprintf(text, sizeof text, "%s", good);
+        text[chain - good + 8] ^= 1; /* one character of the source hash: the checksum fails */
+        write_file(path, text);
+        CHECK(!strcmp(status_of("chain"), "table"), "a damaged file was loaded");
+        write_file(path, "portkern-tuned 1\nchain 0000000000000000 chain.wg=64\nend 0\n");
+        CHECK(!strcmp(status_of("chain"), "table"), "a file with a bad checksum was loaded");
+    }
+    /* a stale source hash, an invalid value and another family's name, in
+     * files whose checksum is right */
+    ctx = open_cl();
+    CHECK(pk_internal_params(ctx, "set rope.wg=64", reply, sizeof reply) == PK_SUCCESS &&
+              pk_internal_params(ctx, "store rope", reply, sizeof reply) == PK_SUCCESS, "store rope: %s",
+          pk_last_error(ctx));
+    pk_close(ctx);
+    CHECK(!strcmp(status_of("rope"), "tuned"), "stored rope says %s", status_of("rope"));
+    char *rope = strstr(read_all(path), "\nrope ");
+    char hash[17] = "";
+    if (rope) sscanf(rope + 6, "%16s", hash);
+    CHECK(strlen(hash) == 16, "no rope line");
+    char lines[512];
+    snprintf(lines, sizeof lines, "rope %s rope.wg=64\n", hash);
+    write_checked(path, lines);
+    CHECK(!strcmp(status_of("rope"), "tuned"), "a hand-written valid file was not loaded: %s", status_of("rope"));
+    write_checked(path, "rope 0123456789abcdef rope.wg=64\n");
+    CHECK(!strcmp(status_of("rope"), "table"), "a stale source hash was loaded");
+    snprintf(lines, sizeof lines, "rope %s rope.wg=0\n", hash);
+    write_checked(path, lines);
+    CHECK(!strcmp(status_of("rope"), "table"), "an out-of-range value was loaded");
+    snprintf(lines, sizeof lines, "rope %s chain.wg=64\n", hash);
+    write_checked(path, lines);
+    CHECK(!strcmp(status_of("rope"), "table") && !strcmp(status_of("chain"), "table"),
+          "a line set another family's parameter");
+
+    unsetenv("PORTKERN_CACHE_DIR");
+    setenv("PORTKERN_CACHE_DIR", "off", 1);
+    ctx = open_cl();
+    CHECK(pk_internal_params(ctx, "store rope", reply, sizeof reply) == PK_ERR_UNSUPPORTED,
+          "store without a cache directory");
+    pk_close(ctx);
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) return 1;
+    if (!failures) printf("tune: ok\n");
+    return failures != 0;
+}
