@@ -147,6 +147,7 @@ static void cu_close(void *dev)
     pk_cu_device *d = dev;
     cuCtxSetCurrent(d->context);
     cuStreamSynchronize(d->stream);
+    pk_cu_reap(d, 1);
     while (d->functions) {
         pk_cu_function_entry *f = d->functions;
         d->functions = *(pk_cu_function_entry **)f; /* next is the first member */
@@ -166,7 +167,9 @@ static pk_status cu_finish(void *dev, pk_msg *msg)
 {
     pk_cu_device *d = dev;
     cuCtxSetCurrent(d->context);
-    return pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
+    pk_status s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
+    if (s == PK_SUCCESS) pk_cu_reap(d, 1);
+    return s;
 }
 
 static pk_status cu_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)

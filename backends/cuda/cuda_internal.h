@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "pk_gpu_ew.h"
+#include "pk_gpu_retire.h"
 
 typedef struct pk_cu_function_entry pk_cu_function_entry;
 
@@ -33,6 +34,7 @@ typedef struct pk_cu_device {
     size_t rope_tab_size;
     pk_gpu_rope_tables rope;
     CUmodule fault_module;     /* pk_fault_store, loaded by a test's device fault only */
+    pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_cu_reserve) */
 } pk_cu_device;
 
 /* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".
@@ -56,11 +58,16 @@ pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], co
                        unsigned smem, void **args, int early, pk_msg *msg);
 
 /* Makes a device buffer the device keeps (*buf of *size bytes) at least
- * `bytes` long, and no shorter than `least` when it grows; growing waits
- * for the queued work (it may still read the old one) and loses the
- * contents, which *fresh (if not NULL) reports. */
+ * `bytes` long, and no shorter than `least` when it grows; growing loses
+ * the contents, which *fresh (if not NULL) reports. The old buffer is
+ * freed once the stream has passed the work queued so far (which may
+ * still read it), without the host waiting. */
 pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t bytes, size_t least,
                         const char *what, int *fresh, pk_msg *msg);
+
+/* Frees the outgrown buffers the stream is done with (all of them, after
+ * the caller waited for the stream, when `all`). */
+void pk_cu_reap(pk_cu_device *d, int all);
 
 /* Device scratch of at least `bytes`, valid until the next op. Growing it
  * frees the old one: an op asks once for all it needs, then carves it. */

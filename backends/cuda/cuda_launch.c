@@ -85,13 +85,46 @@ pk_status pk_cu_launch(pk_cu_device *d, CUfunction f, const unsigned grid[3], co
     return pk_cu_check(cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx", msg);
 }
 
+static int retire_record(void *dev, void **event)
+{
+    pk_cu_device *d = dev;
+    CUevent e;
+    if (cuEventCreate(&e, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) return -1;
+    if (cuEventRecord(e, d->stream) != CUDA_SUCCESS) {
+        cuEventDestroy(e);
+        return -1;
+    }
+    *event = e;
+    return 0;
+}
+
+static int retire_query(void *event)
+{
+    CUresult r = cuEventQuery((CUevent)event);
+    return r == CUDA_SUCCESS ? 1 : r == CUDA_ERROR_NOT_READY ? 0 : -1;
+}
+
+static void retire_destroy(void *event) { cuEventDestroy((CUevent)event); }
+
+static void retire_free(void *dev, uintptr_t mem)
+{
+    (void)dev;
+    cuMemFree((CUdeviceptr)mem);
+}
+
+static const pk_gpu_retire_fns retire_fns = {retire_record, retire_query, retire_destroy, retire_free};
+
+void pk_cu_reap(pk_cu_device *d, int all) { pk_gpu_reap(&d->retired, &retire_fns, d, all); }
+
 pk_status pk_cu_reserve(pk_cu_device *d, CUdeviceptr *buf, size_t *size, size_t bytes, size_t least,
                         const char *what, int *fresh, pk_msg *msg)
 {
     if (fresh) *fresh = bytes > *size;
     if (bytes <= *size) return PK_SUCCESS;
     cuCtxSetCurrent(d->context);
-    if (*buf) {
+    pk_cu_reap(d, 0);
+    if (*buf && pk_gpu_retire(&d->retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
+        /* no event: the old way, waiting */
         cuStreamSynchronize(d->stream);
         cuMemFree(*buf);
     }

@@ -67,6 +67,7 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 #include "backend.h"
 #include "hip_target.h"
 #include "pk_gpu_ew.h"
+#include "pk_gpu_retire.h"
 
 typedef struct pk_hip_function_entry pk_hip_function_entry;
 
@@ -87,6 +88,7 @@ typedef struct pk_hip_device {
     size_t rope_tab_size;
     pk_gpu_rope_tables rope;
     hipModule_t fault_module;  /* pk_fault_store (NVIDIA), loaded by a test's device fault only */
+    pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_hip_reserve) */
 } pk_hip_device;
 
 /* Checks a HIP result; on failure writes "what: hipErrorName: text".
@@ -107,11 +109,16 @@ pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3
                         unsigned lds, void **args, pk_msg *msg);
 
 /* Makes a device buffer the device keeps (*buf of *size bytes) at least
- * `bytes` long, and no shorter than `least` when it grows; growing waits
- * for the queued work (it may still read the old one) and loses the
- * contents, which *fresh (if not NULL) reports. */
+ * `bytes` long, and no shorter than `least` when it grows; growing loses
+ * the contents, which *fresh (if not NULL) reports. The old buffer is
+ * freed once the stream has passed the work queued so far (which may
+ * still read it), without the host waiting. */
 pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, size_t bytes, size_t least,
                          const char *what, int *fresh, pk_msg *msg);
+
+/* Frees the outgrown buffers the stream is done with (all of them, after
+ * the caller waited for the stream, when `all`). */
+void pk_hip_reap(pk_hip_device *d, int all);
 
 /* Device scratch of at least `bytes`, valid until the next op. Growing it
  * frees the old one: an op asks once for all it needs, then carves it. */

@@ -96,6 +96,37 @@ pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3
                         "hipModuleLaunchKernel", msg);
 }
 
+static int retire_record(void *dev, void **event)
+{
+    pk_hip_device *d = dev;
+    hipEvent_t e;
+    if (hipEventCreateWithFlags(&e, hipEventDisableTiming) != hipSuccess) return -1;
+    if (hipEventRecord(e, d->stream) != hipSuccess) {
+        hipEventDestroy(e);
+        return -1;
+    }
+    *event = (void *)e;
+    return 0;
+}
+
+static int retire_query(void *event)
+{
+    hipError_t r = hipEventQuery((hipEvent_t)event);
+    return r == hipSuccess ? 1 : r == hipErrorNotReady ? 0 : -1;
+}
+
+static void retire_destroy(void *event) { hipEventDestroy((hipEvent_t)event); }
+
+static void retire_free(void *dev, uintptr_t mem)
+{
+    (void)dev;
+    hipFree((hipDeviceptr_t)mem);
+}
+
+static const pk_gpu_retire_fns retire_fns = {retire_record, retire_query, retire_destroy, retire_free};
+
+void pk_hip_reap(pk_hip_device *d, int all) { pk_gpu_reap(&d->retired, &retire_fns, d, all); }
+
 pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, size_t bytes, size_t least,
                          const char *what, int *fresh, pk_msg *msg)
 {
@@ -103,7 +134,9 @@ pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, si
     if (bytes <= *size) return PK_SUCCESS;
     pk_status s = pk_hip_current(d, msg);
     if (s != PK_SUCCESS) return s;
-    if (*buf) {
+    pk_hip_reap(d, 0);
+    if (*buf && pk_gpu_retire(&d->retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
+        /* no event: the old way, waiting */
         hipStreamSynchronize(d->stream);
         hipFree(*buf);
     }

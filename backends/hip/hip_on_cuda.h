@@ -22,6 +22,8 @@ typedef void *hipDeviceptr_t;
 /* Constants of hipError_t's type, so that comparisons stay within one enum;
  * static const in a header draws no unused-variable warning. */
 static const hipError_t hipSuccess = CUDA_SUCCESS;
+static const hipError_t hipErrorNotReady = CUDA_ERROR_NOT_READY;
+#define hipEventDisableTiming CU_EVENT_DISABLE_TIMING
 static const hipError_t hipErrorInvalidValue = CUDA_ERROR_INVALID_VALUE;
 static const hipError_t hipErrorOutOfMemory = CUDA_ERROR_OUT_OF_MEMORY;
 static const hipError_t hipErrorNotFound = CUDA_ERROR_NOT_FOUND;
@@ -153,5 +155,7 @@ static inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) { return cu
 static inline hipError_t hipEventSynchronize(hipEvent_t e) { return cuEventSynchronize(e); }
 static inline hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) { return cuEventElapsedTime(ms, a, b); }
 static inline hipError_t hipEventDestroy(hipEvent_t e) { return cuEventDestroy(e); }
+static inline hipError_t hipEventQuery(hipEvent_t e) { return cuEventQuery(e); }
+static inline hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) { return cuEventCreate(e, flags); }
 
 #endif /* PK_HIP_ON_CUDA_H */
