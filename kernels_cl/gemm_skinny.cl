@@ -23,8 +23,14 @@
  *   WG KL CPI  work-group size, items per column, columns per team
  *   RC   rows whose sums meet in local memory at a time (divides MR)
  *   ACCV 1 or VW: accumulator lanes
- *   U    vectors each item loads before it uses them
+ *   U    vectors each item loads before it uses them (MMA: steps of 32 k)
+ *   MMA  1: gemm_skinny_mma (tensor cores; WG, CPI = blocks of 8 columns
+ *        a warp, U), below; 0: gemm_skinny
  * Strides are in elements; k strides are 1. */
+
+#ifndef MMA
+#define MMA 0
+#endif
 
 #define TEAMS (WG / KL)
 #define NC (TEAMS * CPI)
@@ -275,3 +281,120 @@ __kernel void gemm_skinny_merge(long batch, long m, long n, long splits, __globa
         }
     }
 }
+
+#if MMA
+/* Tensor cores through inline PTX (NVIDIA, compute capability 8.0 on;
+ * the host builds this only where pk_device_info.matrix_units says so):
+ * gemm_skinny_mma, for 16-bit a and b with m <= 16.
+ *
+ * A warp owns CPI blocks of 8 columns and takes k 32 at a time as two
+ * mma.m16n8k16: a is the 16 x 16 A operand (rows past m are zeros), a
+ * block of 8 weight rows the 16 x 8 B operand. The k order inside a step
+ * is permuted so that each lane's share is contiguous: lane (g = lane / 4,
+ * q = lane % 4) loads 16 bytes (k = 8q .. 8q + 7 of the step) of weight
+ * row g of each block and of a's rows g and g + 8, and its four 32-bit
+ * words go to the fragments' k pairs {2q, 2q + 8} of the first mma and
+ * the second. A and B are permuted alike, so each product meets its
+ * partner; every element of k is used once. The accumulators need no
+ * exchange: lane (g, q) holds d at rows g and g + 8, columns 2q and
+ * 2q + 1 of each block. The tensor cores add in a fixed order: the same
+ * bits on every run. */
+#if DT_A == 2
+#define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+#else
+#define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#endif
+#define MMA_NC (WG / 32 * 8 * CPI)
+
+inline __attribute__((always_inline)) void skinny_mma(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
+                                                      uint b1)
+{
+    asm volatile(SKINNY_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* 16 bytes of 16-bit elements at p + i, of which the first `valid` are
+ * read and the rest are zeros. */
+inline uint4 skinny_mma_load(__global const a_t *p, long i, long valid)
+{
+    if (valid >= 8) return *(__global const uint4 *)(p + i);
+    ushort e[8];
+    for (int j = 0; j < 8; j++) e[j] = j < valid ? ((__global const ushort *)p)[i + j] : (ushort)0;
+    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16,
+                   e[6] | (uint)e[7] << 16);
+}
+
+inline __attribute__((always_inline)) void skinny_mma_step(float c[CPI][4], uint4 x0, uint4 x1, const uint4 w[CPI])
+{
+#pragma unroll
+    for (int j = 0; j < CPI; j++) {
+        skinny_mma(c[j], x0.s0, x1.s0, x0.s1, x1.s1, w[j].s0, w[j].s1);
+        skinny_mma(c[j], x0.s2, x1.s2, x0.s3, x1.s3, w[j].s2, w[j].s3);
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+gemm_skinny_mma(long batch, long m, long n, long k, long ks,
+                __global const a_t *a, long a_off, long a_sb, long a_sm,
+                __global const a_t *b, long b_off, long b_sb, long b_sn,
+                __global float *part, SKINNY_EPILOGUE_ARGS)
+{
+    const int lane = (int)get_local_id(0) % 32, warp = (int)get_local_id(0) / 32;
+    const int g = lane / 4, q = lane % 4;
+    const long s = get_group_id(1), splits = get_num_groups(1);
+    const long k0 = s * ks, k1 = min(k, k0 + ks);
+    const long groups = (n + MMA_NC - 1) / MMA_NC;
+
+    for (long z = get_group_id(2); z < batch; z += get_num_groups(2)) {
+        for (long gi = get_group_id(0); gi < groups; gi += get_num_groups(0)) {
+            const long colw = gi * MMA_NC + (long)warp * 8 * CPI;
+            /* columns past n reread column n - 1 and are never stored */
+            long brow[CPI];
+#pragma unroll
+            for (int j = 0; j < CPI; j++) brow[j] = b_off + z * b_sb + min(colw + j * 8 + g, n - 1) * b_sn;
+            const long arow0 = a_off + z * a_sb + (long)g * a_sm, arow1 = arow0 + 8 * a_sm;
+            const int has0 = g < m, has1 = g + 8 < m;
+            float acc[CPI][4];
+#pragma unroll
+            for (int j = 0; j < CPI; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+
+            long t = k0;
+            for (; t + 32 * U <= k1; t += 32 * U) {
+                uint4 w[U][CPI], x0[U], x1[U];
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    const long at = t + u * 32 + 8 * q;
+#pragma unroll
+                    for (int j = 0; j < CPI; j++) w[u][j] = *(__global const uint4 *)(b + brow[j] + at);
+                    x0[u] = has0 ? *(__global const uint4 *)(a + arow0 + at) : (uint4)0;
+                    x1[u] = has1 ? *(__global const uint4 *)(a + arow1 + at) : (uint4)0;
+                }
+#pragma unroll
+                for (int u = 0; u < U; u++) skinny_mma_step(acc, x0[u], x1[u], w[u]);
+            }
+            for (; t < k1; t += 32) {
+                const long at = t + 8 * q, valid = clamp(k1 - at, 0L, 8L);
+                uint4 w[CPI];
+#pragma unroll
+                for (int j = 0; j < CPI; j++) w[j] = skinny_mma_load(b, brow[j] + at, valid);
+                uint4 x0 = has0 ? skinny_mma_load(a, arow0 + at, valid) : (uint4)0;
+                uint4 x1 = has1 ? skinny_mma_load(a, arow1 + at, valid) : (uint4)0;
+                skinny_mma_step(acc, x0, x1, w);
+            }
+
+#pragma unroll
+            for (int j = 0; j < CPI; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const long row = g + (e >= 2 ? 8 : 0), col = colw + j * 8 + 2 * q + (e & 1);
+                    if (row >= m || col >= n) continue;
+                    if (splits > 1)
+                        part[((s * batch + z) * m + row) * n + col] = acc[j][e];
+                    else
+                        skinny_finish(z, row, col, acc[j][e], SKINNY_EPILOGUE);
+                }
+        }
+    }
+}
+#endif /* MMA */

@@ -51,7 +51,7 @@ static const cover_cl_device cover_cl_devices[] = {
      4096},
     {"H200 (NVIDIA OpenCL)",
      {.name = "NVIDIA H200", .vendor = "NVIDIA Corporation", .local_mem_bytes = 48 * 1024,
-      .compute_units = 132, .simd_width = 32, .is_cpu = 0},
+      .compute_units = 132, .simd_width = 32, .is_cpu = 0, .matrix_units = 1},
      1024},
 };
 

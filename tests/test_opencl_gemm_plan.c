@@ -177,10 +177,10 @@ static void skinny_expect(const pk_device_info *info, const pk_gemm_problem *p, 
     /* the splits cover k once, each a whole number of the team's rounds */
     CHECK(sk->ks * (sk->splits - 1) < p->k || (p->k == 0 && sk->splits == 1), "an empty split");
     CHECK(sk->ks * sk->splits >= p->k, "the splits do not cover k");
-    CHECK(sk->splits == 1 || sk->ks % ((int64_t)sk->vw * sk->kl) == 0, "a split starts inside a round");
-    int64_t nc = (int64_t)(sk->wg / sk->kl) * sk->cpi;
+    CHECK(sk->splits == 1 || sk->ks % (sk->mma ? 32 : (int64_t)sk->vw * sk->kl) == 0, "a split starts inside a round");
+    int64_t nc = (int64_t)(sk->wg / sk->kl) * sk->cpi * (sk->mma ? 8 : 1);
     CHECK(sk->groups == (p->n + nc - 1) / nc, "column groups");
-    CHECK(sk->rc >= 1 && sk->mr % sk->rc == 0, "rows reduced at a time do not divide mr");
+    CHECK(sk->mma || (sk->rc >= 1 && sk->mr % sk->rc == 0), "rows reduced at a time do not divide mr");
 }
 
 static void test_skinny_picks(void)

@@ -9,6 +9,7 @@
 
 #define PK_CL_MAX_DEVICES 64
 /* Vendor queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query). */
+#define PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
 #define PK_CL_DEVICE_WARP_SIZE_NV 0x4003
 #define PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 
@@ -114,11 +115,16 @@ static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg
     info->compute_units = (int)cus;
     info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     info->native_fp16 = has_extension(dev, "cl_khr_fp16");
-    cl_uint width = 0;
-    if (has_extension(dev, "cl_nv_device_attribute_query"))
+    cl_uint width = 0, cc_major = 0;
+    if (has_extension(dev, "cl_nv_device_attribute_query")) {
         clGetDeviceInfo(dev, PK_CL_DEVICE_WARP_SIZE_NV, sizeof width, &width, NULL);
+        clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major, &cc_major, NULL);
+    }
     else if (has_extension(dev, "cl_amd_device_attribute_query"))
         clGetDeviceInfo(dev, PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL);
+    /* NVIDIA's OpenCL compiles inline PTX: mma.sync (sm_80 on) reaches the
+     * tensor cores (gemm_skinny.cl's MMA kernel) */
+    info->matrix_units = cc_major >= 8 && !info->is_cpu;
     info->simd_width = width ? (int)width : 1;
     return PK_SUCCESS;
 }

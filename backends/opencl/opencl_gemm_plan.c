@@ -52,12 +52,12 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
  *    copy rate). */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
-    /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k */
-    [PK_CL_VENDOR_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
-    [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024},
-    [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512},
-    [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512},
-    [PK_CL_VENDOR_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512},
+    /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads */
+    [PK_CL_VENDOR_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       2, 128, 2, 4},
+    [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       0, 128, 2, 4},
+    [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512,        0, 128, 2, 4},
+    [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512,        0, 128, 2, 4},
+    [PK_CL_VENDOR_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512,        0, 128, 2, 4},
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
@@ -145,6 +145,7 @@ static int skinny_fill(const pk_cl_params *prm, const pk_device_info *info, size
                        pk_cl_skinny_plan *sk)
 {
     const pk_cl_skinny_params *t = &prm->skinny;
+    memset(sk, 0, sizeof *sk);
     sk->mr = 1 << b;
     sk->vw = vw;
     sk->wg = t->wg;
@@ -172,15 +173,36 @@ static int skinny_takes(const pk_gemm_problem *p, int vw)
            (p->m == 1 || a->stride[1] % vw == 0) && (p->n == 1 || b->stride[2] % vw == 0);
 }
 
+/* The tensor-core skinny plan (gemm_skinny_mma): 16-bit operands on a
+ * device with matrix units, from mma_min_m rows on. */
+static int mma_fill(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, pk_cl_skinny_plan *sk)
+{
+    const pk_cl_skinny_params *t = &prm->skinny;
+    memset(sk, 0, sizeof *sk);
+    sk->mma = 1;
+    sk->mr = 16;
+    sk->vw = 8;
+    sk->wg = t->mma_wg;
+    sk->kl = 32;
+    sk->cpi = t->mma_nb;
+    sk->unroll = t->mma_loads;
+    sk->splits = 1;
+    return info->matrix_units && t->mma_wg % 32 == 0 && (size_t)t->mma_wg <= max_work_group;
+}
+
 int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
                             const pk_gemm_problem *p, pk_cl_gemm_plan *out)
 {
     const int vw = p->a.dtype == PK_F32 ? 4 : 8; /* 16 bytes */
     if (skinny_takes(p, vw)) {
         pk_cl_skinny_plan sk;
-        if (skinny_fill(prm, info, max_work_group, vw, bucket_of(p->m), &sk)) {
+        const int use_mma = p->a.dtype != PK_F32 && prm->skinny.mma_min_m > 0 && p->m >= prm->skinny.mma_min_m &&
+                            mma_fill(prm, info, max_work_group, &sk);
+        if (use_mma || skinny_fill(prm, info, max_work_group, vw, bucket_of(p->m), &sk)) {
             const pk_cl_skinny_params *t = &prm->skinny;
-            int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi;
+            /* columns a work-group owns: teams of kl items, cpi columns
+             * each; a warp's blocks of 8 on the mma path */
+            int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi * (sk.mma ? 8 : 1);
             sk.groups = (p->n + nc - 1) / nc;
             int64_t total = p->batch * sk.groups, units = info->compute_units > 0 ? info->compute_units : 1;
             int64_t want = (t->fill * units + total - 1) / total, cap = p->k / t->min_split_k;
@@ -188,8 +210,9 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
             if (want > cap) want = cap;
             sk.ks = p->k;
             if (want > 1) {
-                /* whole rounds of the team's vectors per split, and no empty split */
-                int64_t step = (int64_t)vw * sk.kl;
+                /* whole rounds of the team's vectors (mma: steps of 32 k) per
+                 * split, and no empty split */
+                int64_t step = sk.mma ? 32 : (int64_t)vw * sk.kl;
                 sk.ks = ((p->k + want - 1) / want + step - 1) / step * step;
                 sk.splits = (int)((p->k + sk.ks - 1) / sk.ks);
             }
@@ -205,7 +228,10 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
 
 static void skinny_variant(const pk_cl_skinny_plan *sk, char *name, size_t n)
 {
-    snprintf(name, n, "skinny_m%d_%dx%dx%d%s", sk->mr, sk->wg, sk->kl, sk->cpi, sk->splits > 1 ? "_split" : "");
+    if (sk->mma)
+        snprintf(name, n, "skinny_mma_%dx%d%s", sk->wg, sk->cpi, sk->splits > 1 ? "_split" : "");
+    else
+        snprintf(name, n, "skinny_m%d_%dx%dx%d%s", sk->mr, sk->wg, sk->kl, sk->cpi, sk->splits > 1 ? "_split" : "");
 }
 
 void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
@@ -239,9 +265,13 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
     }
     /* the skinny kernel's names do not depend on the dtype's vw */
     const pk_cl_skinny_params *t = &prm->skinny;
-    for (int b = 0; (1 << b) <= PK_CL_SKINNY_MAX_M; b++) {
+    for (int b = -1; (1 << (b < 0 ? 0 : b)) <= PK_CL_SKINNY_MAX_M; b++) {
         pk_cl_skinny_plan sk;
-        if (!skinny_fill(prm, info, max_work_group, 8, b, &sk)) continue;
+        /* b = -1: the tensor-core kernel, where the device takes it */
+        if (b < 0 ? !(prm->skinny.mma_min_m > 0 && mma_fill(prm, info, max_work_group, &sk))
+                  : !skinny_fill(prm, info, max_work_group, 8, b, &sk))
+            continue;
+        /* (every scalar bucket stays reachable: f32 never takes the tensor cores) */
         for (int split = 0; split < 2 && split < t->max_splits; split++) {
             char name[96];
             sk.splits = split ? 2 : 1;

@@ -22,6 +22,7 @@
 
 /* What gemm_skinny.cl is built and launched with. */
 typedef struct pk_cl_skinny_plan {
+    int mma;         /* gemm_skinny_mma: warps of kl = 32 items, cpi blocks of 8 columns each, mr = 16 */
     int mr;          /* rows the accumulators hold: 1, 2, 4, 8 or 16, >= m */
     int vw;          /* elements per 16-byte load */
     int wg, kl, cpi, unroll, vector_acc;
