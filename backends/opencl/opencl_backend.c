@@ -216,8 +216,8 @@ static pk_status cl_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
 
 static void cl_free(void *dev, pk_mem mem)
 {
-    (void)dev;
     clReleaseMemObject((cl_mem)mem);
+    pk_cl_args_forget(dev);
 }
 
 static pk_status cl_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg)
@@ -252,7 +252,10 @@ static pk_status cl_fill(void *dev, pk_mem dst, size_t off, size_t n, const void
 pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
 {
     if (bytes > d->scratch_size) {
-        if (d->scratch) clReleaseMemObject(d->scratch);
+        if (d->scratch) {
+            clReleaseMemObject(d->scratch);
+            pk_cl_args_forget(d);
+        }
         d->scratch = NULL;
         d->scratch_size = 0;
         if (pk_fault_alloc(d))
@@ -289,10 +292,8 @@ void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t
 pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg)
 {
-    for (int i = 0; i < nargs; i++) {
-        cl_int err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, args[i].ptr);
-        if (err != CL_SUCCESS) return pk_msgf(msg, PK_ERR_INTERNAL, "clSetKernelArg %d: %s", i, pk_cl_error_name(err));
-    }
+    pk_status s = pk_cl_set_args(d, kernel, args, nargs, msg);
+    if (s != PK_SUCCESS) return s;
     size_t g[3];
     for (cl_uint i = 0; i < dims; i++)
         g[i] = local ? (global[i] + local[i] - 1) / local[i] * local[i] : global[i];

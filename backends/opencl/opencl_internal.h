@@ -68,6 +68,13 @@ typedef struct pk_cl_arg {
 } pk_cl_arg;
 #define PK_CL_ARG(x) ((pk_cl_arg){sizeof(x), &(x)})
 
+/* Sets the arguments of a kernel pk_cl_kernel gave, skipping values the
+ * kernel already holds from its last launch. */
+pk_status pk_cl_set_args(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, pk_msg *msg);
+/* Forgets every kept argument value: called whenever a cl_mem is released,
+ * since a new buffer may come back under the same handle. */
+void pk_cl_args_forget(pk_cl_device *d);
+
 /* Sets args and enqueues `kernel` over `global` (rounded up to a multiple
  * of `local`, which may be NULL to let the runtime choose). */
 pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
