@@ -354,8 +354,10 @@ void cf_cases_rows(cf_case_list *l)
          * tests/test_cover_rows.c): one row whose length is no multiple of
          * the vector (the vector path with a partial last vector); on a
          * GPU, 4 vectors a work-item (3001: the strided path; 12288) and
-         * streamed 16-bit rows (32776); leading dims that do not fold
-         * into one (the row found by division) on the vector path. */
+         * streamed rows of vectors of 8 (32776), 4 (16388 = 4 x 4097) and
+         * 16 (65552 = 16 x 4097: past 1024 work-items of 4 vectors);
+         * leading dims that do not fold into one (the row found by
+         * division) on the vector path. */
         static const int64_t tail_w[2] = {4100, 1001};
         for (int o = 0; o < 3; o++)
             for (int i = 0; i < 2; i++) {
@@ -366,9 +368,9 @@ void cf_cases_rows(cf_case_list *l)
                 r.eps = 1e-5f;
                 add_rows(l, &r);
             }
-        static const int64_t long_w[3] = {3001, 12288, 32776};
+        static const int64_t long_w[5] = {3001, 12288, 32776, 16388, 65552};
         for (int o = 0; o < 3; o++)
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 5; i++) {
                 r = R(per_row_ops[o], dt, 2, 2, long_w[i], 0, 0);
                 r.weight = per_row_ops[o] != CF_OP_SOFTMAX;
                 r.eps = 1e-5f;

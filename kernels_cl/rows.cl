@@ -12,12 +12,22 @@
  *                 time. 4, 8, 16: one wide load or store per VEC columns;
  *                 the host allows it only where every operand has column
  *                 stride 1 and its offset and leading strides are
- *                 multiples of VEC (so each access is aligned to its size)
+ *                 multiples of VEC (so each access is aligned to its size),
+ *                 and for the per-row kernels only where cols is a multiple
+ *                 of VEC (the elementwise ones handle a partial last vector)
  *   NCH           per-row kernels: vectors each work-item holds in
  *                 registers across the row's reductions (global memory is
  *                 read once); 0: the row is streamed, re-read per pass
+ *   PF            per-row kernels with NCH > 0: 1 issues the loads of the
+ *                 group's next row before this row's reductions and
+ *                 stores (they are in flight meanwhile); 0 loads each row
+ *                 when its turn comes
  *   RED           per-row kernels: 1 when several work-items share a row
  *                 and reduce through local memory
+ *   FAN           per-row kernels with RED: partials one work-item adds
+ *                 per level of a reduction (a power of two); a reduction
+ *                 over tpr work-items takes one barrier, plus one a level
+ *                 while more than FAN partials remain
  *   EWU           elementwise kernels: vectors a work-item loads before it
  *                 stores (a divisor of per_item)
  *
@@ -26,10 +36,23 @@
  * {lead0, lead1, lead2, col}); per-column operands use only the col
  * stride; absent operands are NULL and never touched. A work-item reads
  * every column it writes before writing it, and only it touches those
- * columns, so out (and residual_out) may be exactly x or residual.
- * Outputs are written only in the last pass over a row, so a streamed row
- * re-reads x and residual as they were. Reductions run in a fixed order
- * (lanes of a vector pairwise, then a tree over the work-items). */
+ * columns, so out (and residual_out) may be exactly x or residual (the
+ * API allows an output only exactly equal to, or disjoint from, an input,
+ * so the next row a work-group prefetches is never one it writes now).
+ * A streamed row is written only in its last pass, so it re-reads x and
+ * residual as they were; a held row may write residual_out as soon as h
+ * is formed. Reductions run in a fixed order (lanes of a vector pairwise,
+ * the vectors of a work-item in order, then FAN-way levels over the
+ * work-items), so a plan gives the same bits on every run. red holds
+ * 2 x the work-group size floats: consecutive reductions alternate
+ * halves, so none needs a barrier after it. */
+
+#ifndef PF
+#define PF 0
+#endif
+#ifndef FAN
+#define FAN 16
+#endif
 
 #define PK_T __global PK_TYPE(DT)
 #define PK_VIEW_PARAMS(n) PK_T *n, long n##_off, long4 n##_st
@@ -89,6 +112,30 @@ inline float pk_hmax(PK_VF v)
 #endif
 }
 
+/* Raw registers: a vector's bits as loaded, converted to floats only where
+ * they are used (a conversion right after a load would wait for it). One
+ * PK_RAW holds VEC elements: the element bits when VEC == 1, else 32-bit
+ * words (a 16-byte access is 4 registers whatever the dtype). */
+#if DT == 0
+#define PK_EB uint
+#else
+#define PK_EB ushort
+#endif
+#if VEC == 1
+#define PK_RAW PK_EB
+#elif DT == 0
+#define PK_RAW PK_CAT(uint, VEC)
+#elif VEC == 4
+#define PK_RAW uint2
+#define PK_VH 2
+#elif VEC == 8
+#define PK_RAW uint4
+#define PK_VH 4
+#else
+#define PK_RAW uint8
+#define PK_VH 8
+#endif
+
 #if VEC > 1
 /* Wide access at element i of p (aligned to the vector: see VEC). f16 goes
  * through registers: the global access stays one 16-bit vector, and
@@ -118,7 +165,8 @@ inline void pk_stv(PK_T *p, long i, PK_VF y)
     PK_VU u = PK_CAT(as_uint, VEC)(y);
     PK_VU r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
     r = select(r, (u >> 16) | 0x40u, PK_CAT(as_uint, VEC)((u & 0x7fffffffu) > 0x7f800000u));
-    *(__global PK_VS *)(p + i) = PK_CAT(convert_ushort, VEC)(r);
+    /* pairs packed into words (little-endian), one store of raw bits */
+    *(__global PK_RAW *)(p + i) = r.even | (r.odd << 16);
 #endif
 }
 #endif
@@ -175,6 +223,43 @@ inline PK_VF pk_pad(PK_VF y, long c0, long cols, float fill)
 #endif
 }
 
+/* Columns c0 .. c0 + VEC - 1 of a row as bits (the caller keeps c0 <
+ * cols); lanes past the row's end are 0 bits, +0.0 in every dtype. */
+inline PK_RAW pk_ldraw(pk_rowv v, long c0, long cols)
+{
+    __global const PK_EB *p = (__global const PK_EB *)v.p;
+#if VEC == 1
+    return p[v.base + c0 * v.st];
+#else
+    if (c0 + VEC <= cols) return *(__global const PK_RAW *)(p + v.base + c0);
+    PK_EB a[VEC];
+    for (int e = 0; e < VEC; e++) a[e] = c0 + e < cols ? p[v.base + c0 + e] : (PK_EB)0;
+    return PK_CAT(as_, PK_RAW)(PK_VLOAD(0, a));
+#endif
+}
+
+/* The floats of raw bits (little-endian: a bf16 pair's first element is
+ * the low half of its word). */
+inline PK_VF pk_unraw(PK_RAW r)
+{
+#if DT == 0
+    return PK_CAT(as_, PK_VF)(r);
+#elif DT == 1
+#if VEC == 1
+    return vload_half(0, (__private const half *)&r);
+#else
+    return PK_CAT(vload_half, VEC)(0, (__private const half *)&r);
+#endif
+#elif VEC == 1
+    return as_float((uint)r << 16);
+#else
+    PK_VF f;
+    f.even = PK_CAT(as_float, PK_VH)(r << 16);
+    f.odd = PK_CAT(as_float, PK_VH)(r & 0xffff0000u);
+    return f;
+#endif
+}
+
 /* ---------------------------------------------------------------- rows */
 
 /* Every operand of row r (flat over the three leading dims). */
@@ -220,38 +305,46 @@ inline pk_row pk_row_at(long r, long rows, long lead1, long lead2, PK_VIEW_PARAM
     return w;
 }
 
-/* Deterministic tree reductions over the tpr work-items of a row (lane =
- * lid % tpr); every one of them gets the result. The trailing barrier
- * lets red be reused. Without RED a work-item has the row to itself. */
-inline float pk_row_sum(float v, __local float *red, int lid, int lane, int tpr)
-{
-#if RED
-    red[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = tpr / 2; s > 0; s >>= 1) {
-        if (lane < s) red[lid] += red[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
+/* Reductions over the tpr work-items of a row (lane = lid % tpr), the
+ * group's rows side by side; every one of them gets the result. Each
+ * work-item puts its partial in red[lid]; while more than FAN partials
+ * remain, a level has the first n / FAN of them each add FAN (lanes
+ * lane, lane + n / FAN, ...: adjacent work-items read adjacent floats);
+ * then every work-item adds the last ones in order. The order depends
+ * only on tpr and FAN. red is the half of the local buffer this reduction
+ * takes (PK_RED_BUF): the next reduction writes the other half, and the
+ * one after that writes this one only after the next one's first barrier,
+ * which every work-item passes only once it has read this one's result,
+ * so no barrier is needed after the reads. Without RED a work-item has
+ * the row to itself. */
+#define PK_ROW_REDUCE(name, OP)                                                      \
+    inline float name(float v, __local float *red, int lid, int lane, int tpr)      \
+    {                                                                                \
+        if (RED) {                                                                   \
+            red[lid] = v;                                                            \
+            barrier(CLK_LOCAL_MEM_FENCE);                                            \
+            int n = tpr;                                                             \
+            for (; n > FAN; n /= FAN) {                                              \
+                const int m = n / FAN;                                               \
+                if (lane < m) {                                                      \
+                    float s = red[lid];                                              \
+                    _Pragma("unroll") for (int j = 1; j < FAN; j++) s = OP(s, red[lid + j * m]); \
+                    red[lid] = s;                                                    \
+                }                                                                    \
+                barrier(CLK_LOCAL_MEM_FENCE);                                        \
+            }                                                                        \
+            const int base = lid - lane;                                             \
+            v = red[base];                                                           \
+            for (int j = 1; j < n; j++) v = OP(v, red[base + j]);                    \
+        }                                                                            \
+        return v;                                                                    \
     }
-    v = red[lid - lane];
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-    return v;
-}
+#define PK_ADD(a, b) ((a) + (b))
+PK_ROW_REDUCE(pk_row_sum, PK_ADD)
+PK_ROW_REDUCE(pk_row_max, pk_max_nan)
 
-inline float pk_row_max(float v, __local float *red, int lid, int lane, int tpr)
-{
-#if RED
-    red[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = tpr / 2; s > 0; s >>= 1) {
-        if (lane < s) red[lid] = pk_max_nan(red[lid], red[lid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    v = red[lid - lane];
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-    return v;
-}
+/* The half of the local buffer the kernel's next reduction takes. */
+#define PK_RED_BUF() (red + ((nred++ & 1) ? (int)get_local_size(0) : 0))
 
 /* h = x (+ residual) at columns c0.. */
 inline PK_VF pk_h(const pk_row *w, long c0, long cols)
@@ -291,98 +384,210 @@ inline PK_VF pk_bias(const pk_row *w, long c0, long cols)
 #endif
 }
 
-/* The per-row kernels: work-item lane of a row owns vectors j = lane,
- * lane + tpr, ... (columns j * VEC ..); NCH > 0 holds them in registers
- * (k-th: j = lane + k * tpr; those past the row hold padding that adds
- * nothing). Row groups beyond the grid are taken in a grid-stride loop;
- * a slot past the last row computes on row 0 (every work-item reaches
- * every barrier) and writes nothing. */
-#define PK_ROW_LOOP_BEGIN                                                            \
-    const int lid = get_local_id(0), lane = lid & (tpr - 1), slot = lid / tpr;     \
-    const long rpg = get_local_size(0) / tpr;                                        \
-    for (long g = get_group_id(0); g * rpg < rows; g += get_num_groups(0)) {        \
-        const long r = g * rpg + slot;                                               \
-        const int live = r < rows;                                                   \
-        const pk_row w = PK_ROW_AT(live ? r : 0);
-#define PK_ROW_LOOP_END }
-#define PK_OWN(k) (((long)lane + (long)(k) * tpr) * VEC)
-/* held vector k at column c0, for those inside the row (the inner for runs
- * at most once: an if that declares c0) */
-#define PK_FOR_OWN(k, c0) for (int k = 0; k < NCH; k++) for (long c0 = PK_OWN(k); c0 < cols; c0 = cols)
-#define PK_FOR_COLS(c0) for (long c0 = (long)lane * VEC; c0 < cols; c0 += (long)tpr * VEC)
-
-__kernel void pk_rmsnorm(PK_ROWS_PARAMS)
-{
-    PK_ROW_LOOP_BEGIN
-    PK_VF sum_sq = PK_SPLAT(0.0f);
-#if NCH
-    PK_VF h[NCH];
-    for (int k = 0; k < NCH; k++) h[k] = PK_SPLAT(0.0f);
-    PK_FOR_OWN(k, c0) h[k] = pk_h(&w, c0, cols);
-    for (int k = 0; k < NCH; k++) sum_sq += h[k] * h[k];
-#else
-    PK_FOR_COLS(c0) {
-        const PK_VF v = pk_h(&w, c0, cols);
-        sum_sq += v * v;
-    }
-#endif
-    const float inv_rms = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), red, lid, lane, tpr) / (float)cols + eps);
-    if (live) {
-#if NCH
-        PK_FOR_OWN(k, c0) pk_norm_store(&w, c0, cols, h[k], h[k] * inv_rms * pk_weight(&w, c0, cols));
-#else
-        PK_FOR_COLS(c0) {
-            const PK_VF h = pk_h(&w, c0, cols);
-            pk_norm_store(&w, c0, cols, h, h * inv_rms * pk_weight(&w, c0, cols));
-        }
-#endif
-    }
-    PK_ROW_LOOP_END
-}
-
-/* Two-pass variance (mean first, then squares about it), as the reference. */
-__kernel void pk_layernorm(PK_ROWS_PARAMS)
-{
-    PK_ROW_LOOP_BEGIN
-    PK_VF sum = PK_SPLAT(0.0f), sum_sq = PK_SPLAT(0.0f);
-#if NCH
-    PK_VF h[NCH];
-    for (int k = 0; k < NCH; k++) h[k] = PK_SPLAT(0.0f);
-    PK_FOR_OWN(k, c0) h[k] = pk_h(&w, c0, cols);
-    for (int k = 0; k < NCH; k++) sum += h[k];
-    const float mean = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr) / (float)cols;
-    PK_FOR_OWN(k, c0) {
-        const PK_VF d = pk_pad(h[k] - mean, c0, cols, 0.0f);
-        sum_sq += d * d;
-    }
-#else
-    PK_FOR_COLS(c0) sum += pk_h(&w, c0, cols);
-    const float mean = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr) / (float)cols;
-    PK_FOR_COLS(c0) {
-        const PK_VF d = pk_pad(pk_h(&w, c0, cols) - mean, c0, cols, 0.0f);
-        sum_sq += d * d;
-    }
-#endif
-    const float inv_std = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), red, lid, lane, tpr) / (float)cols + eps);
-    if (live) {
-#if NCH
-        PK_FOR_OWN(k, c0) pk_norm_store(&w, c0, cols, h[k],
-                                        (h[k] - mean) * inv_std * pk_weight(&w, c0, cols) + pk_bias(&w, c0, cols));
-#else
-        PK_FOR_COLS(c0) {
-            const PK_VF h = pk_h(&w, c0, cols);
-            pk_norm_store(&w, c0, cols, h, (h - mean) * inv_std * pk_weight(&w, c0, cols) + pk_bias(&w, c0, cols));
-        }
-#endif
-    }
-    PK_ROW_LOOP_END
-}
-
 /* scale * x; lanes past the row are -inf (after scaling: scale may be
  * negative), so they add exp(-inf) = 0. */
 inline PK_VF pk_scaled(const pk_row *w, long c0, long cols, float scale)
 {
     return pk_pad(scale * pk_ld(w->x, c0, cols, 0.0f), c0, cols, -INFINITY);
+}
+
+/* The per-row kernels: work-item lane of a row owns vectors j = lane,
+ * lane + tpr, ... (columns j * VEC ..). Row groups beyond the grid are
+ * taken in a grid-stride loop (the loop's bounds are the same for the
+ * whole work-group, so every work-item reaches every barrier); a slot past
+ * the last row computes on what its registers hold (row 0 when streamed)
+ * and writes nothing. */
+#define PK_ROW_SETUP                                                                 \
+    const int lid = get_local_id(0), lane = lid & (tpr - 1), slot = lid / tpr;     \
+    const long rpg = get_local_size(0) / tpr, ng = get_num_groups(0);               \
+    int nred = 0;
+#define PK_ROW_LOOP_BEGIN                                                            \
+    for (long g = get_group_id(0); g * rpg < rows; g += ng) {                        \
+        const long r = g * rpg + slot;                                               \
+        const int live = r < rows;                                                   \
+        const pk_row w = PK_ROW_AT(live ? r : 0);
+#define PK_ROW_LOOP_END }
+#define PK_FOR_COLS(c0) for (long c0 = (long)lane * VEC; c0 < cols; c0 += (long)tpr * VEC)
+
+#if NCH
+/* The row in registers: the k-th vector a work-item holds is j = lane +
+ * k * tpr. xr and rr hold the raw bits of x and residual (0 for vectors
+ * past the row, which then add nothing), loaded by PK_FETCH. With PF the
+ * group's next row is fetched (PK_HELD_NEXT) once this row's raw bits are
+ * used, so its loads are in flight during this row's reductions and
+ * stores; a slot whose next row is past the end keeps its old bits.
+ *
+ * The host gives the per-row kernels rows of whole vectors (cols is a
+ * multiple of VEC): a partial last vector's code would keep values in
+ * registers for the whole loop. A held row has at most 1024 x 16 vectors
+ * of 16 elements: columns are ints from a pointer to the row's start. */
+#define PK_OWN(k) ((lane + (k) * tpr) * VEC)
+/* body for each held vector k inside the row, at column c0. Unrolled in
+ * full, always: an array indexed by a loop variable would live in memory. */
+#define PK_EACH_OWN(k, c0, body)                                                     \
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) {                                \
+        const int c0 = PK_OWN(k);                                                    \
+        if (c0 < icols) { body; }                                                    \
+    }
+
+/* y for held vector k, fill if that vector is past the row */
+#define PK_HELD_PAD(y, k, fill) (PK_OWN(k) < icols ? (y) : PK_SPLAT(fill))
+
+/* Start of row operand v; element c is at [c * v.st]. */
+inline PK_T *pk_rowp(pk_rowv v) { return v.p + v.base; }
+
+/* Raw bits of the vector at column c0 of a row, and the store of one. */
+inline PK_RAW pk_ldw(PK_T *row, long st, int c0)
+{
+    __global const PK_EB *p = (__global const PK_EB *)row;
+#if VEC == 1
+    return p[c0 * st];
+#else
+    return *(__global const PK_RAW *)(p + c0);
+#endif
+}
+
+inline void pk_stw(PK_T *row, long st, int c0, PK_VF y)
+{
+#if VEC == 1
+    PK_STORE(DT, row, c0 * st, y);
+#else
+    pk_stv(row, c0, y);
+#endif
+}
+
+/* Loads operand view v of the row into raw registers a. */
+#define PK_HELD_LOAD(a, v)                                                           \
+    {                                                                                \
+        PK_T *p_ = pk_rowp(v);                                                       \
+        PK_EACH_OWN(k, c0, a[k] = pk_ldw(p_, (v).st, c0))                            \
+    }
+/* Stores y (an expression of k) to operand view v of the row. */
+#define PK_HELD_STORE(v, y)                                                          \
+    {                                                                                \
+        PK_T *p_ = pk_rowp(v);                                                       \
+        PK_EACH_OWN(k, c0, pk_stw(p_, (v).st, c0, y))                                \
+    }
+
+/* loads the raw bits of row, and keeps its operands' views in wn for
+ * its stores (one row lookup a row) */
+#define PK_FETCH(row)                                                                \
+    if ((row) < rows) {                                                              \
+        wn = PK_ROW_AT(row);                                                         \
+        PK_HELD_LOAD(xr, wn.x)                                                       \
+        if (HAS_RES) PK_HELD_LOAD(rr, wn.res)                                        \
+    }
+#define PK_HELD_BEGIN                                                                \
+    PK_ROW_SETUP                                                                     \
+    const int icols = (int)cols;                                                     \
+    PK_RAW xr[NCH], rr[NCH];                                                         \
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) xr[k] = rr[k] = (PK_RAW)0;        \
+    const pk_row w0 = PK_ROW_AT(0);                                                  \
+    PK_T *const pw = pk_rowp(w0.weight), *const pb = pk_rowp(w0.bias);               \
+    pk_row wn = w0;                                                                  \
+    const long step = ng * rpg; /* rows from one row group of this work-group to its next */ \
+    if (PF) PK_FETCH(get_group_id(0) * rpg + slot)                                   \
+    for (long r0 = get_group_id(0) * rpg; r0 < rows; r0 += step) {                   \
+        const long r = r0 + slot;                                                    \
+        const int live = r < rows;                                                   \
+        if (!PF) PK_FETCH(r)                                                         \
+        PK_VF h[NCH];                                                                \
+        _Pragma("unroll") for (int k = 0; k < NCH; k++) h[k] = PK_PLUS_RES(pk_unraw(xr[k]), k); \
+        const pk_row w = wn; /* row r's, if live */
+/* With PF, the next row's loads: placed once the kernel has used this
+ * row's raw bits for its first partial (and residual_out), so that they
+ * need not stay in registers beside the next row's. */
+#define PK_HELD_NEXT                                                                 \
+    if (PF) PK_FETCH(r + step)
+#define PK_HELD_END }
+/* weight and bias at the held vector's column c0, read when used: they
+ * are the same for every row (cache hits), and held in registers they
+ * would cost more than the loads (a compiler hoists their conversion out
+ * of the row loop: a float register per column) */
+#define PK_WEIGHT_AT(c0) (HAS_WEIGHT ? pk_unraw(pk_ldw(pw, w0.weight.st, c0)) : PK_SPLAT(1.0f))
+#define PK_BIAS_AT(c0) (HAS_BIAS ? pk_unraw(pk_ldw(pb, w0.bias.st, c0)) : PK_SPLAT(0.0f))
+
+/* h[k]: x (+ residual) of the held vector k, as pk_h gives it */
+#if HAS_RES
+#define PK_PLUS_RES(v, k) ((v) + pk_unraw(rr[k]))
+#else
+#define PK_PLUS_RES(v, k) (v)
+#endif
+
+/* a norm's residual_out gets h now (no later pass re-reads the row), out
+ * after the reductions */
+#define PK_HELD_RES_OUT                                                              \
+    if (HAS_RES_OUT && live) PK_HELD_STORE(w.res_out, h[k])
+#endif
+
+__kernel void pk_rmsnorm(PK_ROWS_PARAMS)
+{
+#if NCH
+    PK_HELD_BEGIN
+    PK_VF sum_sq = PK_SPLAT(0.0f);
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) sum_sq += h[k] * h[k];
+    const float part = pk_hsum(sum_sq);
+    PK_HELD_RES_OUT
+    PK_HELD_NEXT
+    const float inv_rms = 1.0f / sqrt(pk_row_sum(part, PK_RED_BUF(), lid, lane, tpr) / (float)cols + eps);
+    if (live) PK_HELD_STORE(w.out, h[k] * inv_rms * PK_WEIGHT_AT(c0))
+    PK_HELD_END
+#else
+    PK_ROW_SETUP
+    PK_ROW_LOOP_BEGIN
+    PK_VF sum_sq = PK_SPLAT(0.0f);
+    PK_FOR_COLS(c0) {
+        const PK_VF v = pk_h(&w, c0, cols);
+        sum_sq += v * v;
+    }
+    const float inv_rms = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), PK_RED_BUF(), lid, lane, tpr) / (float)cols + eps);
+    if (live) {
+        PK_FOR_COLS(c0) {
+            const PK_VF h = pk_h(&w, c0, cols);
+            pk_norm_store(&w, c0, cols, h, h * inv_rms * pk_weight(&w, c0, cols));
+        }
+    }
+    PK_ROW_LOOP_END
+#endif
+}
+
+/* Two-pass variance (mean first, then squares about it), as the reference. */
+__kernel void pk_layernorm(PK_ROWS_PARAMS)
+{
+#if NCH
+    PK_HELD_BEGIN
+    PK_VF sum = PK_SPLAT(0.0f), sum_sq = PK_SPLAT(0.0f);
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) sum += h[k];
+    const float part = pk_hsum(sum);
+    PK_HELD_RES_OUT
+    PK_HELD_NEXT
+    const float mean = pk_row_sum(part, PK_RED_BUF(), lid, lane, tpr) / (float)cols;
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) {
+        const PK_VF d = PK_HELD_PAD(h[k] - mean, k, 0.0f);
+        sum_sq += d * d;
+    }
+    const float inv_std = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), PK_RED_BUF(), lid, lane, tpr) / (float)cols + eps);
+    if (live) PK_HELD_STORE(w.out, (h[k] - mean) * inv_std * PK_WEIGHT_AT(c0) + PK_BIAS_AT(c0))
+    PK_HELD_END
+#else
+    PK_ROW_SETUP
+    PK_ROW_LOOP_BEGIN
+    PK_VF sum = PK_SPLAT(0.0f), sum_sq = PK_SPLAT(0.0f);
+    PK_FOR_COLS(c0) sum += pk_h(&w, c0, cols);
+    const float mean = pk_row_sum(pk_hsum(sum), PK_RED_BUF(), lid, lane, tpr) / (float)cols;
+    PK_FOR_COLS(c0) {
+        const PK_VF d = pk_pad(pk_h(&w, c0, cols) - mean, c0, cols, 0.0f);
+        sum_sq += d * d;
+    }
+    const float inv_std = 1.0f / sqrt(pk_row_sum(pk_hsum(sum_sq), PK_RED_BUF(), lid, lane, tpr) / (float)cols + eps);
+    if (live) {
+        PK_FOR_COLS(c0) {
+            const PK_VF h = pk_h(&w, c0, cols);
+            pk_norm_store(&w, c0, cols, h, (h - mean) * inv_std * pk_weight(&w, c0, cols) + pk_bias(&w, c0, cols));
+        }
+    }
+    PK_ROW_LOOP_END
+#endif
 }
 
 /* The max keeps NaN, so a max of -inf means the whole row is -inf: it gives
@@ -391,40 +596,44 @@ inline PK_VF pk_scaled(const pk_row *w, long c0, long cols, float scale)
  * between barriers). */
 __kernel void pk_softmax(PK_ROWS_PARAMS)
 {
-    PK_ROW_LOOP_BEGIN
-    float row_max = -INFINITY;
-    PK_VF sum = PK_SPLAT(0.0f);
 #if NCH
-    PK_VF z[NCH];
-    for (int k = 0; k < NCH; k++) z[k] = PK_SPLAT(-INFINITY);
-    PK_FOR_OWN(k, c0) z[k] = pk_scaled(&w, c0, cols, scale);
-    for (int k = 0; k < NCH; k++) row_max = pk_max_nan(row_max, pk_hmax(z[k]));
-#else
-    PK_FOR_COLS(c0) row_max = pk_max_nan(row_max, pk_hmax(pk_scaled(&w, c0, cols, scale)));
-#endif
-    row_max = pk_row_max(row_max, red, lid, lane, tpr);
+    PK_HELD_BEGIN
+    float row_max = -INFINITY;
+    PK_VF sum = PK_SPLAT(0.0f), z[NCH];
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) {
+        z[k] = PK_HELD_PAD(scale * h[k], k, -INFINITY);
+        row_max = pk_max_nan(row_max, pk_hmax(z[k]));
+    }
+    PK_HELD_NEXT
+    row_max = pk_row_max(row_max, PK_RED_BUF(), lid, lane, tpr);
     const int all_neg_inf = row_max == -INFINITY;
     if (all_neg_inf) row_max = 0.0f;
-#if NCH
-    for (int k = 0; k < NCH; k++) {
+    _Pragma("unroll") for (int k = 0; k < NCH; k++) {
         z[k] = exp(z[k] - row_max);
         sum += z[k];
     }
+    const float total = pk_row_sum(pk_hsum(sum), PK_RED_BUF(), lid, lane, tpr);
+    if (live) PK_HELD_STORE(w.out, all_neg_inf ? PK_SPLAT(0.0f) : z[k] / total)
+    PK_HELD_END
 #else
+    PK_ROW_SETUP
+    PK_ROW_LOOP_BEGIN
+    float row_max = -INFINITY;
+    PK_VF sum = PK_SPLAT(0.0f);
+    PK_FOR_COLS(c0) row_max = pk_max_nan(row_max, pk_hmax(pk_scaled(&w, c0, cols, scale)));
+    row_max = pk_row_max(row_max, PK_RED_BUF(), lid, lane, tpr);
+    const int all_neg_inf = row_max == -INFINITY;
+    if (all_neg_inf) row_max = 0.0f;
     PK_FOR_COLS(c0) sum += exp(pk_scaled(&w, c0, cols, scale) - row_max);
-#endif
-    const float total = pk_row_sum(pk_hsum(sum), red, lid, lane, tpr);
+    const float total = pk_row_sum(pk_hsum(sum), PK_RED_BUF(), lid, lane, tpr);
     if (live) {
-#if NCH
-        PK_FOR_OWN(k, c0) pk_st(w.out, c0, cols, all_neg_inf ? PK_SPLAT(0.0f) : z[k] / total);
-#else
         PK_FOR_COLS(c0) {
             const PK_VF e = exp(pk_scaled(&w, c0, cols, scale) - row_max);
             pk_st(w.out, c0, cols, all_neg_inf ? PK_SPLAT(0.0f) : e / total);
         }
-#endif
     }
     PK_ROW_LOOP_END
+#endif
 }
 
 /* ---------------------------------------------------------------- elementwise */

@@ -13,6 +13,7 @@ static pk_device_info device(const char *name, int is_cpu, uint64_t local_mem, i
     pk_device_info info;
     memset(&info, 0, sizeof info);
     snprintf(info.name, sizeof info.name, "%s", name);
+    if (!strcmp(name, "H200")) snprintf(info.vendor, sizeof info.vendor, "NVIDIA Corporation");
     info.is_cpu = is_cpu;
     info.local_mem_bytes = local_mem;
     info.compute_units = compute_units;
@@ -78,6 +79,11 @@ static void test_decode_tiles(void)
                               devs[x].name, name, pl.merge_groups, d);
                         CHECK(pl.n_splits >= 1 && pl.n_splits <= 256, "%s %s: %d splits", devs[x].name, name,
                               pl.n_splits);
+                        const pk_cl_attn_decode_params *dp = &table_params(&devs[x])->decode;
+                        CHECK(t->unroll == 1 || t->unroll * t->rows <= dp->q_floats, "%s %s: %d x %d weights a step",
+                              devs[x].name, name, t->unroll, t->rows);
+                        CHECK(pl.max_regs == (x == 0 ? dp->regs : 0), "%s %s: register bound %d", devs[x].name, name,
+                              pl.max_regs);
                     }
 }
 
@@ -87,15 +93,26 @@ static void test_bench_shapes_fill_h200(void)
     pk_cl_attn_plan pl;
     char name[64];
 
+    /* the table's entry (portkern tune on the H200): registers for 64
+     * floats give 8 lanes a key, 2 runs each, 4 keys a slot a step, and
+     * work-groups for wg_per_cu per multiprocessor */
+    const pk_cl_attn_decode_params *dp = &table_params(&h200)->decode;
     pk_attention_problem p = problem(PK_BF16, 32, 1, 4096, 32, 8, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     pk_cl_attn_plan_variant(&pl, p.d, name, sizeof name);
-    CHECK(!strcmp(name, "decode_d128_r4_t16x1_u4_vec"), "B32 Skv4096: %s", name);
-    CHECK(32 * 8 * pl.n_splits >= 4 * 132, "B32 Skv4096: %d splits leave compute units idle", pl.n_splits);
+    CHECK(!strcmp(name, "decode_d128_r4_t8x2_u4_vec"), "B32 Skv4096: %s", name);
+    CHECK(32 * 8 * pl.n_splits >= dp->wg_per_cu * 132, "B32 Skv4096: %d splits leave compute units idle",
+          pl.n_splits);
+
+    /* the kernel's local memory, counted by hand: Q (4 x 128), two steps'
+     * partials (8 lanes x (16 slots x 4 keys x 4 rows + 4)), two steps' sums */
+    CHECK(pk_cl_attn_decode_local_bytes(128, pl.dec) == 4 * (4 * 128 + 2 * 8 * (64 * 4 + 4) + 2 * 64 * 4),
+          "B32 Skv4096: %zu bytes of local memory", pk_cl_attn_decode_local_bytes(128, pl.dec));
+    CHECK(pl.max_regs == dp->regs, "B32 Skv4096: register bound %d", pl.max_regs);
 
     p = problem(PK_BF16, 1, 1, 131072, 32, 8, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
-    CHECK(8 * pl.n_splits >= 4 * 132, "B1 Skv131072: %d splits for 8 kv heads", pl.n_splits);
+    CHECK(8 * pl.n_splits >= dp->wg_per_cu * 132, "B1 Skv131072: %d splits for 8 kv heads", pl.n_splits);
 }
 
 static void test_paths_and_loads(void)

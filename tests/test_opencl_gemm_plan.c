@@ -197,9 +197,10 @@ static void test_skinny_picks(void)
     skinny_expect(&nv, &p, 16, 8, 1);
     p = linear(PK_F32, 1, 3, 8192, 4096);
     skinny_expect(&nv, &p, 4, 4, 1);
-    /* 512 groups of 8 columns: fewer than 4 per unit, split in 2 */
-    p = linear(PK_F32, 1, 3, 4096, 4096);
-    skinny_expect(&nv, &p, 4, 4, 2);
+    /* 256 groups of 4 columns (2 teams of 64 a group, 2 columns a team):
+     * fewer than 4 per unit, split in 3 */
+    p = linear(PK_F32, 1, 3, 1024, 4096);
+    skinny_expect(&nv, &p, 4, 4, 3);
     /* few columns: 10 groups on 132 units want 53 splits, k allows 8 of 1024 */
     p = linear(PK_F16, 1, 1, 40, 8192);
     skinny_expect(&nv, &p, 1, 8, 8);

@@ -20,7 +20,8 @@
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
 #             skinny,rows,elementwise,attn_decode; PK_TUNE_SECONDS each, 25);
-#             the tuning cache file comes back in the logs
+#             the tuning cache file comes back in the logs; it runs
+#             before conform, so that the suite checks what it stored
 #   portable  issue 3's cases on NVIDIA's OpenCL (--record), to set beside
 #             the CUDA bench of the same call
 #   cldecode  the Llama-3-8B-shaped checkpoint's decode (127 steps) on
@@ -74,6 +75,14 @@ if [[ $parts == *llama* || $parts == *profile* || $parts == *cldecode* ]] && [ !
     echo $(($(date +%s) - t0)) >"$logs/llama-make-time.txt" ) &
   ck_pid=$!
 fi
+if [[ $parts == *tune* && -n "$cl" ]]; then
+  t0=$(date +%s)
+  timeout "$step" $pk tune --backend "opencl:$cl" --family "${PK_TUNE_FAMILIES:-skinny,rows,elementwise,attn_decode}" \
+    --seconds "${PK_TUNE_SECONDS:-25}" >"$logs/tune.txt" 2>"$logs/tune-progress.txt"
+  summary+=("tune rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/tune.txt")")
+  cp "$PORTKERN_CACHE_DIR"/tuned-*.txt "$logs/" 2>/dev/null
+  grep -E '^(tuned|FAILED)' "$logs/tune.txt" | cut -c1-600
+fi
 if [[ $parts == *conform* ]]; then
   for target in ${PK_CONFORM:-$platforms}; do
     t0=$(date +%s)
@@ -82,14 +91,6 @@ if [[ $parts == *conform* ]]; then
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
   done
-fi
-if [[ $parts == *tune* && -n "$cl" ]]; then
-  t0=$(date +%s)
-  timeout "$step" $pk tune --backend "opencl:$cl" --family "${PK_TUNE_FAMILIES:-skinny,rows,elementwise,attn_decode}" \
-    --seconds "${PK_TUNE_SECONDS:-25}" >"$logs/tune.txt" 2>"$logs/tune-progress.txt"
-  summary+=("tune rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/tune.txt")")
-  cp "$PORTKERN_CACHE_DIR"/tuned-*.txt "$logs/" 2>/dev/null
-  grep -E '^(tuned|FAILED)' "$logs/tune.txt" | cut -c1-600
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
   timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"

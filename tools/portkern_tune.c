@@ -198,10 +198,13 @@ void pk_tune_print_status(pk_backend b, int index)
         char cls[32] = "?";
         sscanf(reply, "class %31s", cls);
         int tuned = 0, set = 0, total = 0;
+        /* lines "family table|tuned|set" after the class line */
         for (char *line = strchr(reply, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            char fam[64], where[16];
+            if (sscanf(line + 1, "%63s %15s", fam, where) != 2) continue;
             total++;
-            tuned += strstr(line, " tuned") != NULL;
-            set += strstr(line, " set") != NULL;
+            tuned += !strcmp(where, "tuned");
+            set += !strcmp(where, "set");
         }
         if (tuned == total)
             printf("           kernel parameters: tuned on this device and driver (all %d families)\n", total);

@@ -37,8 +37,17 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
         pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
     } else if (plan) {
         const pk_cl_attn_decode *t = &plan->dec;
-        pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DROWS=%d -DTPK=%d -DNV=%d -DSLOTS=%d -DUNROLL=%d -DVEC=%d",
-                      t->rows, t->tpk, t->nv, t->slots, t->unroll, t->vec);
+        n += pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DROWS=%d -DTPK=%d -DNV=%d -DSLOTS=%d -DUNROLL=%d -DVEC=%d",
+                           t->rows, t->tpk, t->nv, t->slots, t->unroll, t->vec);
+        /* NVIDIA's cl_nv_compiler_options bound the registers, so that the
+         * work-groups the plan counts on share a multiprocessor; a driver
+         * that refuses the option gets the kernel without it */
+        if (plan->max_regs > 0 && n > 0 && (size_t)n < sizeof opts) {
+            pk_cl_options(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount %d", plan->max_regs);
+            pk_status s = pk_cl_kernel(d, source, opts, name, out, msg);
+            if (s != PK_ERR_BUILD_FAILED) return s;
+            opts[n] = 0;
+        }
     }
     return pk_cl_kernel(d, source, opts, name, out, msg);
 }

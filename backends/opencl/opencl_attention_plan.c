@@ -8,8 +8,9 @@
  *
  * Decode is bound by reading K and V once: the plan sizes each work-item's
  * loads (16 bytes per run of 8 elements, `chunks` runs of K and as many of
- * V in flight a step) and spreads the key range over enough work-groups to
- * keep every compute unit streaming. */
+ * V in flight a step), on NVIDIA bounds its registers so that enough
+ * work-groups share a multiprocessor, and spreads the key range over
+ * enough work-groups to keep every compute unit streaming. */
 #include <stdio.h>
 
 #include "opencl_attention_plan.h"
@@ -22,21 +23,29 @@
 #define PK_CL_ATTN_SPLIT_MIN_SKV 512
 #define PK_CL_ATTN_MAX_SPLITS 256
 
-/* GPUs: 128 work-items, each with 4 runs of K and 4 of V in flight (8 KiB
- * a work-group), and registers for Q and the accumulator kept to 2 x 32
- * floats so that several work-groups fit a multiprocessor; 8 work-groups
- * per multiprocessor cover the latency of HBM. Chunks of at least 256 keys
- * keep the merge a small fraction of the traffic; the merge takes 256
- * work-items a group (a multiple of D). CPUs (PoCL): a work-group is a
- * loop on one core, two per core suffice; the tiles are the GPUs' so that
- * the conformance suite on PoCL runs the kernels GPUs build. */
+/* GPUs: 128 work-items, each with 4 runs of K and 4 of V a step (8 KiB
+ * of each a work-group, pipelined: the next step's loads are in flight
+ * while a step is worked on), and registers for the accumulator and a
+ * step's Q kept to 32 floats. 8 work-groups per compute unit (counted for
+ * the splits) cover the latency of HBM. Chunks of at least 256 keys keep
+ * the merge a small fraction of the traffic; the merge takes 256
+ * work-items a group (a multiple of D). NVIDIA: at most 168 registers a
+ * work-item, so that 3 work-groups of 128 share a multiprocessor (ptxas
+ * fits this tile, D 128 and 4 rows, in 144 without spilling, and 8 keys a
+ * step in 168; unbounded it took 255 for those, which fits 2). CPUs
+ * (PoCL): a work-group is a loop on one core, two per core suffice; the
+ * tiles are the GPUs' so that the conformance suite on PoCL runs the
+ * kernels GPUs build. The NVIDIA entry is what portkern tune found on the
+ * H200 (NVIDIA's OpenCL, driver 580): 8 runs a step with registers for 64
+ * floats, no register bound, 2 work-groups per multiprocessor aimed at
+ * (the 168 bound above was the starting point). */
 static const pk_cl_attn_decode_params decode_table[PK_CL_VENDOR_COUNT] = {
-    /*                     wg chunks q_floats max_rows wg_per_cu min_chunk merge_wg */
-    [PK_CL_VENDOR_NVIDIA] = {128, 4, 32, 8, 8, 256, 256},
-    [PK_CL_VENDOR_AMD]    = {128, 4, 32, 8, 8, 256, 256},
-    [PK_CL_VENDOR_INTEL]  = {128, 4, 32, 8, 8, 256, 256},
-    [PK_CL_VENDOR_CPU]    = {128, 4, 32, 8, 2, 256, 256},
-    [PK_CL_VENDOR_OTHER]  = {128, 4, 32, 8, 8, 256, 256},
+    /*                     wg chunks q_floats max_rows wg_per_cu min_chunk merge_wg regs */
+    [PK_CL_VENDOR_NVIDIA] = {128, 8, 64, 8, 2, 256, 256, 0},
+    [PK_CL_VENDOR_AMD]    = {128, 4, 32, 8, 8, 256, 256, 0},
+    [PK_CL_VENDOR_INTEL]  = {128, 4, 32, 8, 8, 256, 256, 0},
+    [PK_CL_VENDOR_CPU]    = {128, 4, 32, 8, 2, 256, 256, 0},
+    [PK_CL_VENDOR_OTHER]  = {128, 4, 32, 8, 8, 256, 256, 0},
 };
 
 /* Prefill: many rows per work-group so that each K/V tile is reused by
@@ -69,12 +78,14 @@ size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t)
 
 size_t pk_cl_attn_decode_local_bytes(int d, pk_cl_attn_decode t)
 {
-    /* the score partials of a step and their sums, then (reused) the
-     * slots' merge */
-    size_t step_rows = (size_t)t.slots * t.unroll * t.rows;
-    size_t red = (size_t)t.tpk * (step_rows + 1) + step_rows;
+    /* as attention_decode.cl declares it: the tile's Q rows, two steps'
+     * score partials (each lane's padded by rv floats) and two steps'
+     * sums, then (reused) the slots' merge; in float4s */
+    size_t step_rows = (size_t)t.slots * t.unroll * t.rows, rv = t.rows >= 4 ? 4 : (size_t)t.rows;
+    size_t red = (size_t)t.rows * d + 2 * (size_t)t.tpk * (step_rows + rv) + 2 * step_rows;
     size_t mrg = (size_t)t.slots * d + 2 * (size_t)t.slots * t.rows;
-    return 4 * (red > mrg ? red : mrg);
+    size_t floats = red > mrg ? red : mrg;
+    return 16 * ((floats + 3) / 4);
 }
 
 static void fit(int d, uint64_t budget, pk_cl_attn_tile *t)
@@ -119,7 +130,15 @@ static pk_cl_attn_decode decode_tile(int64_t rows, int64_t d, int vec, const pk_
     t.tpk = runs / t.nv;
     t.slots = dp->wg / t.tpk > 0 ? dp->wg / t.tpk : 1;
     t.unroll = dp->chunks / t.nv > 0 ? dp->chunks / t.nv : 1;
-    while (t.slots > 1 && pk_cl_attn_decode_local_bytes((int)d, t) > local_mem) t.slots /= 2;
+    /* a step's weights (unroll x rows floats) are held beside the
+     * accumulator: the same register budget */
+    while (t.unroll > 1 && t.unroll * t.rows > dp->q_floats) t.unroll /= 2;
+    /* local memory holds Q, two steps' partials (slots x unroll keys) and
+     * their sums: fewer slots, then shorter steps */
+    while (pk_cl_attn_decode_local_bytes((int)d, t) > local_mem && (t.slots > 1 || t.unroll > 1)) {
+        if (t.slots > 1) t.slots /= 2;
+        else t.unroll /= 2;
+    }
     return t;
 }
 
@@ -153,6 +172,7 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
     plan->chunk = (int)chunk;
     plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
     plan->merge_groups = (int)(dp->merge_wg / p->d);
+    plan->max_regs = pk_cl_vendor_of(dev) == PK_CL_VENDOR_NVIDIA ? dp->regs : 0;
 }
 
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n)

@@ -19,7 +19,8 @@ typedef struct pk_cl_attn_tile {
  * query rows of one kv head (the GQA group's heads times sq) and one chunk
  * of keys. tpk work-items share a key, each holding nv runs of 8 elements
  * of it; the work-group has slots = wg / tpk such teams, each streaming
- * `unroll` keys a step with its own online softmax. vec: K and V are read
+ * `unroll` keys a step with its own online softmax (the loads of a step
+ * are in flight while the one before is worked on). vec: K and V are read
  * 16 bytes at a time (contiguous, 16-byte aligned rows). */
 typedef struct pk_cl_attn_decode {
     int rows, tpk, nv, slots, unroll, vec;
@@ -33,6 +34,8 @@ typedef struct pk_cl_attn_plan {
     int n_splits;    /* split: chunks of the key range */
     int chunk;       /* split: keys per chunk, a multiple of slots * unroll */
     int merge_groups;/* split: groups of D work-items that share a row's merge */
+    int max_regs;    /* split, NVIDIA: registers a work-item of the decode kernel may use
+                        (-cl-nv-maxrregcount); 0: no bound */
 } pk_cl_attn_plan;
 
 /* Local memory the prefill kernel declares for head dim d and tile t. */

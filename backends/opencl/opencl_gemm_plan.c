@@ -40,7 +40,11 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    weight vector among more columns per team (cpi), up to 4 x 16
  *    accumulators. No split while 4 groups per multiprocessor exist: at
  *    M = 1, N = 4096 that is 1024 groups, and a second launch would cost
- *    more than the last wave.
+ *    more than the last wave. The entry is what portkern tune found on the
+ *    H200 from there: two warps a column (kl = 64), one load in flight a
+ *    round; 16-bit problems from 2 rows on take the tensor cores
+ *    (gemm_skinny_mma) with one block of 8 columns a warp, 4 steps in
+ *    flight.
  *  - AMD: the same with a 64-wide wavefront per column.
  *  - Intel and others: 16 items per column, fewer loads in flight (fewer
  *    registers per item).
@@ -53,7 +57,7 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    copy rate). */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
     /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads */
-    [PK_CL_VENDOR_NVIDIA] = {128, 32, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       2, 128, 2, 4},
+    [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 1, 4},
     [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       0, 128, 2, 4},
     [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512,        0, 128, 2, 4},
     [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512,        0, 128, 2, 4},

@@ -41,23 +41,29 @@ static const pk_cl_param params[] = {
     TILE(PK_CL_FAMILY_GEMM_SMALL, PK_CL_GEMM_SMALL),
     TILE(PK_CL_FAMILY_GEMM_DECODE, PK_CL_GEMM_DECODE),
     {PK_CL_FAMILY_SKINNY, "wg", OFF(skinny.wg), 1, 1024, CH(8, 32, 64, 128, 256)},
-    {PK_CL_FAMILY_SKINNY, "kl", OFF(skinny.kl), 1, 1024, CH(1, 8, 16, 32, 64)},
+    {PK_CL_FAMILY_SKINNY, "kl", OFF(skinny.kl), 1, 1024, CH(1, 8, 16, 32, 64, 128)},
     {PK_CL_FAMILY_SKINNY, "cpi1", OFF(skinny.cpi[0]), 1, 16, CH(1, 2, 4)},
     {PK_CL_FAMILY_SKINNY, "cpi2", OFF(skinny.cpi[1]), 1, 16, CH(1, 2, 4)},
     {PK_CL_FAMILY_SKINNY, "cpi4", OFF(skinny.cpi[2]), 1, 16, CH(1, 2, 4)},
     {PK_CL_FAMILY_SKINNY, "cpi8", OFF(skinny.cpi[3]), 1, 16, CH(1, 2, 4)},
     {PK_CL_FAMILY_SKINNY, "cpi16", OFF(skinny.cpi[4]), 1, 16, CH(1, 2, 4)},
-    {PK_CL_FAMILY_SKINNY, "loads", OFF(skinny.loads), 1, 16, CH(1, 2, 4, 8)},
+    {PK_CL_FAMILY_SKINNY, "loads", OFF(skinny.loads), 1, 32, CH(1, 2, 4, 8, 16)},
     {PK_CL_FAMILY_SKINNY, "vector_acc", OFF(skinny.vector_acc), 0, 1, CH(0, 1)},
     {PK_CL_FAMILY_SKINNY, "fill", OFF(skinny.fill), 1, 64, CH(1, 2, 4, 8, 16)},
     {PK_CL_FAMILY_SKINNY, "max_splits", OFF(skinny.max_splits), 1, 256, CH(1, 4, 16, 32)},
     {PK_CL_FAMILY_SKINNY, "min_split_k", OFF(skinny.min_split_k), 1, 1 << 20, CH(256, 512, 1024, 2048)},
+    {PK_CL_FAMILY_SKINNY, "mma_min_m", OFF(skinny.mma_min_m), 0, 17, CH(1, 2, 5, 9)},
+    {PK_CL_FAMILY_SKINNY, "mma_wg", OFF(skinny.mma_wg), 32, 1024, CH(64, 128, 256)},
+    {PK_CL_FAMILY_SKINNY, "mma_nb", OFF(skinny.mma_nb), 1, 8, CH(1, 2, 4)},
+    {PK_CL_FAMILY_SKINNY, "mma_loads", OFF(skinny.mma_loads), 1, 16, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_ROWS, "vec_bytes", OFF(rows.vec_bytes), 2, 64, CH(8, 16, 32, 64)},
     {PK_CL_FAMILY_ROWS, "max_tpr", OFF(rows.max_tpr), 1, 1024, CH(1, 128, 256, 512, 1024)},
     {PK_CL_FAMILY_ROWS, "target_chunks", OFF(rows.target_chunks), 0, 16, CH(0, 1, 2, 4)},
     {PK_CL_FAMILY_ROWS, "max_chunks", OFF(rows.max_chunks), 0, 16, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_ROWS, "min_group", OFF(rows.min_group), 1, 1024, CH(1, 64, 128, 256)},
-    {PK_CL_FAMILY_ROWS, "groups_per_cu", OFF(rows.groups_per_cu), 1, 1 << 16, CH(4, 16, 64, 256)},
+    {PK_CL_FAMILY_ROWS, "groups_per_cu", OFF(rows.groups_per_cu), 1, 1 << 16, CH(4, 8, 16, 32, 64, 256)},
+    {PK_CL_FAMILY_ROWS, "prefetch", OFF(rows.prefetch), 0, 1, CH(0, 1)},
+    {PK_CL_FAMILY_ROWS, "red_fan", OFF(rows.red_fan), 2, 64, CH(2, 4, 8, 16, 32)},
     {PK_CL_FAMILY_ELEMENTWISE, "vec_bytes", OFF(rows.ew_vec_bytes), 2, 64, CH(8, 16, 32, 64)},
     {PK_CL_FAMILY_ELEMENTWISE, "local", OFF(rows.ew_local), 1, 1024, CH(1, 64, 128, 256, 512)},
     {PK_CL_FAMILY_ELEMENTWISE, "per_item", OFF(rows.ew_per_item), 1, 1 << 16, CH(1, 2, 4, 8, 16, 1024)},
@@ -70,6 +76,7 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_DECODE, "wg_per_cu", OFF(decode.wg_per_cu), 1, 256, CH(2, 4, 8, 16, 32)},
     {PK_CL_FAMILY_DECODE, "min_chunk", OFF(decode.min_chunk), 1, 1 << 20, CH(64, 128, 256, 512, 1024)},
     {PK_CL_FAMILY_DECODE, "merge_wg", OFF(decode.merge_wg), 256, 1024, CH(256, 512, 1024)},
+    {PK_CL_FAMILY_DECODE, "regs", OFF(decode.regs), 0, 255, CH(0, 96, 128, 168, 255)},
     {PK_CL_FAMILY_PREFILL, "bm64", OFF(prefill.bm[0]), 1, 256, NOT_SEARCHED},
     {PK_CL_FAMILY_PREFILL, "bn64", OFF(prefill.bn[0]), 1, 256, NOT_SEARCHED},
     {PK_CL_FAMILY_PREFILL, "tpr64", OFF(prefill.tpr[0]), 1, 64, NOT_SEARCHED},
@@ -153,12 +160,14 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
     }
     case PK_CL_FAMILY_SKINNY:
         RULE(p->skinny.wg % p->skinny.kl == 0, "wg (%d) is not a multiple of kl (%d)", p->skinny.wg, p->skinny.kl);
+        RULE(p->skinny.mma_wg % 32 == 0, "mma_wg (%d) is not a multiple of a warp (32)", p->skinny.mma_wg);
         return 0;
     case PK_CL_FAMILY_ROWS:
         RULE(is_pow2(p->rows.vec_bytes), "vec_bytes (%d) is not a power of two", p->rows.vec_bytes);
         RULE(p->rows.max_chunks == 0 || is_pow2(p->rows.max_chunks), "max_chunks (%d) is not 0 or a power of two",
              p->rows.max_chunks);
         RULE(p->rows.target_chunks == 0 || p->rows.max_chunks > 0, "target_chunks without max_chunks");
+        RULE(is_pow2(p->rows.red_fan), "red_fan (%d) is not a power of two", p->rows.red_fan);
         return 0;
     case PK_CL_FAMILY_ELEMENTWISE:
         RULE(is_pow2(p->rows.ew_vec_bytes), "vec_bytes (%d) is not a power of two", p->rows.ew_vec_bytes);
@@ -167,6 +176,7 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
         return 0;
     case PK_CL_FAMILY_DECODE:
         RULE(is_pow2(p->decode.max_rows), "max_rows (%d) is not a power of two", p->decode.max_rows);
+        RULE(p->decode.regs == 0 || p->decode.regs >= 32, "regs (%d) is neither 0 nor at least 32", p->decode.regs);
         return 0;
     case PK_CL_FAMILY_PREFILL:
         for (int c = 0; c < PK_CL_ATTN_DCLASSES; c++)

@@ -39,6 +39,12 @@ typedef struct pk_cl_skinny_params {
     int loads;
     int vector_acc; /* accumulate in vectors of VW lanes (CPUs' SIMD), else in scalars */
     int fill, max_splits, min_split_k;
+    /* tensor cores (mma.sync through inline PTX, devices whose
+     * pk_device_info.matrix_units says so): 16-bit a and b with m >=
+     * mma_min_m (0: never) take gemm_skinny_mma, work-groups of mma_wg
+     * items, mma_nb blocks of 8 columns a warp, mma_loads steps of 32 k
+     * loaded before any is used */
+    int mma_min_m, mma_wg, mma_nb, mma_loads;
 } pk_cl_skinny_params;
 
 /* rows.cl: the per-row kernels (norms, softmax) and the elementwise ones
@@ -50,6 +56,8 @@ typedef struct pk_cl_rows_params {
     int max_chunks;    /* per-row: most vectors held before the row is streamed */
     int min_group;     /* per-row: short rows share a work-group of this many work-items */
     int groups_per_cu; /* per-row: work-groups launched per compute unit at most (grid-stride beyond) */
+    int prefetch;      /* per-row, row in registers: 1 loads a work-group's next row during this one's reductions */
+    int red_fan;       /* per-row: partials a work-item adds per level of a reduction (a power of two) */
     int ew_vec_bytes;  /* elementwise: bytes a work-item moves per access on the fast path */
     int ew_local;      /* elementwise: work-group size */
     int ew_per_item;   /* elementwise: vectors per work-item per block */
@@ -61,9 +69,12 @@ typedef struct pk_cl_rows_params {
  * 16-byte runs of K (as many of V) in flight a step; q_floats registers
  * for Q and for the accumulator; up to max_rows query rows a work-group;
  * key chunks of at least min_chunk keys, spread so that wg_per_cu groups
- * run per compute unit; the merge runs in groups of up to merge_wg items. */
+ * run per compute unit; the merge runs in groups of up to merge_wg items.
+ * regs: NVIDIA only, the most registers a work-item of pk_attn_decode may
+ * use (-cl-nv-maxrregcount), which sets how many work-groups share a
+ * multiprocessor; 0: the compiler's choice. */
 typedef struct pk_cl_attn_decode_params {
-    int wg, chunks, q_floats, max_rows, wg_per_cu, min_chunk, merge_wg;
+    int wg, chunks, q_floats, max_rows, wg_per_cu, min_chunk, merge_wg, regs;
 } pk_cl_attn_decode_params;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR

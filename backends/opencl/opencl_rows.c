@@ -12,10 +12,10 @@ static pk_status rows_kernel(pk_cl_device *d, const pk_rows_problem *p, const ch
     char opts[320];
     pk_cl_options(opts, sizeof opts,
                   "-DDT=%d -DACT=%d -DHAS_RES=%d -DHAS_RES_OUT=%d -DHAS_WEIGHT=%d -DHAS_BIAS=%d -DVEC=%d -DNCH=%d "
-                  "-DRED=%d -DEWU=%d",
+                  "-DPF=%d -DRED=%d -DFAN=%d -DEWU=%d",
                   (int)p->x.dtype, (int)p->act, p->residual.mem != NULL, p->residual_out.mem != NULL,
-                  p->weight.mem != NULL, p->bias.mem != NULL, plan->vec, plan->chunks, plan->tpr > 1,
-                  plan->batch > 1 ? plan->batch : 1);
+                  p->weight.mem != NULL, p->bias.mem != NULL, plan->vec, plan->chunks, plan->prefetch, plan->tpr > 1,
+                  plan->fan, plan->batch > 1 ? plan->batch : 1);
     return pk_cl_kernel(d, "rows.cl", opts, name, k, msg);
 }
 
@@ -66,7 +66,8 @@ static pk_status rows_run(void *dev, const pk_rows_problem *problem, const char 
     }
     args[6 + 7 * 3] = PK_CL_ARG(tpr);
     args[6 + 7 * 3 + 1] = PK_CL_ARG(per_item);
-    args[6 + 7 * 3 + 2] = (pk_cl_arg){plan.local * sizeof(cl_float), NULL};
+    /* two halves: consecutive reductions alternate (rows.cl) */
+    args[6 + 7 * 3 + 2] = (pk_cl_arg){2 * plan.local * sizeof(cl_float), NULL};
     size_t global = plan.groups * plan.local;
     return pk_cl_run(d, k, args, NARGS, 1, &global, &plan.local, msg);
 }

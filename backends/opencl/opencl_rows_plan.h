@@ -11,7 +11,7 @@
 #include "backend.h"
 #include "opencl_params.h"
 
-/* What rows.cl is built with (VEC, NCH, RED, EWU) and how it is launched. */
+/* What rows.cl is built with (VEC, NCH, PF, RED, FAN, EWU) and how it is launched. */
 typedef struct pk_cl_rows_plan {
     pk_cl_vendor cls;
     int per_row;    /* rmsnorm, layernorm, softmax; else elementwise (glu, bias_act) */
@@ -19,6 +19,8 @@ typedef struct pk_cl_rows_plan {
     int chunks;     /* per-row: vectors a work-item holds across the reductions; 0: streamed */
     int tpr;        /* per-row: work-items per row (a power of two) */
     int rpg;        /* per-row: rows per work-group */
+    int prefetch;   /* per-row, chunks > 0: the next row's loads in flight during this one's reductions */
+    int fan;        /* per-row: partials a work-item adds per reduction level */
     int per_item;   /* elementwise: vectors per work-item per block */
     int batch;      /* elementwise: vectors loaded before any is stored */
     size_t local;   /* work-group size */
@@ -41,7 +43,7 @@ int pk_cl_rows_vec(const pk_cl_rows_params *t, int per_row, const pk_rows_proble
 void pk_cl_rows_plan_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const pk_rows_problem *p,
                           int per_row, pk_cl_rows_plan *out);
 
-/* The variant a plan builds, e.g. "rmsnorm_vec8_c2_red", "glu_vec8_u4" or "glu_str". */
+/* The variant a plan builds, e.g. "rmsnorm_vec8_c4_red_pf", "glu_vec8_u4" or "glu_str". */
 void pk_cl_rows_plan_variant(const pk_cl_rows_plan *plan, const char *op, char *name, size_t n);
 
 /* Every variant pk_cl_rows_plan_pick can give on the device for op: each
