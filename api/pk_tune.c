@@ -612,8 +612,9 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
     uint64_t seen[MAX_SEEN];
     int nseen = 0;
     if (s == PK_SUCCESS) seen[nseen++] = hash_str(start);
-    /* a candidate starts only if one as slow as the slowest so far ends in time */
-    double slowest = 0;
+    /* a candidate starts only if one as slow as the slowest so far (at
+     * first: the starting values' own run) ends in time */
+    double slowest = now_s() - se->t0;
 #define TIME_LEFT() (now_s() - se->t0 + slowest < opts->seconds)
     for (int improved = 1; s == PK_SUCCESS && improved;) {
         improved = 0;
