@@ -148,6 +148,7 @@ static void cu_close(void *dev)
     cuCtxSetCurrent(d->context);
     cuStreamSynchronize(d->stream);
     pk_cu_reap(d, 1);
+    pk_cu_stage_free(d);
     while (d->functions) {
         pk_cu_function_entry *f = d->functions;
         d->functions = *(pk_cu_function_entry **)f; /* next is the first member */
@@ -168,7 +169,10 @@ static pk_status cu_finish(void *dev, pk_msg *msg)
     pk_cu_device *d = dev;
     cuCtxSetCurrent(d->context);
     pk_status s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
-    if (s == PK_SUCCESS) pk_cu_reap(d, 1);
+    if (s == PK_SUCCESS) {
+        pk_cu_reap(d, 1);
+        pk_cu_stage_reap(d, 1);
+    }
     return s;
 }
 

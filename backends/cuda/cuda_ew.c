@@ -52,11 +52,7 @@ static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fres
 
 static pk_status rope_upload(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg)
 {
-    pk_cu_device *d = dev;
-    pk_status s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
-    return s != PK_SUCCESS ? s
-                           : pk_cu_check(cuMemcpyHtoDAsync((CUdeviceptr)addr, src, bytes, d->stream),
-                                         "cuMemcpyHtoDAsync", msg);
+    return pk_cu_stage_upload(dev, (CUdeviceptr)addr, src, bytes, msg);
 }
 
 pk_status pk_cu_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "pk_gpu_ew.h"
 #include "pk_gpu_retire.h"
+#include "pk_gpu_stage.h"
 
 typedef struct pk_cu_function_entry pk_cu_function_entry;
 
@@ -35,6 +36,7 @@ typedef struct pk_cu_device {
     pk_gpu_rope_tables rope;
     CUmodule fault_module;     /* pk_fault_store, loaded by a test's device fault only */
     pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_cu_reserve) */
+    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (cuda_stage.c) */
 } pk_cu_device;
 
 /* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".
@@ -78,6 +80,18 @@ pk_status pk_cu_scratch(pk_cu_device *d, size_t bytes, CUdeviceptr *out, pk_msg 
  * may be freed when this returns. */
 pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, size_t bytes,
                                CUdeviceptr *out, pk_msg *msg);
+
+/* Queues a copy of a host array to dst through the pinned staging ring,
+ * without waiting for the stream (pageable sources may); src may be freed
+ * when this returns. */
+pk_status pk_cu_stage_upload(pk_cu_device *d, CUdeviceptr dst, const void *src, size_t bytes, pk_msg *msg);
+
+/* Hands back the staging regions whose copies completed (all of them,
+ * after the caller waited for the stream, when `all`). */
+void pk_cu_stage_reap(pk_cu_device *d, int all);
+
+/* Frees the staging ring; the caller has waited for the stream. */
+void pk_cu_stage_free(pk_cu_device *d);
 
 static inline CUdeviceptr pk_cu_ptr(pk_mem m) { return (CUdeviceptr)(uintptr_t)m; }
 

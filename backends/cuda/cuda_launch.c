@@ -151,9 +151,7 @@ pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, 
     CUdeviceptr base;
     pk_status s = pk_cu_scratch(d, offset + bytes, &base, msg);
     if (s != PK_SUCCESS) return s;
-    /* From pageable memory the driver copies src into its staging buffer
-     * before returning, so the caller may free src at once. */
-    s = pk_cu_check(cuMemcpyHtoDAsync(base + offset, src, bytes, d->stream), "cuMemcpyHtoDAsync", msg);
+    s = pk_cu_stage_upload(d, base + offset, src, bytes, msg);
     *out = base + offset;
     return s;
 }

@@ -183,6 +183,7 @@ static void hip_close(void *dev)
     hipSetDevice(d->index);
     hipStreamSynchronize(d->stream);
     pk_hip_reap(d, 1);
+    pk_hip_stage_free(d);
     while (d->functions) {
         pk_hip_function_entry *f = d->functions;
         d->functions = *(pk_hip_function_entry **)f; /* next is the first member */
@@ -199,7 +200,10 @@ static pk_status hip_finish(void *dev, pk_msg *msg)
     pk_hip_device *d = dev;
     pk_status s = pk_hip_current(d, msg);
     if (s == PK_SUCCESS) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
-    if (s == PK_SUCCESS) pk_hip_reap(d, 1);
+    if (s == PK_SUCCESS) {
+        pk_hip_reap(d, 1);
+        pk_hip_stage_reap(d, 1);
+    }
     if (s == PK_SUCCESS && pk_fault_device(d))
         return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "hipStreamSynchronize: simulated device fault (injected)");
     return s;

@@ -52,11 +52,7 @@ static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fres
 
 static pk_status rope_upload(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg)
 {
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    return s != PK_SUCCESS ? s
-                           : pk_hip_check(hipMemcpyHtoDAsync(pk_hip_ptr(addr), (void *)src, bytes, d->stream),
-                                          "hipMemcpyHtoDAsync", msg);
+    return pk_hip_stage_upload(dev, addr, src, bytes, msg);
 }
 
 pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)

@@ -68,6 +68,7 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 #include "hip_target.h"
 #include "pk_gpu_ew.h"
 #include "pk_gpu_retire.h"
+#include "pk_gpu_stage.h"
 
 typedef struct pk_hip_function_entry pk_hip_function_entry;
 
@@ -89,6 +90,7 @@ typedef struct pk_hip_device {
     pk_gpu_rope_tables rope;
     hipModule_t fault_module;  /* pk_fault_store (NVIDIA), loaded by a test's device fault only */
     pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_hip_reserve) */
+    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (hip_stage.c) */
 } pk_hip_device;
 
 /* Checks a HIP result; on failure writes "what: hipErrorName: text".
@@ -129,6 +131,18 @@ pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *
  * may be freed when this returns. */
 pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
                                 pk_msg *msg);
+
+/* Queues a copy of a host array to dst through the pinned staging ring,
+ * without waiting for the stream (pageable sources may); src may be freed
+ * when this returns. */
+pk_status pk_hip_stage_upload(pk_hip_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg);
+
+/* Hands back the staging regions whose copies completed (all of them,
+ * after the caller waited for the stream, when `all`). */
+void pk_hip_stage_reap(pk_hip_device *d, int all);
+
+/* Frees the staging ring; the caller has waited for the stream. */
+void pk_hip_stage_free(pk_hip_device *d);
 
 static inline hipDeviceptr_t pk_hip_ptr(uint64_t addr) { return (hipDeviceptr_t)(uintptr_t)addr; }
 

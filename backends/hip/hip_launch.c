@@ -162,10 +162,7 @@ pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src
     uint64_t base;
     pk_status s = pk_hip_scratch(d, offset + bytes, &base, msg);
     if (s != PK_SUCCESS) return s;
-    /* From pageable memory HIP, like CUDA, stages src before returning, so
-     * the caller may free it at once. */
-    s = pk_hip_check(hipMemcpyHtoDAsync(pk_hip_ptr(base + offset), (void *)src, bytes, d->stream),
-                     "hipMemcpyHtoDAsync", msg);
+    s = pk_hip_stage_upload(d, base + offset, src, bytes, msg);
     *out = base + offset;
     return s;
 }

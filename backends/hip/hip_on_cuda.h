@@ -125,6 +125,12 @@ static inline hipError_t hipMalloc(void **p, size_t bytes)
     return r;
 }
 static inline hipError_t hipFree(void *p) { return p ? cuMemFree(pk_cu_dptr(p)) : CUDA_SUCCESS; }
+#define hipHostMallocDefault 0u
+static inline hipError_t hipHostMalloc(void **p, size_t bytes, unsigned flags)
+{
+    return cuMemHostAlloc(p, bytes, flags);
+}
+static inline hipError_t hipHostFree(void *p) { return p ? cuMemFreeHost(p) : CUDA_SUCCESS; }
 static inline hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t s)
 {
     return cuMemcpyHtoDAsync(pk_cu_dptr(dst), src, n, s);
