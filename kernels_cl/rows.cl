@@ -57,11 +57,31 @@
 #define PK_T __global PK_TYPE(DT)
 #define PK_VIEW_PARAMS(n) PK_T *n, long n##_off, long4 n##_st
 
-#define PK_ROWS_PARAMS                                                               \
-    long rows, long lead1, long lead2, long cols, float eps, float scale,           \
-        PK_VIEW_PARAMS(x), PK_VIEW_PARAMS(res), PK_VIEW_PARAMS(res_out),            \
-        PK_VIEW_PARAMS(weight), PK_VIEW_PARAMS(bias), PK_VIEW_PARAMS(out),          \
-        PK_VIEW_PARAMS(up), int tpr, int per_item, __local float *red
+/* The scalars come packed (cl_args.h: PK_RA_*, slots of pk_a) and are
+ * unpacked under their names by PK_ROWS_UNPACK, every kernel's first line;
+ * eps and scale are the float2. */
+#define PK_ROWS_PARAMS                                                                \
+    PK_T *x, PK_T *res, PK_T *res_out, PK_T *weight, PK_T *bias, PK_T *out, PK_T *up, \
+        long16 pk_a0, long16 pk_a1, long16 pk_a2, float2 pk_f, __local float *red
+#define PK_VIEW_UNPACK(n, v)                                                         \
+    const long n##_off = pk_a[PK_RA_OFF + (v)];                                      \
+    const long4 n##_st = vload4((v), pk_a + PK_RA_ST)
+#define PK_ROWS_UNPACK                                                               \
+    long pk_a[PK_RA_LONGS];                                                          \
+    vstore16(pk_a0, 0, pk_a);                                                        \
+    vstore16(pk_a1, 1, pk_a);                                                        \
+    vstore16(pk_a2, 2, pk_a);                                                        \
+    const long rows = pk_a[PK_RA_ROWS], lead1 = pk_a[PK_RA_LEAD1];                   \
+    const long lead2 = pk_a[PK_RA_LEAD2], cols = pk_a[PK_RA_COLS];                   \
+    const int tpr = (int)pk_a[PK_RA_TPR], per_item = (int)pk_a[PK_RA_PER_ITEM];      \
+    const float eps = pk_f.s0, scale = pk_f.s1;                                      \
+    PK_VIEW_UNPACK(x, PK_RV_X);                                                      \
+    PK_VIEW_UNPACK(res, PK_RV_RES);                                                  \
+    PK_VIEW_UNPACK(res_out, PK_RV_RES_OUT);                                          \
+    PK_VIEW_UNPACK(weight, PK_RV_WEIGHT);                                            \
+    PK_VIEW_UNPACK(bias, PK_RV_BIAS);                                                \
+    PK_VIEW_UNPACK(out, PK_RV_OUT);                                                  \
+    PK_VIEW_UNPACK(up, PK_RV_UP)
 
 /* ---------------------------------------------------------------- vectors */
 
@@ -522,6 +542,7 @@ inline void pk_stw(PK_T *row, long st, int c0, PK_VF y)
 
 __kernel void pk_rmsnorm(PK_ROWS_PARAMS)
 {
+    PK_ROWS_UNPACK;
 #if NCH
     PK_HELD_BEGIN
     PK_VF sum_sq = PK_SPLAT(0.0f);
@@ -554,6 +575,7 @@ __kernel void pk_rmsnorm(PK_ROWS_PARAMS)
 /* Two-pass variance (mean first, then squares about it), as the reference. */
 __kernel void pk_layernorm(PK_ROWS_PARAMS)
 {
+    PK_ROWS_UNPACK;
 #if NCH
     PK_HELD_BEGIN
     PK_VF sum = PK_SPLAT(0.0f), sum_sq = PK_SPLAT(0.0f);
@@ -596,6 +618,7 @@ __kernel void pk_layernorm(PK_ROWS_PARAMS)
  * between barriers). */
 __kernel void pk_softmax(PK_ROWS_PARAMS)
 {
+    PK_ROWS_UNPACK;
 #if NCH
     PK_HELD_BEGIN
     float row_max = -INFINITY;
@@ -705,11 +728,13 @@ inline PK_VF pk_actv(PK_VF x)
 
 __kernel void pk_glu(PK_ROWS_PARAMS)
 {
+    PK_ROWS_UNPACK;
     PK_EW_BODY(pk_ld(w.up, cs[u], cols, 0.0f), PK_GLU_OP)
 }
 
 /* every x + bias is read before out is written: out may be exactly x */
 __kernel void pk_bias_act(PK_ROWS_PARAMS)
 {
+    PK_ROWS_UNPACK;
     PK_EW_BODY(pk_bias(&w, cs[u], cols), PK_BIAS_ACT_OP)
 }

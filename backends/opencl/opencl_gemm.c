@@ -5,6 +5,7 @@
 
 #include "opencl_gemm_plan.h"
 #include "opencl_internal.h"
+#include "../../kernels_cl/cl_args.h"
 
 /* Some drivers map work-group ids of dims 1 and 2 onto 16-bit grid sizes;
  * the kernel strides over m-tiles and batches beyond this many groups. */
@@ -38,7 +39,7 @@ static int runs_of_4(const pk_view *v, gemm_layout l, int64_t batch, int64_t oth
 
 static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-/* The epilogue's arguments, in the order both kernel files take them. */
+/* The epilogue's arguments, in the order gemm_tiled.cl takes them. */
 #define GEMM_EPILOGUE_ARGS(p)                                                                              \
     cl_mem c = (p)->c.mem, dd = (p)->d.mem, bias = (p)->bias.mem, res = (p)->residual.mem;                 \
     cl_long c_off = (p)->c.offset, c_sb = (p)->c.stride[0], c_sm = (p)->c.stride[1], c_sn = (p)->c.stride[2]; \
@@ -72,16 +73,33 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
         if (s != PK_SUCCESS) return s;
     }
 
-    cl_long batch = p->batch, m = p->m, n = p->n, k = p->k, ks = sk->ks, splits = sk->splits;
-    cl_mem a = p->a.mem, b = p->b.mem;
-    cl_long a_off = p->a.offset, a_sb = p->a.stride[0], a_sm = p->a.stride[1];
-    cl_long b_off = p->b.offset, b_sb = p->b.stride[0], b_sn = p->b.stride[2];
-    GEMM_EPILOGUE_ARGS(p);
+    /* scalars packed as cl_args.h says; every skinny kernel takes these */
+    cl_long sa[PK_SA_LONGS] = {0};
+    sa[PK_SA_BATCH] = p->batch;
+    sa[PK_SA_M] = p->m;
+    sa[PK_SA_N] = p->n;
+    sa[PK_SA_K] = p->k;
+    sa[PK_SA_KS] = sk->ks;
+    sa[PK_SA_SPLITS] = sk->splits;
+    sa[PK_SA_A_OFF] = p->a.offset;
+    sa[PK_SA_A_SB] = p->a.stride[0];
+    sa[PK_SA_A_SM] = p->a.stride[1];
+    sa[PK_SA_B_OFF] = p->b.offset;
+    sa[PK_SA_B_SB] = p->b.stride[0];
+    sa[PK_SA_B_SN] = p->b.stride[2];
+    const pk_view *ep[4] = {&p->c, &p->d, &p->bias, &p->residual};
+    const int at[4] = {PK_SA_C, PK_SA_D, PK_SA_BIAS, PK_SA_RES}, strides[4] = {3, 3, 1, 3};
+    for (int i = 0; i < 4; i++) {
+        sa[at[i]] = ep[i]->offset;
+        /* bias is [N]: its one stride is its n stride */
+        for (int j = 0; j < strides[i]; j++) sa[at[i] + 1 + j] = ep[i]->stride[j];
+    }
+    cl_mem a = p->a.mem, b = p->b.mem, c = p->c.mem, dd = p->d.mem, bias = p->bias.mem, res = p->residual.mem;
+    cl_float2 ab = {{p->alpha, p->beta}};
     const pk_cl_arg args[] = {
-        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),    PK_CL_ARG(ks),
-        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),
-        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sn),
-        PK_CL_ARG(part),  GEMM_EPILOGUE_LIST,
+        PK_CL_ARG(a),    PK_CL_ARG(b),   PK_CL_ARG(part), PK_CL_ARG(c),
+        PK_CL_ARG(dd),   PK_CL_ARG(bias), PK_CL_ARG(res),
+        (pk_cl_arg){16 * sizeof(cl_long), sa}, (pk_cl_arg){16 * sizeof(cl_long), sa + 16}, PK_CL_ARG(ab),
     };
     size_t groups = (size_t)min64(sk->groups, PK_CL_GEMM_MAX_GROUPS_X);
     size_t global[3] = {groups * (size_t)sk->wg, (size_t)sk->splits, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
@@ -89,11 +107,9 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     s = pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
     if (s != PK_SUCCESS || sk->splits == 1) return s;
 
-    const pk_cl_arg margs[] = {PK_CL_ARG(batch), PK_CL_ARG(m), PK_CL_ARG(n), PK_CL_ARG(splits), PK_CL_ARG(part),
-                               GEMM_EPILOGUE_LIST};
     size_t mglobal[3] = {(size_t)p->n, (size_t)p->m, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t mlocal[3] = {64, 1, 1};
-    return pk_cl_run(d, merge, margs, (int)(sizeof margs / sizeof margs[0]), 3, mglobal, mlocal, msg);
+    return pk_cl_run(d, merge, args, (int)(sizeof args / sizeof args[0]), 3, mglobal, mlocal, msg);
 }
 
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)

@@ -5,6 +5,7 @@
 
 #include "opencl_internal.h"
 #include "opencl_rows_plan.h"
+#include "../../kernels_cl/cl_args.h"
 
 static pk_status rows_kernel(pk_cl_device *d, const pk_rows_problem *p, const char *name,
                              const pk_cl_rows_plan *plan, cl_kernel *k, pk_msg *msg)
@@ -17,15 +18,6 @@ static pk_status rows_kernel(pk_cl_device *d, const pk_rows_problem *p, const ch
                   p->weight.mem != NULL, p->bias.mem != NULL, plan->vec, plan->chunks, plan->prefetch, plan->tpr > 1,
                   plan->fan, plan->batch > 1 ? plan->batch : 1);
     return pk_cl_kernel(d, "rows.cl", opts, name, k, msg);
-}
-
-/* The view's arguments: pointer (NULL when absent), offset, strides. */
-static void view_args(pk_cl_arg *a, const pk_view *v, const cl_mem *mem, cl_long4 *st)
-{
-    for (int i = 0; i < 4; i++) st->s[i] = v->stride[i];
-    a[0] = (pk_cl_arg){sizeof(cl_mem), mem};
-    a[1] = (pk_cl_arg){sizeof(cl_long), &v->offset};
-    a[2] = (pk_cl_arg){sizeof(cl_long4), st};
 }
 
 /* Plans, builds (or finds) kernel `name` for this problem, sets the
@@ -50,24 +42,32 @@ static pk_status rows_run(void *dev, const pk_rows_problem *problem, const char 
         if (limit > kernel_max) limit = kernel_max * 2;
     }
 
-    const pk_view *views[7] = {&p.x, &p.residual, &p.residual_out, &p.weight, &p.bias, &p.out, &p.up};
-    cl_mem mems[7];
-    cl_long4 strides[7];
-    const cl_long rows = p.lead[0] * p.lead[1] * p.lead[2];
-    cl_long lead1 = p.lead[1], lead2 = p.lead[2], cols = p.cols;
-    cl_int tpr = plan.tpr ? plan.tpr : 1, per_item = plan.per_item;
-    enum { NARGS = 6 + 7 * 3 + 3 };
-    pk_cl_arg args[NARGS] = {
-        PK_CL_ARG(rows), PK_CL_ARG(lead1), PK_CL_ARG(lead2), PK_CL_ARG(cols), PK_CL_ARG(p.eps), PK_CL_ARG(p.scale),
-    };
-    for (int i = 0; i < 7; i++) {
+    /* scalars packed as cl_args.h says, buffers one argument each */
+    const pk_view *views[PK_RV_COUNT] = {[PK_RV_X] = &p.x,           [PK_RV_RES] = &p.residual,
+                                         [PK_RV_RES_OUT] = &p.residual_out, [PK_RV_WEIGHT] = &p.weight,
+                                         [PK_RV_BIAS] = &p.bias,     [PK_RV_OUT] = &p.out,
+                                         [PK_RV_UP] = &p.up};
+    cl_long a[PK_RA_LONGS] = {0};
+    a[PK_RA_ROWS] = p.lead[0] * p.lead[1] * p.lead[2];
+    a[PK_RA_LEAD1] = p.lead[1];
+    a[PK_RA_LEAD2] = p.lead[2];
+    a[PK_RA_COLS] = p.cols;
+    a[PK_RA_TPR] = plan.tpr ? plan.tpr : 1;
+    a[PK_RA_PER_ITEM] = plan.per_item;
+    cl_mem mems[PK_RV_COUNT];
+    enum { NARGS = PK_RV_COUNT + 5 };
+    pk_cl_arg args[NARGS];
+    for (int i = 0; i < PK_RV_COUNT; i++) {
         mems[i] = (cl_mem)views[i]->mem;
-        view_args(&args[6 + 3 * i], views[i], &mems[i], &strides[i]);
+        args[i] = PK_CL_ARG(mems[i]);
+        a[PK_RA_OFF + i] = views[i]->offset;
+        for (int j = 0; j < 4; j++) a[PK_RA_ST + 4 * i + j] = views[i]->stride[j];
     }
-    args[6 + 7 * 3] = PK_CL_ARG(tpr);
-    args[6 + 7 * 3 + 1] = PK_CL_ARG(per_item);
+    cl_float2 f = {{p.eps, p.scale}};
+    for (int i = 0; i < 3; i++) args[PK_RV_COUNT + i] = (pk_cl_arg){16 * sizeof(cl_long), a + 16 * i};
+    args[PK_RV_COUNT + 3] = PK_CL_ARG(f);
     /* two halves: consecutive reductions alternate (rows.cl) */
-    args[6 + 7 * 3 + 2] = (pk_cl_arg){2 * plan.local * sizeof(cl_float), NULL};
+    args[PK_RV_COUNT + 4] = (pk_cl_arg){2 * plan.local * sizeof(cl_float), NULL};
     size_t global = plan.groups * plan.local;
     return pk_cl_run(d, k, args, NARGS, 1, &global, &plan.local, msg);
 }

@@ -1,0 +1,52 @@
+/* Slots of the packed scalar arguments of the decode-path OpenCL kernels:
+ * the host fills them (backends/opencl), the kernels unpack them; valid C
+ * and OpenCL C, prepended to every kernel source.
+ *
+ * Why packed: NVIDIA's OpenCL spends host time on every argument of a
+ * kernel at every enqueue, set or not, so a decode step of short kernels
+ * was bound by the host. The scalars of rows.cl and gemm_skinny.cl travel
+ * as long16s (and a float2), buffers stay separate arguments. */
+#ifndef PK_CL_ARGS_H
+#define PK_CL_ARGS_H
+
+/* rows.cl (every row kernel): three long16s */
+#define PK_RA_ROWS 0
+#define PK_RA_LEAD1 1
+#define PK_RA_LEAD2 2
+#define PK_RA_COLS 3
+#define PK_RA_TPR 4
+#define PK_RA_PER_ITEM 5
+#define PK_RA_OFF 6 /* + view: the view's element offset */
+#define PK_RA_ST 16 /* + 4 * view: its strides {lead0, lead1, lead2, col} */
+#define PK_RA_LONGS 48
+/* the views, in argument order */
+#define PK_RV_X 0
+#define PK_RV_RES 1
+#define PK_RV_RES_OUT 2
+#define PK_RV_WEIGHT 3
+#define PK_RV_BIAS 4
+#define PK_RV_OUT 5
+#define PK_RV_UP 6
+#define PK_RV_COUNT 7
+
+/* gemm_skinny.cl (gemm_skinny, gemm_skinny_mma, gemm_skinny_merge): two
+ * long16s; strides in elements as {batch, row, col} */
+#define PK_SA_BATCH 0
+#define PK_SA_M 1
+#define PK_SA_N 2
+#define PK_SA_K 3
+#define PK_SA_KS 4     /* k of a split */
+#define PK_SA_SPLITS 5 /* the merge's splits */
+#define PK_SA_A_OFF 6
+#define PK_SA_A_SB 7
+#define PK_SA_A_SM 8
+#define PK_SA_B_OFF 9
+#define PK_SA_B_SB 10
+#define PK_SA_B_SN 11
+#define PK_SA_C 16 /* c: offset, then strides batch, m, n */
+#define PK_SA_D 20 /* d: the same */
+#define PK_SA_BIAS 24 /* bias: offset, n stride */
+#define PK_SA_RES 26 /* residual: offset, strides batch, m, n */
+#define PK_SA_LONGS 32
+
+#endif
