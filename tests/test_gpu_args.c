@@ -10,14 +10,7 @@
 #include "pk_gpu_args.h"
 #include "pk_gpu_ew.h"
 
-static int failures;
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);       \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "unit_check.h"
 
 static void gemm_args(void)
 {

@@ -11,14 +11,7 @@
 #include "pk_fault.h"
 #include "pk_gpu_stage.h"
 
-static int failures;
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);       \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "unit_check.h"
 
 typedef struct fake_event {
     int done;
