@@ -29,6 +29,10 @@ pk_status pk_backend_result(pk_context *ctx, const char *fn, pk_status s, const 
 const pk_backend_iface *pk_registry_get(pk_backend kind, const char **why);
 const pk_backend_iface *pk_registry_ref_f32(void);
 
+/* What backends may call up into (api/pk_autotune.c); the registry hands
+ * it to each module it loads. */
+extern const pk_core_hooks pk_core_hooks_of_core;
+
 /* Disarms a test's fault plan armed on ctx (pk_close). */
 void pk_fault_forget(const pk_context *ctx);
 

@@ -57,16 +57,23 @@ PK_API pk_status pk_internal_fault_report(const pk_context *ctx, int *reached, i
  * it while no other thread runs ops on ctx. */
 PK_API pk_status pk_internal_params(pk_context *ctx, const char *request, char *reply, size_t n);
 
-/* The tuner (api/pk_tune.c): searches kernel family `family` of ctx's
- * backend (a name pk_internal_params "families" lists) for the fastest
- * parameters whose results match the reference backend's, for at most
- * opts->seconds (the candidate running then completes), and leaves the
+/* The tuner (api/pk_tune.c, pk_tune_proc.c): searches kernel family
+ * `family` of ctx's backend (a name pk_internal_params "families" lists)
+ * for the fastest parameters whose results match the reference backend's,
+ * starting from the values ctx has, for at most opts->seconds: the search
+ * runs in a worker process (portkern-tune-worker, beside the library or in
+ * $PORTKERN_MODULE_DIR) that is killed at the limit, so that a candidate
+ * whose kernels are still building then is stopped, not waited for; the
+ * best values found before are kept. Without a worker (none installed, or
+ * PORTKERN_TUNE_WORKER=off) it runs on a context of its own in this
+ * process, and a build under way at the limit runs to its end. Leaves the
  * winner set on ctx; with opts->store, also in the on-disk tuning cache,
  * which later contexts on the device load. report gets one line: the
- * starting and best times, candidates timed and refused, the winner.
- * Returns PK_ERR_UNSUPPORTED where the backend has no named parameters,
- * PK_ERR_INVALID_ARGUMENT for an unknown family or when every candidate,
- * the starting values included, was refused (report says why). */
+ * starting and best times, candidates timed and refused, seconds taken,
+ * the winner. Returns PK_ERR_UNSUPPORTED where the backend has no named
+ * parameters, PK_ERR_INVALID_ARGUMENT for an unknown family, when every
+ * candidate, the starting values included, was refused, or when none
+ * finished within the limit (report says why; ctx is then unchanged). */
 typedef struct pk_internal_tune_progress {
     const char *family;
     int tried, rejected;      /* candidates timed; refused (did not build or run, or off the reference) */
@@ -81,5 +88,9 @@ typedef struct pk_internal_tune_opts {
 } pk_internal_tune_opts;
 PK_API pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_internal_tune_opts *opts,
                                   char *report, size_t n);
+/* The worker process's side (tools/portkern_tune_worker.c is only this):
+ * argv BACKEND INDEX FAMILY DEADLINE DEVICE-NAME START-SPEC PARENT-PID;
+ * writes its events to stdout for pk_internal_tune. */
+PK_API int pk_internal_tune_worker(int argc, char **argv);
 
 #endif

@@ -108,6 +108,7 @@ static void load(pk_backend kind, pk_registry_entry *e)
             return;
         }
         /* the module stays loaded for the life of the process */
+        if (be->set_core_hooks) be->set_core_hooks(&pk_core_hooks_of_core);
     }
     pk_msg msg = {{0}};
     pk_status s = be->init(&msg);

@@ -1,4 +1,5 @@
-/* The tuner (pk_internal_tune): searches a kernel family's named
+/* The tuner's search (pk_tune_search; pk_internal_tune runs it in a
+ * worker process, pk_tune_proc.c): searches a kernel family's named
  * parameters on one device for the fastest values that still compute what
  * the reference computes.
  *
@@ -19,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pk_internal.h"
+#include "pk_tune.h"
 
 #define MAX_CASES 4
 #define MAX_TENSORS 8
@@ -48,7 +49,7 @@ typedef struct family_cases {
     tcase time[MAX_CASES], check[MAX_CASES];
 } family_cases;
 
-static double now_s(void)
+double pk_tune_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -505,10 +506,17 @@ typedef struct search {
     int ncheck, ntime;
     double base[MAX_CASES]; /* the starting values' medians */
     pk_internal_tune_progress prog;
-    const pk_internal_tune_opts *opts;
+    const pk_tune_events *ev;
     double t0;
-    char last_refusal[256];
 } search;
+
+static void refused(search *se, const char *spec, const char *why)
+{
+    char line[512];
+    snprintf(line, sizeof line, "%.300s: %.200s", spec, why);
+    se->prog.rejected++;
+    if (se->ev->refused) se->ev->refused(se->ev->user, line);
+}
 
 /* The geometric mean of the timed cases' medians relative to the starting
  * values' (1: as fast); < 0 when the candidate is refused. */
@@ -517,19 +525,19 @@ static double evaluate(search *se, const char *spec, int first)
     char req[2048], reply[2048], why[200];
     snprintf(req, sizeof req, "set %s", spec);
     if (pk_internal_params(se->ctx, req, reply, sizeof reply) != PK_SUCCESS) {
-        snprintf(se->last_refusal, sizeof se->last_refusal, "%s: %s", spec, pk_last_error(se->ctx));
+        refused(se, spec, pk_last_error(se->ctx));
         return -1;
     }
     for (int i = 0; i < se->ncheck; i++)
         if (check_candidate(se->ctx, &se->check[i], why, sizeof why)) {
-            snprintf(se->last_refusal, sizeof se->last_refusal, "%s: %s", spec, why);
+            refused(se, spec, why);
             return -1;
         }
     double logsum = 0;
     for (int i = 0; i < se->ntime; i++) {
         double ms = time_case(se->ctx, &se->time[i]);
         if (ms <= 0) {
-            snprintf(se->last_refusal, sizeof se->last_refusal, "%s: %s", spec, pk_last_error(se->ctx));
+            refused(se, spec, pk_last_error(se->ctx));
             return -1;
         }
         if (first) se->base[i] = ms;
@@ -540,82 +548,93 @@ static double evaluate(search *se, const char *spec, int first)
 
 static void report_progress(search *se)
 {
-    se->prog.elapsed_s = now_s() - se->t0;
-    if (se->opts->progress) se->opts->progress(se->opts->user, &se->prog);
+    se->prog.elapsed_s = pk_tune_now() - se->t0;
+    if (se->ev->progress) se->ev->progress(se->ev->user, &se->prog);
 }
 
-pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_internal_tune_opts *opts, char *report,
-                           size_t n)
+_Thread_local int pk_tune_active;
+
+pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start, double deadline,
+                         const pk_tune_events *ev, char *why, size_t n)
 {
-    static const char FN[] = "pk_internal_tune";
-    if (!ctx || !family || !opts || (!report && n)) return PK_ERR_NULL_ARGUMENT;
-    if (n) report[0] = 0;
-    if (!(opts->seconds > 0)) return PK_ERR_INVALID_ARGUMENT;
+    if (n) why[0] = 0;
     pk_device_info info;
     pk_context_info(ctx, &info);
     family_cases fc;
     param ps[MAX_PARAMS];
     int np = parse_params(ctx, family, ps, MAX_PARAMS);
-    if (np < 0) return PK_ERR_UNSUPPORTED; /* no named parameters here: pk_last_error says so */
+    if (np < 0) {
+        snprintf(why, n, "%s", pk_last_error(ctx));
+        return PK_ERR_UNSUPPORTED;
+    }
     if (np == 0 || cases_of(family, &info, &fc)) {
-        snprintf(report, n, "%s: nothing to search (no such family, or no parameter with choices)", family);
+        snprintf(why, n, "%s: nothing to search (no such family, or no parameter with choices)", family);
         return PK_ERR_INVALID_ARGUMENT;
     }
 
     search *se = calloc(1, sizeof *se);
     pk_context *ref = NULL;
     if (!se) return PK_ERR_OUT_OF_MEMORY;
+    const int was_active = pk_tune_active;
+    pk_tune_active = 1;
     se->ctx = ctx;
     se->family = family;
-    se->opts = opts;
-    se->t0 = now_s();
+    se->ev = ev;
+    se->t0 = pk_tune_now();
     se->prog.family = family;
-    se->prog.limit_s = opts->seconds;
-    char why[256] = "";
+    se->prog.limit_s = deadline - se->t0;
     pk_status s = pk_open(PK_BACKEND_REF, 0, &ref);
-    if (s != PK_SUCCESS) snprintf(why, sizeof why, "reference backend: %s", pk_last_error(NULL));
+    if (s != PK_SUCCESS) snprintf(why, n, "reference backend: %s", pk_last_error(NULL));
     for (int i = 0; s == PK_SUCCESS && i < fc.ncheck; i++)
-        if ((s = prepare_check(ctx, ref, &fc.check[i], &se->check[i], why, sizeof why)) == PK_SUCCESS) se->ncheck++;
+        if ((s = prepare_check(ctx, ref, &fc.check[i], &se->check[i], why, n)) == PK_SUCCESS) se->ncheck++;
     for (int i = 0; s == PK_SUCCESS && i < fc.ntime; i++) {
         if ((s = prepare_timed(ctx, &fc.time[i], &se->time[i])) == PK_SUCCESS) se->ntime++;
-        else snprintf(why, sizeof why, "timed case: %s", pk_last_error(ctx));
+        else snprintf(why, n, "timed case: %s", pk_last_error(ctx));
     }
 
     /* the starting values */
     int best[MAX_PARAMS];
-    char spec[2048], reply[2048], req[256];
+    char spec[2048], reply[2048], req[2100];
+    if (s == PK_SUCCESS && start) {
+        snprintf(req, sizeof req, "set %s", start);
+        if ((s = pk_internal_params(ctx, req, reply, sizeof reply)) != PK_SUCCESS)
+            snprintf(why, n, "starting values: %s", pk_last_error(ctx));
+    }
     snprintf(req, sizeof req, "get %s", family);
     if (s == PK_SUCCESS && (s = pk_internal_params(ctx, req, reply, sizeof reply)) != PK_SUCCESS)
-        snprintf(why, sizeof why, "%s", pk_last_error(ctx));
+        snprintf(why, n, "%s", pk_last_error(ctx));
     for (int i = 0; s == PK_SUCCESS && i < np; i++) {
         const char *at = strstr(reply, ps[i].name);
         best[i] = at ? atoi(at + strlen(ps[i].name) + 1) : ps[i].choices[0];
     }
     double best_score = 0;
-    char start[2048] = "";
+    char first[2048] = "";
     if (s == PK_SUCCESS) {
-        spec_of(ps, np, best, start, sizeof start);
-        best_score = evaluate(se, start, 1);
+        spec_of(ps, np, best, first, sizeof first);
+        best_score = evaluate(se, first, 1);
         if (best_score < 0) {
             /* the starting values themselves fail: any candidate that passes wins */
-            se->prog.rejected++;
             for (int i = 0; i < se->ntime; i++) se->base[i] = 1;
             best_score = INFINITY;
         } else {
             se->prog.tried++;
             for (int i = 0; i < se->ntime; i++) se->prog.table_ms += se->base[i];
             se->prog.best_ms = se->prog.table_ms;
+            if (ev->best) ev->best(ev->user, first);
         }
         report_progress(se);
     }
 
     uint64_t seen[MAX_SEEN];
     int nseen = 0;
-    if (s == PK_SUCCESS) seen[nseen++] = hash_str(start);
-    /* a candidate starts only if one as slow as the slowest so far (at
-     * first: the starting values' own run) ends in time */
-    double slowest = now_s() - se->t0;
-#define TIME_LEFT() (now_s() - se->t0 + slowest < opts->seconds)
+    if (s == PK_SUCCESS) seen[nseen++] = hash_str(first);
+    /* A candidate starts only if one as slow as the slowest so far (at
+     * first: the starting values' own run, which built their kernels)
+     * ends in time. Only a guess: one candidate's build can take far
+     * longer than another's, which is why pk_internal_tune runs this in a
+     * worker process that it stops at the deadline. */
+    double slowest = pk_tune_now() - se->t0;
+#define TIME_LEFT() (pk_tune_now() + slowest < deadline)
     for (int improved = 1; s == PK_SUCCESS && improved;) {
         improved = 0;
         for (int p = 0; p < np && TIME_LEFT(); p++)
@@ -629,12 +648,10 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
                 for (int i = 0; i < nseen; i++) dup |= seen[i] == h;
                 if (dup || nseen == MAX_SEEN) continue;
                 seen[nseen++] = h;
-                double t1 = now_s();
+                double t1 = pk_tune_now();
                 double score = evaluate(se, spec, 0);
-                if (now_s() - t1 > slowest) slowest = now_s() - t1;
-                if (score < 0) {
-                    se->prog.rejected++;
-                } else {
+                if (pk_tune_now() - t1 > slowest) slowest = pk_tune_now() - t1;
+                if (score >= 0) {
                     se->prog.tried++;
                     /* 2%: more than the spread of a median on a quiet device */
                     if (score < best_score * 0.98) {
@@ -643,6 +660,7 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
                         improved = 1;
                         se->prog.best_ms = 0;
                         for (int i = 0; i < se->ntime; i++) se->prog.best_ms += se->base[i] * score;
+                        if (ev->best) ev->best(ev->user, spec);
                     }
                 }
                 report_progress(se);
@@ -652,34 +670,20 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
 #undef TIME_LEFT
 
     if (s == PK_SUCCESS && isinf(best_score)) {
-        snprintf(report, n, "%s: every candidate was refused; the last: %s", family, se->last_refusal);
+        snprintf(why, n, "%s: every candidate was refused", family);
         s = PK_ERR_INVALID_ARGUMENT;
-        snprintf(req, sizeof req, "default %s", family);
-        pk_internal_params(ctx, req, reply, sizeof reply);
     } else if (s == PK_SUCCESS) {
         spec_of(ps, np, best, spec, sizeof spec);
-        snprintf(req, sizeof req, "set %.250s", spec);
-        char setreq[2100];
-        snprintf(setreq, sizeof setreq, "set %s", spec);
-        s = pk_internal_params(ctx, setreq, reply, sizeof reply);
-        if (s == PK_SUCCESS && opts->store) {
-            snprintf(req, sizeof req, "store %s", family);
-            s = pk_internal_params(ctx, req, reply, sizeof reply);
-        }
-        if (s == PK_SUCCESS)
-            snprintf(report, n, "%s: %.4g ms -> %.4g ms (%d timed, %d refused, %.1f s)%s: %s%s%.300s", family,
-                     se->prog.table_ms, se->prog.best_ms, se->prog.tried, se->prog.rejected, now_s() - se->t0,
-                     opts->store ? ", stored" : "", spec, se->prog.rejected ? "; last refused: " : "",
-                     se->prog.rejected ? se->last_refusal : "");
-        else
-            snprintf(report, n, "%s: %s", family, pk_last_error(ctx));
-    } else {
-        snprintf(report, n, "%s: %s", family, why[0] ? why : pk_status_string(s));
+        snprintf(req, sizeof req, "set %s", spec);
+        if ((s = pk_internal_params(ctx, req, reply, sizeof reply)) != PK_SUCCESS)
+            snprintf(why, n, "%s: %s", family, pk_last_error(ctx));
+    } else if (why[0] == 0) {
+        snprintf(why, n, "%s: %s", family, pk_status_string(s));
     }
     for (int i = 0; i < se->ncheck; i++) free_checked(&se->check[i]);
     for (int i = 0; i < se->ntime; i++) free_timed(&se->time[i]);
     if (ref) pk_close(ref);
     free(se);
-    (void)FN;
+    pk_tune_active = was_active;
     return s;
 }

@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 5
+#define PK_BACKEND_ABI 6
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -96,6 +96,21 @@ typedef struct pk_chain_problem {
 
 struct pk_fault_plan; /* common/pk_fault.h */
 
+/* What the core offers a backend, the one way a backend calls up into it
+ * (the core hands it over with set_core_hooks when it loads the module). */
+typedef struct pk_core_hooks {
+    /* First-use tuning (api/pk_autotune.c): tunes kernel family `family`
+     * (a name of the params hook's "families") of device `index` of backend
+     * `kind` on contexts of its own, for at most `seconds`, and stores the
+     * winner in the tuning cache. A backend calls it from inside an op, on
+     * a device whose class has no table entry, before it plans the family.
+     * Serialised across the process; a family of a device is tuned once a
+     * process (a later call gives the first's result without tuning).
+     * PK_SUCCESS: the cache holds the family now. Anything else (msg says
+     * why): plan with what the device has. */
+    pk_status (*autotune)(pk_backend kind, int index, const char *family, double seconds, pk_msg *msg);
+} pk_core_hooks;
+
 typedef struct pk_backend_iface {
     int abi;                     /* PK_BACKEND_ABI */
     pk_backend kind;
@@ -147,6 +162,10 @@ typedef struct pk_backend_iface {
     /* Behind pk_internal_params (NULL: the backend's kernels have no
      * named parameters): one text request, its answer in reply[0..n). */
     pk_status (*params)(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
+
+    /* Called once, when the core loads the module, before init (NULL: the
+     * backend calls nothing up); hooks lives as long as the process. */
+    void (*set_core_hooks)(const pk_core_hooks *hooks);
 } pk_backend_iface;
 
 typedef const pk_backend_iface *(*pk_backend_entry_fn)(void);

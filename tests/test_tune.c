@@ -1,7 +1,9 @@
 /* The tuner and the tuning cache on an OpenCL device (PoCL in CI): a
  * search within its time limit stores its winner, a new context loads it
- * and says so, PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache
- * file are ignored, and bad requests are refused with a message.
+ * and says so, a search whose first candidate cannot build in time is
+ * stopped at its limit, one without a worker process runs in this one,
+ * PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache file are
+ * ignored, and bad requests are refused with a message.
  * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +131,33 @@ int main(int argc, char **argv)
     pk_internal_params(ctx, "get chain", reply, sizeof reply);
     char winner[4096];
     snprintf(winner, sizeof winner, "%s", reply);
+
+    /* The limit holds when a build would not: gemm_large's kernels built
+     * from nothing (PoCL's own cache emptied for the worker) take longer
+     * than 3 s here, and the worker is stopped at 3 s. (Where they build
+     * faster, the search ends in time by itself.) Nothing is stored. */
+    char pocl[300];
+    snprintf(pocl, sizeof pocl, "%.256s/pocl", dir);
+    setenv("POCL_CACHE_DIR", pocl, 1);
+    pk_internal_tune_opts quick = {3, 0, NULL, NULL};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    s = pk_internal_tune(ctx, "gemm_large", &quick, report, sizeof report);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("%s (%.1f s)\n", report, took);
+    CHECK(took <= quick.seconds + 1, "gemm_large took %.1f s over a %.0f s limit", took, quick.seconds);
+    CHECK(s == PK_SUCCESS || (s == PK_ERR_INVALID_ARGUMENT && strstr(report, "no candidate finished")),
+          "gemm_large: %s", report);
+    unsetenv("POCL_CACHE_DIR");
+    pk_internal_params(ctx, "get chain", reply, sizeof reply);
+    CHECK(!strcmp(reply, winner), "tuning gemm_large changed chain: %s", reply);
+
+    /* without a worker process: in this one, on a context of its own */
+    setenv("PORTKERN_TUNE_WORKER", "off", 1);
+    s = pk_internal_tune(ctx, "rope", &quick, report, sizeof report);
+    printf("%s\n", report);
+    CHECK(s == PK_SUCCESS && strstr(report, "rope.wg="), "rope in this process: %s", report);
+    unsetenv("PORTKERN_TUNE_WORKER");
     pk_close(ctx);
 
     /* a new context loads it */

@@ -146,6 +146,7 @@ static pk_status cl_open(int index, void **out, pk_msg *msg)
         !d->max_wg)
         d->max_wg = 1;
     pk_cl_params_load(d);
+    pk_cl_autotune_init(d);
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
     d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
@@ -363,17 +364,20 @@ static const pk_backend_iface opencl_iface = {
     .event_elapsed = cl_event_elapsed,
     .event_free = cl_event_free,
     .native_queue = cl_native_queue,
-    .gemm = pk_cl_gemm,
-    .attention = pk_cl_attention,
-    .rmsnorm = pk_cl_rmsnorm,
-    .layernorm = pk_cl_layernorm,
-    .glu = pk_cl_glu,
-    .bias_act = pk_cl_bias_act,
-    .softmax = pk_cl_softmax,
-    .rope = pk_cl_rope,
-    .chain = pk_cl_chain,
+    /* each op first asks for its family's first-use tuning where the
+     * device has no table entry (opencl_autotune.c), then runs */
+    .gemm = pk_cl_gemm_first_use,
+    .attention = pk_cl_attention_first_use,
+    .rmsnorm = pk_cl_rmsnorm_first_use,
+    .layernorm = pk_cl_layernorm_first_use,
+    .glu = pk_cl_glu_first_use,
+    .bias_act = pk_cl_bias_act_first_use,
+    .softmax = pk_cl_softmax_first_use,
+    .rope = pk_cl_rope_first_use,
+    .chain = pk_cl_chain_first_use,
     .fault_inject = cl_fault_inject,
     .params = pk_cl_params_request,
+    .set_core_hooks = pk_cl_set_core_hooks,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)

@@ -28,6 +28,8 @@ typedef struct pk_cl_device {
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     pk_cl_params prm;     /* the kernels' parameters (opencl_tuned.c) */
     char prm_from[PK_CL_FAMILY_COUNT]; /* per family: 't'able, tune'd' (the cache), 's'et by a caller */
+    int autotune;                        /* families are tuned on first use (opencl_autotune.c) */
+    char autotune_pending[PK_CL_FAMILY_COUNT]; /* per family: not asked for yet */
 } pk_cl_device;
 
 /* The tuning cache directory (opencl_program.c's binaries live there too),
@@ -41,6 +43,9 @@ uint64_t pk_cl_device_hash(pk_cl_device *d);
 /* d->prm from the table of d's class, then each family the tuning cache
  * holds for this device, driver and source. */
 void pk_cl_params_load(pk_cl_device *d);
+/* Family f from the tuning cache into d->prm, the other families as they
+ * are; 0, or -1 when the cache has no valid entry for it. */
+int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f);
 /* The backend's params hook (backend.h): get, set, default, store, status. */
 pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
 
@@ -91,6 +96,23 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
 
 /* "-DNAME=dtype" fragments for build options. */
 int pk_cl_options(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* First-use tuning (opencl_autotune.c): the core's hooks, kept when the
+ * core loads the module; whether d tunes families on first use (at open,
+ * after pk_cl_params_load); "on SECONDS" or "off" for the params status;
+ * and the ops that ask for it before they plan (each then runs the op). */
+void pk_cl_set_core_hooks(const pk_core_hooks *hooks);
+void pk_cl_autotune_init(pk_cl_device *d);
+void pk_cl_autotune_describe(const pk_cl_device *d, char *buf, size_t n);
+pk_status pk_cl_gemm_first_use(void *dev, const pk_gemm_problem *p, pk_msg *msg);
+pk_status pk_cl_attention_first_use(void *dev, const pk_attention_problem *p, pk_msg *msg);
+pk_status pk_cl_rmsnorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_layernorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_glu_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_bias_act_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_softmax_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_rope_first_use(void *dev, const pk_rope_problem *p, pk_msg *msg);
+pk_status pk_cl_chain_first_use(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
 /* ops */
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);

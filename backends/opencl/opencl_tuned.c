@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "opencl_internal.h"
@@ -62,8 +64,9 @@ static char *read_tuned(const char *path)
     return buf;
 }
 
-/* Applies the lines of `text` whose source hash matches to d->prm. */
-static void apply_tuned(pk_cl_device *d, const char *text)
+/* Applies the lines of `text` whose source hash matches to prm, marking
+ * their families in from. */
+static void apply_tuned(pk_cl_params *prm, char *from, const char *text)
 {
     const char *line = strchr(text, '\n'); /* after the magic */
     while (line && *++line) {
@@ -78,15 +81,15 @@ static void apply_tuned(pk_cl_device *d, const char *text)
             char why[160];
             if (buf[0] != '#' && sscanf(buf, "%63s %llx %2047s", fam, &h, spec) == 3 &&
                 (f = pk_cl_family_find(fam)) >= 0 && h == pk_cl_source_hash(pk_cl_family_get((pk_cl_family)f)->source)) {
-                pk_cl_params next = d->prm;
+                pk_cl_params next = *prm;
                 /* one family's names only: a line cannot reach another's values */
                 size_t fl = strlen(fam);
                 int own = 1;
                 for (const char *s = spec; *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s))
                     if (strncmp(s, fam, fl) || s[fl] != '.') own = 0;
                 if (own && pk_cl_params_set(&next, spec, why, sizeof why) == 0) {
-                    d->prm = next;
-                    d->prm_from[f] = FROM_TUNED;
+                    *prm = next;
+                    from[f] = FROM_TUNED;
                 }
             }
         }
@@ -102,8 +105,27 @@ void pk_cl_params_load(pk_cl_device *d)
     const char *env = getenv("PORTKERN_CL_TUNED");
     if ((env && !strcmp(env, "off")) || !tuned_path(d, path, sizeof path)) return;
     char *text = read_tuned(path);
-    if (text) apply_tuned(d, text);
+    if (text) apply_tuned(&d->prm, d->prm_from, text);
     free(text);
+}
+
+int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f)
+{
+    char path[1200];
+    const char *env = getenv("PORTKERN_CL_TUNED");
+    if ((env && !strcmp(env, "off")) || !tuned_path(d, path, sizeof path)) return -1;
+    char *text = read_tuned(path);
+    pk_cl_params next = d->prm;
+    char from[PK_CL_FAMILY_COUNT] = {0};
+    if (text) apply_tuned(&next, from, text);
+    free(text);
+    if (from[f] != FROM_TUNED) return -1;
+    int count;
+    const pk_cl_param *ps = pk_cl_param_list(&count);
+    for (int i = 0; i < count; i++)
+        if (ps[i].family == f) *pk_cl_param_ptr(&d->prm, &ps[i]) = pk_cl_param_get(&next, &ps[i]);
+    d->prm_from[f] = FROM_TUNED;
+    return 0;
 }
 
 /* Writes family f's current values into the tuning cache, keeping the
@@ -115,11 +137,20 @@ static pk_status store(pk_cl_device *d, pk_cl_family f, pk_msg *msg)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, "no cache directory to store tuning in (PORTKERN_CACHE_DIR=off, or "
                                                 "no HOME)");
     const pk_cl_family_info *fi = pk_cl_family_get(f);
+    /* read, add a line, rename over: two processes storing at once (first
+     * uses of two families) would each drop the other's line, so they
+     * take turns on a lock file beside it (advisory: a reader needs none,
+     * the rename is atomic) */
+    char lockpath[1300];
+    snprintf(lockpath, sizeof lockpath, "%s.lock", path);
+    int lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lockfd >= 0) flock(lockfd, LOCK_EX);
     char *old = read_tuned(path);
     size_t cap = (old ? strlen(old) : 0) + LINE_MAX_LEN + 512;
     char *out = malloc(cap);
     if (!out) {
         free(old);
+        if (lockfd >= 0) close(lockfd);
         return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     size_t len = (size_t)snprintf(out, cap, "%s\n# %s | %s | %s\n", TUNED_MAGIC, d->info.name, d->platform_name,
@@ -162,6 +193,7 @@ static pk_status store(pk_cl_device *d, pk_cl_family f, pk_msg *msg)
         }
     }
     free(out);
+    if (lockfd >= 0) close(lockfd); /* and with it the lock */
     if (s == PK_SUCCESS) d->prm_from[f] = FROM_TUNED;
     return s;
 }
@@ -181,8 +213,10 @@ static const char *from_name(char c)
 /* Requests (one per call; reply is one line per item):
  *   list            "family.name lo hi choice..." for every parameter
  *   families        "family source what" per family
- *   status          "class C" then "family table|tuned|set" per family
- *                   (class "other": no table entry for this device)
+ *   status          "class C autotune on SECONDS|off" then "family
+ *                   table|tuned|set" per family (class "other": no table
+ *                   entry for this device; autotune: families are tuned
+ *                   on first use, opencl_autotune.c)
  *   get FAMILY      FAMILY's values as "family.name=value,..."
  *   set SPEC        sets "family.name=value,..." on this context only
  *   default FAMILY  FAMILY back to the class's table entry
@@ -212,7 +246,9 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         }
     } else if (!strcmp(verb, "status")) {
         static const char *const cls[PK_CL_VENDOR_COUNT] = {"nvidia", "amd", "intel", "cpu", "other"};
-        OUT("class %s\n", cls[pk_cl_vendor_of(&d->info)]);
+        char at[32];
+        pk_cl_autotune_describe(d, at, sizeof at);
+        OUT("class %s autotune %s\n", cls[pk_cl_vendor_of(&d->info)], at);
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++)
             OUT("%s %s\n", pk_cl_family_get((pk_cl_family)f)->name, from_name(d->prm_from[f]));
     } else if (!strcmp(verb, "get") || !strcmp(verb, "default") || !strcmp(verb, "store")) {
