@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "pk_internal.h"
+#include "opencl_open.h"
 #include "plan_check.h"
 
 enum { R = 37, C = 1000 };
 static const double LIMIT = 10; /* seconds a family: chain builds in a few on two busy cores */
-static int idx;
 static char errpath[300];
 
 typedef enum { OP_CHAIN, OP_RMSNORM, OP_GLU, OP_ROPE } opk;
@@ -31,16 +31,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static pk_context *open_cl(void)
-{
-    pk_context *ctx = NULL;
-    if (pk_open(PK_BACKEND_OPENCL, idx, &ctx) != PK_SUCCESS) {
-        printf("FAIL open: %s\n", pk_last_error(NULL));
-        exit(1);
-    }
-    return ctx;
 }
 
 /* Runs op on ctx over fixed inputs; the output (R x C floats) into out. */

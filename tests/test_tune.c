@@ -12,20 +12,10 @@
 #include <unistd.h>
 
 #include "pk_internal.h"
+#include "opencl_open.h"
 #include "plan_check.h"
 
-static int idx;
 static char dir[256];
-
-static pk_context *open_cl(void)
-{
-    pk_context *ctx = NULL;
-    if (pk_open(PK_BACKEND_OPENCL, idx, &ctx) != PK_SUCCESS) {
-        printf("FAIL open: %s\n", pk_last_error(NULL));
-        exit(1);
-    }
-    return ctx;
-}
 
 /* "table", "tuned" or "set" for family f on a fresh context */
 static const char *status_of(const char *f)
