@@ -27,6 +27,11 @@ pk_status pk_backend_result(pk_context *ctx, const char *fn, pk_status s, const 
 
 /* Backend table for a kind, loading the module once; NULL with the reason. */
 const pk_backend_iface *pk_registry_get(pk_backend kind, const char **why);
+/* Where backend modules (and the tuner's worker) are looked for, in
+ * order: $PORTKERN_MODULE_DIR, beside the core library, its portkern/
+ * subdirectory. Returns how many of dirs it filled. */
+#define PK_MODULE_DIRS 3
+int pk_module_dirs(char dirs[PK_MODULE_DIRS][1024]);
 const pk_backend_iface *pk_registry_ref_f32(void);
 
 /* What backends may call up into (api/pk_autotune.c); the registry hands

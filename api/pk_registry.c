@@ -41,19 +41,25 @@ static void core_dir(char *dir, size_t n)
     }
 }
 
-/* why: the reason on failure, the path opened on success */
-static void *open_module(const char *file, char *why, size_t why_len)
+int pk_module_dirs(char dirs[PK_MODULE_DIRS][1024])
 {
-    char dirs[3][1024];
     char base[1024];
     int nd = 0;
     const char *env = getenv("PORTKERN_MODULE_DIR");
-    if (env && *env) snprintf(dirs[nd++], sizeof dirs[0], "%s", env);
+    if (env && *env) snprintf(dirs[nd++], 1024, "%s", env);
     core_dir(base, sizeof base);
     if (base[0]) {
-        snprintf(dirs[nd++], sizeof dirs[0], "%s", base);
-        snprintf(dirs[nd++], sizeof dirs[0], "%.1000s/portkern", base);
+        snprintf(dirs[nd++], 1024, "%s", base);
+        snprintf(dirs[nd++], 1024, "%.1000s/portkern", base);
     }
+    return nd;
+}
+
+/* why: the reason on failure, the path opened on success */
+static void *open_module(const char *file, char *why, size_t why_len)
+{
+    char dirs[PK_MODULE_DIRS][1024];
+    const int nd = pk_module_dirs(dirs);
     why[0] = '\0';
     for (int i = 0; i < nd; i++) {
         char path[1100];

@@ -19,7 +19,6 @@
  * progress, B a new best, R a refusal, E the end); anything else it
  * writes (compiler warnings) is dropped, the last such line kept for the
  * report of a worker that died. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -36,6 +35,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "pk_core.h"
 #include "pk_tune.h"
 
 #define WORKER_FILE "portkern-tune-worker"
@@ -162,21 +162,10 @@ int pk_internal_tune_worker(int argc, char **argv)
 
 static int find_worker(char *path, size_t n)
 {
-    const char *env = getenv("PORTKERN_MODULE_DIR");
-    char base[1024] = "";
-    Dl_info info;
-    if (dladdr((void *)&pk_internal_tune, &info) && info.dli_fname) {
-        snprintf(base, sizeof base, "%s", info.dli_fname);
-        char *slash = strrchr(base, '/');
-        if (slash) *slash = 0;
-        else snprintf(base, sizeof base, ".");
-    }
-    /* where the registry looks for backend modules, in its order */
-    const char *fmt[3] = {"%s/" WORKER_FILE, "%s/" WORKER_FILE, "%s/portkern/" WORKER_FILE};
-    const char *dirs[3] = {env && *env ? env : NULL, base[0] ? base : NULL, base[0] ? base : NULL};
-    for (int i = 0; i < 3; i++) {
-        if (!dirs[i]) continue;
-        snprintf(path, n, fmt[i], dirs[i]);
+    char dirs[PK_MODULE_DIRS][1024];
+    const int nd = pk_module_dirs(dirs);
+    for (int i = 0; i < nd; i++) {
+        snprintf(path, n, "%.1024s/" WORKER_FILE, dirs[i]);
         if (access(path, X_OK) == 0) return 1;
     }
     return 0;
