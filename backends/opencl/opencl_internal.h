@@ -46,6 +46,8 @@ void pk_cl_params_load(pk_cl_device *d);
 /* Family f from the tuning cache into d->prm, the other families as they
  * are; 0, or -1 when the cache has no valid entry for it. */
 int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f);
+/* PORTKERN_CL_TUNED=off: the table alone, no tuning cache read or made. */
+int pk_cl_tuned_off(void);
 /* The backend's params hook (backend.h): get, set, default, store, status. */
 pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
 

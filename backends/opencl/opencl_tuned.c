@@ -97,13 +97,18 @@ static void apply_tuned(pk_cl_params *prm, char *from, const char *text)
     }
 }
 
+int pk_cl_tuned_off(void)
+{
+    const char *env = getenv("PORTKERN_CL_TUNED");
+    return env && !strcmp(env, "off");
+}
+
 void pk_cl_params_load(pk_cl_device *d)
 {
     pk_cl_params_default(pk_cl_vendor_of(&d->info), &d->prm);
     memset(d->prm_from, FROM_TABLE, sizeof d->prm_from);
     char path[1200];
-    const char *env = getenv("PORTKERN_CL_TUNED");
-    if ((env && !strcmp(env, "off")) || !tuned_path(d, path, sizeof path)) return;
+    if (pk_cl_tuned_off() || !tuned_path(d, path, sizeof path)) return;
     char *text = read_tuned(path);
     if (text) apply_tuned(&d->prm, d->prm_from, text);
     free(text);
@@ -112,8 +117,7 @@ void pk_cl_params_load(pk_cl_device *d)
 int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f)
 {
     char path[1200];
-    const char *env = getenv("PORTKERN_CL_TUNED");
-    if ((env && !strcmp(env, "off")) || !tuned_path(d, path, sizeof path)) return -1;
+    if (pk_cl_tuned_off() || !tuned_path(d, path, sizeof path)) return -1;
     char *text = read_tuned(path);
     pk_cl_params next = d->prm;
     char from[PK_CL_FAMILY_COUNT] = {0};
