@@ -59,8 +59,11 @@ static void test_decode_tiles(void)
                         CHECK(pl.split, "%s %s: sq %lld skv %lld is not decode", devs[x].name, name, (long long)sq,
                               (long long)skv);
                         CHECK(t->tpk * t->nv * 8 == d, "%s %s: lanes do not tile D", devs[x].name, name);
-                        CHECK((t->rows & (t->rows - 1)) == 0 && t->rows <= 8 && (t->rows >= rows || t->rows == 8),
-                              "%s %s: %d rows for %lld", devs[x].name, name, t->rows, (long long)rows);
+                        const int max_rows = table_params(&devs[x])->decode.max_rows;
+                        CHECK((t->rows & (t->rows - 1)) == 0 && t->rows <= max_rows &&
+                                  (t->rows >= rows || t->rows == max_rows),
+                              "%s %s: %d rows for %lld (at most %d)", devs[x].name, name, t->rows, (long long)rows,
+                              max_rows);
                         CHECK(t->rows * t->nv * 8 <= 64, "%s %s: %d floats of Q a work-item", devs[x].name, name,
                               t->rows * t->nv * 8);
                         CHECK(t->slots * t->tpk <= 128 && t->slots >= 1 && t->unroll >= 1, "%s %s: %d x %d",

@@ -243,7 +243,7 @@ static void test_picks(void)
     CHECK(!strcmp(name, "rmsnorm_vec16_stream_solo"), "variant %s", name);
     p = problem(PK_F32, 16384, 14336);
     pk_cl_rows_plan_pick(table_params(&cpu), &cpu, 4096, &p, 0, &plan);
-    CHECK(plan.vec == 16 && plan.local == 1 && plan.per_item == 1024 && plan.batch == 1,
+    CHECK(plan.vec == 8 && plan.local == 1 && plan.per_item == 1024 && plan.batch == 1,
           "glu on a CPU: vec %d local %zu per_item %d batch %d", plan.vec, plan.local, plan.per_item, plan.batch);
 }
 
@@ -273,7 +273,9 @@ static void test_variants(void)
     pk_device_info cpu = device("GenuineIntel", 1, 2), nv = device("NVIDIA Corporation", 0, 132);
     names s = {.n = 0};
     pk_cl_rows_plan_variants(table_params(&cpu), &cpu, 4096, "glu", 0, add_name, &s);
-    CHECK(s.n == 2 && has(&s, "glu_vec16") && has(&s, "glu_str"), "glu on a CPU: %d names", s.n);
+    /* 32-byte vectors: 16 lanes of a 16-bit type, 8 of f32 */
+    CHECK(s.n == 3 && has(&s, "glu_vec16") && has(&s, "glu_vec8") && has(&s, "glu_str"), "glu on a CPU: %d names",
+          s.n);
     s.n = 0;
     pk_cl_rows_plan_variants(table_params(&cpu), &cpu, 4096, "rmsnorm", 1, add_name, &s);
     CHECK(s.n == 4 && has(&s, "rmsnorm_vec16_stream_solo") && has(&s, "rmsnorm_vec8_stream_solo") &&

@@ -33,9 +33,12 @@
  * work-item, so that 3 work-groups of 128 share a multiprocessor (ptxas
  * fits this tile, D 128 and 4 rows, in 144 without spilling, and 8 keys a
  * step in 168; unbounded it took 255 for those, which fits 2). CPUs
- * (PoCL): a work-group is a loop on one core, two per core suffice; the
- * tiles are the GPUs' so that the conformance suite on PoCL runs the
- * kernels GPUs build. The NVIDIA entry is what portkern tune found on the
+ * (PoCL): what portkern tune found on two cores of a Xeon (PoCL 3.1), where
+ * a work-group is a loop on one core: groups of 64 items with 8 runs a
+ * step and registers for 64 floats, 2 rows a group, 16 groups per core
+ * (the merge's share of the traffic is small at any count there). The
+ * GPUs' entries run on PoCL in CI's class check (tools/class_check.sh).
+ * The NVIDIA entry is what portkern tune found on the
  * H200 (NVIDIA's OpenCL, driver 580): 8 runs a step with registers for 64
  * floats, no register bound, 2 work-groups per multiprocessor aimed at
  * (the 168 bound above was the starting point). */
@@ -44,18 +47,21 @@ static const pk_cl_attn_decode_params decode_table[PK_CL_VENDOR_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = {128, 8, 64, 8, 2, 256, 256, 0},
     [PK_CL_VENDOR_AMD]    = {128, 4, 32, 8, 8, 256, 256, 0},
     [PK_CL_VENDOR_INTEL]  = {128, 4, 32, 8, 8, 256, 256, 0},
-    [PK_CL_VENDOR_CPU]    = {128, 4, 32, 8, 2, 256, 256, 0},
+    [PK_CL_VENDOR_CPU]    = {64, 8, 64, 2, 16, 256, 256, 0},
     [PK_CL_VENDOR_OTHER]  = {128, 4, 32, 8, 8, 256, 256, 0},
 };
 
 /* Prefill: many rows per work-group so that each K/V tile is reused by
  * many queries; few work-items per row so that each holds D / tpr output
  * columns (at most 32 floats) in registers. Per head-dim class (D = 64,
- * 80 or 96, 128, any other): bm, bn, tpr. */
+ * 80 or 96, 128, any other): bm, bn, tpr. CPUs: the tuner's D = 128 tile
+ * has 2 items a row (64 floats each: a CPU's items are loop iterations,
+ * and fewer of them a row means fewer partial reductions). */
 #define PREFILL {{64, 32, 32, 16}, {16, 32, 16, 8}, {4, 4, 4, 8}}
 static const pk_cl_attn_prefill_params prefill_table[PK_CL_VENDOR_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = PREFILL, [PK_CL_VENDOR_AMD] = PREFILL, [PK_CL_VENDOR_INTEL] = PREFILL,
-    [PK_CL_VENDOR_CPU] = PREFILL,    [PK_CL_VENDOR_OTHER] = PREFILL,
+    [PK_CL_VENDOR_OTHER] = PREFILL,
+    [PK_CL_VENDOR_CPU] = {{64, 32, 32, 16}, {16, 32, 16, 8}, {4, 4, 2, 8}},
 };
 
 const pk_cl_attn_decode_params *pk_cl_attn_decode_table(pk_cl_vendor cls)

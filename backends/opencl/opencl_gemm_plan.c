@@ -13,7 +13,9 @@
  *    micro-tiles, which keep the accumulators PoCL carries across barriers
  *    few per multiply-add (4 x 4 measured 5x slower); TK = 32 amortises
  *    the barriers. Decode takes an 8-row tile: there M = 1 is bound by the
- *    wasted arithmetic of the empty rows.
+ *    wasted arithmetic of the empty rows. The entry is what portkern tune
+ *    found on two cores of a Xeon (PoCL 3.1) from there: 128 x 128 x 16
+ *    large tiles, 128 x 64 small ones, and decode items 8 x 4.
  *  - GPU decode (M <= 16): a 16-row tile so that M = 1 wastes 16x, not
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
@@ -28,7 +30,7 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
     [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 32, 32, 2, 2}},
     [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 64, 32, 2, 4}},
     [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
-    [PK_CL_VENDOR_CPU]    = {{128, 64, 32, 8, 8},  {64, 64, 32, 8, 8}, {8, 64, 32, 1, 8}},
+    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8}, {128, 64, 32, 8, 8}, {8, 64, 32, 8, 4}},
     [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
 };
 
@@ -54,7 +56,8 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    item share each load of a; 2 from 8 rows on, where 16 rows x 4
  *    columns of vector accumulators would spill (measured 2x slower).
  *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
- *    copy rate). */
+ *    copy rate). portkern tune on two cores of a Xeon (PoCL 3.1) found
+ *    nothing faster. */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
     /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads */
     [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 1, 4},

@@ -98,12 +98,18 @@ static const pk_cl_param params[] = {
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
  * about 65536 items run (enough for any GPU, cheap for a CPU); NVIDIA
  * bounds a dimension of the grid at 65535 groups. The chain: 256
- * work-items a group, as wide along the columns as they allow. */
-static const pk_cl_misc_params misc = {128, 65536, 65535, 256};
+ * work-items a group, as wide along the columns as they allow. CPUs: what
+ * portkern tune found on two cores of a Xeon (PoCL 3.1), 16384 RoPE items
+ * and chain groups of 512. */
+#define MISC {128, 65536, 65535, 256}
+static const pk_cl_misc_params misc[PK_CL_VENDOR_COUNT] = {
+    [PK_CL_VENDOR_NVIDIA] = MISC, [PK_CL_VENDOR_AMD] = MISC, [PK_CL_VENDOR_INTEL] = MISC, [PK_CL_VENDOR_OTHER] = MISC,
+    [PK_CL_VENDOR_CPU] = {128, 16384, 65535, 512},
+};
 
 const pk_cl_misc_params *pk_cl_misc_table(pk_cl_vendor cls)
 {
-    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &misc : NULL;
+    return (unsigned)cls < PK_CL_VENDOR_COUNT ? &misc[cls] : NULL;
 }
 
 const pk_cl_family_info *pk_cl_family_get(pk_cl_family f)
