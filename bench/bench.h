@@ -57,8 +57,8 @@ int pk_bench_cases(const pk_bench_case **out);
 /* Runs one case on ctx; fills r. Returns the status of the portkern op. */
 pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_bench_result *r);
 
-/* Times `reps` calls of run(state, i) with a device-event pair around each,
- * after a warm-up; fills r->ms (median) and r->spread. */
+/* Times `reps` calls of run(state, i), back to back with a device event
+ * between each two, after a warm-up; fills r->ms (median) and r->spread. */
 typedef pk_status (*pk_bench_run_fn)(void *state, int i);
 pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int reps, pk_bench_result *r);
 
