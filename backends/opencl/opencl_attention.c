@@ -28,7 +28,7 @@ static cl_long4 strides(const pk_view *v)
 }
 
 static pk_status get_kernel(pk_cl_device *d, const char *source, const char *name, const pk_attention_problem *p,
-                            const pk_cl_attn_plan *plan, cl_kernel *out, pk_msg *msg)
+                            const pk_cl_attn_plan *plan, pk_cl_kern **out, pk_msg *msg)
 {
     char opts[192];
     int n = pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d", (int)p->q.dtype, (int)p->d);
@@ -55,7 +55,7 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
 static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
                              const pk_cl_attn_args *a, pk_msg *msg)
 {
-    cl_kernel kern;
+    pk_cl_kern *kern;
     pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, plan, &kern, msg);
     if (s != PK_SUCCESS) return s;
     cl_mem o = p->o.mem, lse = p->lse.mem;
@@ -75,7 +75,7 @@ static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, con
 static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, const pk_cl_attn_plan *plan,
                             const pk_cl_attn_args *a, cl_mem part, cl_long ml_off, pk_msg *msg)
 {
-    cl_kernel decode, merge;
+    pk_cl_kern *decode, *merge;
     pk_status s = get_kernel(d, "attention_decode.cl", "pk_attn_decode", p, plan, &decode, msg);
     if (s == PK_SUCCESS) {
         char opts[96];

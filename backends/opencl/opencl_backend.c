@@ -290,18 +290,6 @@ void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t
     global[1] = rows < MAX_GROUPS * local[1] ? rows : MAX_GROUPS * local[1];
 }
 
-pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
-                    const size_t *global, const size_t *local, pk_msg *msg)
-{
-    pk_status s = pk_cl_set_args(d, kernel, args, nargs, msg);
-    if (s != PK_SUCCESS) return s;
-    size_t g[3];
-    for (cl_uint i = 0; i < dims; i++)
-        g[i] = local ? (global[i] + local[i] - 1) / local[i] * local[i] : global[i];
-    return pk_cl_check(clEnqueueNDRangeKernel(d->queue, kernel, dims, NULL, g, local, 0, NULL, NULL),
-                       "clEnqueueNDRangeKernel", msg);
-}
-
 static pk_status cl_event_record(void *dev, void **event, pk_msg *msg)
 {
     pk_cl_device *d = dev;

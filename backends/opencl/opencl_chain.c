@@ -15,7 +15,7 @@
 #include "pk_chain_dims.h"
 
 
-static pk_status chain_kernel(pk_cl_device *d, const pk_chain_problem *p, cl_kernel *k, pk_msg *msg)
+static pk_status chain_kernel(pk_cl_device *d, const pk_chain_problem *p, pk_cl_kern **k, pk_msg *msg)
 {
     char opts[2048];
     size_t n = (size_t)pk_cl_options(opts, sizeof opts, "-DCH_N_IN=%d -DCH_DT_OUT=%d", p->n_inputs, (int)p->out.dtype);
@@ -35,7 +35,7 @@ static pk_status chain_kernel(pk_cl_device *d, const pk_chain_problem *p, cl_ker
 pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg)
 {
     pk_cl_device *d = dev;
-    cl_kernel k;
+    pk_cl_kern *k;
     pk_status s = chain_kernel(d, p, &k, msg);
     if (s != PK_SUCCESS) return s;
 

@@ -63,7 +63,7 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
                   sk->mr, sk->vw, sk->wg, sk->kl, sk->cpi, sk->rc ? sk->rc : 1, sk->unroll, sk->vector_acc ? sk->vw : 1,
                   sk->mma, (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
                   p->residual.mem != NULL);
-    cl_kernel kernel, merge = NULL;
+    pk_cl_kern *kernel, *merge = NULL;
     pk_status s = pk_cl_kernel(d, "gemm_skinny.cl", options, sk->mma ? "gemm_skinny_mma" : "gemm_skinny", &kernel, msg);
     if (s == PK_SUCCESS && sk->splits > 1) s = pk_cl_kernel(d, "gemm_skinny.cl", options, "gemm_skinny_merge", &merge, msg);
     if (s != PK_SUCCESS) return s;
@@ -151,7 +151,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                   t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
                   (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
                   la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, gpu, gpu);
-    cl_kernel kernel;
+    pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;
 

@@ -62,11 +62,18 @@ void pk_cl_staged_reap(pk_cl_device *d, int wait);
 pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg);
 const char *pk_cl_error_name(cl_int err);
 
+/* A kernel of a built program, with the argument values it holds from
+ * its last launch (opencl_program.c). */
+typedef struct pk_cl_kern pk_cl_kern;
+
 /* The kernel `kernel` of the program built from the embedded sources
  * common.cl + `source` with build `options`, for this device. Built once
  * per (source, options) and kept; binaries are cached on disk. */
 pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options, const char *kernel,
-                       cl_kernel *out, pk_msg *msg);
+                       pk_cl_kern **out, pk_msg *msg);
+/* The most work-items a work-group of k may have (its registers can allow
+ * fewer than the device), asked once when k was made; 0: unknown. */
+size_t pk_cl_kern_max_wg(const pk_cl_kern *k);
 void pk_cl_programs_release(pk_cl_device *d);
 
 typedef struct pk_cl_arg {
@@ -77,14 +84,14 @@ typedef struct pk_cl_arg {
 
 /* Sets the arguments of a kernel pk_cl_kernel gave, skipping values the
  * kernel already holds from its last launch. */
-pk_status pk_cl_set_args(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, pk_msg *msg);
+pk_status pk_cl_set_args(pk_cl_kern *k, const pk_cl_arg *args, int nargs, pk_msg *msg);
 /* Forgets every kept argument value: called whenever a cl_mem is released,
  * since a new buffer may come back under the same handle. */
 void pk_cl_args_forget(pk_cl_device *d);
 
 /* Sets args and enqueues `kernel` over `global` (rounded up to a multiple
  * of `local`, which may be NULL to let the runtime choose). */
-pk_status pk_cl_run(pk_cl_device *d, cl_kernel kernel, const pk_cl_arg *args, int nargs, cl_uint dims,
+pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg);
 
 /* The grid of an elementwise kernel over rows x cols: work-groups of wg

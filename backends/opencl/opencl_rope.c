@@ -38,7 +38,7 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
 
     char opts[64];
     pk_cl_options(opts, sizeof opts, "-DDT=%d", (int)p->q.dtype);
-    cl_kernel k;
+    pk_cl_kern *k;
     if ((s = pk_cl_kernel(d, "rope.cl", opts, "pk_rope", &k, msg))) return s;
 
     cl_long pairs = tokens * half;

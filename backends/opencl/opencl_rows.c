@@ -8,7 +8,7 @@
 #include "../../kernels_cl/cl_args.h"
 
 static pk_status rows_kernel(pk_cl_device *d, const pk_rows_problem *p, const char *name,
-                             const pk_cl_rows_plan *plan, cl_kernel *k, pk_msg *msg)
+                             const pk_cl_rows_plan *plan, pk_cl_kern **k, pk_msg *msg)
 {
     char opts[320];
     pk_cl_options(opts, sizeof opts,
@@ -29,15 +29,14 @@ static pk_status rows_run(void *dev, const pk_rows_problem *problem, const char 
     pk_cl_rows_collapse(&p);
     size_t limit = d->max_wg;
     pk_cl_rows_plan plan;
-    cl_kernel k;
+    pk_cl_kern *k;
     pk_status s;
     /* A kernel may allow fewer work-items than the device (registers):
      * plan again under its limit until the plan fits. */
     for (;; limit /= 2) {
         pk_cl_rows_plan_pick(&d->prm, &d->info, limit, &p, per_row, &plan);
         if ((s = rows_kernel(d, &p, name, &plan, &k, msg))) return s;
-        size_t kernel_max = 0;
-        clGetKernelWorkGroupInfo(k, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, NULL);
+        const size_t kernel_max = pk_cl_kern_max_wg(k);
         if (!kernel_max || plan.local <= kernel_max || plan.local == 1) break;
         if (limit > kernel_max) limit = kernel_max * 2;
     }
