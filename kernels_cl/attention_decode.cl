@@ -53,9 +53,19 @@
  * Build defines: DT (dtype), D (head dim); for pk_attn_decode ROWS (rows
  * per work-group), TPK, NV, SLOTS, UNROLL, VEC (opencl_attention_plan.h,
  * pk_cl_attn_decode); for pk_attn_merge MG. Masks and lengths as in
- * attention_prefill.cl. */
+ * attention_prefill.cl. Both kernels take the buffers, then the scalars
+ * packed as cl_args.h says (PK_DA_*), unpacked under their names by
+ * PK_DECODE_UNPACK (what both read) and each kernel's first lines. */
 
 typedef PK_TYPE(DT) pk_t;
+
+#define PK_DECODE_UNPACK                                                                                   \
+    long pk_d[PK_DA_LONGS];                                                                                \
+    vstore16(pk_d0, 0, pk_d);                                                                              \
+    vstore16(pk_d1, 1, pk_d);                                                                              \
+    vstore16(pk_d2, 2, pk_d);                                                                              \
+    const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
+    const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
 
 /* NaN wins, as in the reference (fmax would drop it). */
 inline float pk_attn_merge_max(float a, float b) { return (a > b || isnan(a)) ? a : b; }
@@ -264,9 +274,13 @@ inline void pk_attn_step_softmax(float p[UNROLL][ROWS], float *m, float *l, floa
  * n0 + u * SLOTS + s of the step at n0, u < UNROLL. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 pk_attn_decode(__global const pk_t *q, __global const pk_t *k, __global const pk_t *v, __global float *part,
-               long ml_off, long acc_off, long8 off, long4 qs, long4 ks, long4 vs, int sq, int skv, int hq,
-               int hkv, __global const int *lens, float qscale, long wl, long wr, int chunk)
+               __global const int *lens, long16 pk_d0, long16 pk_d1, long16 pk_d2, float qscale)
 {
+    PK_DECODE_UNPACK;
+    const long8 off = vload8(0, pk_d + PK_DA_OFF);
+    const long4 qs = vload4(0, pk_d + PK_DA_QS), ks = vload4(0, pk_d + PK_DA_KS), vs = vload4(0, pk_d + PK_DA_VS);
+    const long wl = pk_d[PK_DA_WL], wr = pk_d[PK_DA_WR];
+    const int skv = (int)pk_d[PK_DA_SKV], hkv = (int)pk_d[PK_DA_HKV], chunk = (int)pk_d[PK_DA_CHUNK];
     __local float4 sm4[(LOCAL_FLOATS + 3) / 4];
     __local float *sm = (__local float *)sm4;
     int lid = get_local_id(0), s = lid / TPK, t = lid % TPK;
@@ -466,9 +480,13 @@ pk_attn_decode(__global const pk_t *q, __global const pk_t *k, __global const pk
  * split in a chain of dependent loads; the groups' sums are then added in
  * group order. MG comes from the plan (pk_cl_attn_plan.merge_groups). */
 __kernel __attribute__((reqd_work_group_size(MG * D, 1, 1))) void
-pk_attn_merge(__global const float *part, long ml_off, long acc_off, int n_splits, __global pk_t *o,
-              __global float *lse, long o_off, long lse_off, long4 os, long4 ls, int sq, int hq)
+pk_attn_merge(__global const float *part, __global pk_t *o, __global float *lse, long16 pk_d0, long16 pk_d1,
+              long16 pk_d2)
 {
+    PK_DECODE_UNPACK;
+    const long o_off = pk_d[PK_DA_OFF + 3], lse_off = pk_d[PK_DA_OFF + 4];
+    const long4 os = vload4(0, pk_d + PK_DA_OS), ls = vload4(0, pk_d + PK_DA_LS);
+    const int n_splits = (int)pk_d[PK_DA_SPLITS];
     __local float red[MG * D], gmax[MG], gsum[MG];
     long row = get_group_id(0);
     int lid = get_local_id(0), g = lid / D, c = lid % D;

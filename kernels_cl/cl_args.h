@@ -4,8 +4,9 @@
  *
  * Why packed: NVIDIA's OpenCL spends host time on every argument of a
  * kernel at every enqueue, set or not, so a decode step of short kernels
- * was bound by the host. The scalars of rows.cl and gemm_skinny.cl travel
- * as long16s (and a float2), buffers stay separate arguments. */
+ * was bound by the host. The scalars of rows.cl, gemm_skinny.cl and
+ * attention_decode.cl travel as long16s (and a float or two), buffers stay
+ * separate arguments. */
 #ifndef PK_CL_ARGS_H
 #define PK_CL_ARGS_H
 
@@ -48,5 +49,26 @@
 #define PK_SA_BIAS 24 /* bias: offset, n stride */
 #define PK_SA_RES 26 /* residual: offset, strides batch, m, n */
 #define PK_SA_LONGS 32
+
+/* attention_decode.cl (pk_attn_decode, pk_attn_merge): three long16s;
+ * strides in elements, each view's four in its own order (q, k, v:
+ * {batch, seq, head, d}; o the same; lse {batch, head, seq}) */
+#define PK_DA_ML_OFF 0  /* the partials' (m, l) pairs in part */
+#define PK_DA_ACC_OFF 1 /* their accumulators */
+#define PK_DA_SQ 2
+#define PK_DA_SKV 3
+#define PK_DA_HQ 4
+#define PK_DA_HKV 5
+#define PK_DA_WL 6 /* window left, right: -1 unbounded */
+#define PK_DA_WR 7
+#define PK_DA_CHUNK 8  /* keys of a split */
+#define PK_DA_SPLITS 9 /* splits, for the merge */
+#define PK_DA_OFF 16   /* + view: element offsets of q, k, v, o, lse */
+#define PK_DA_QS 24
+#define PK_DA_KS 28
+#define PK_DA_VS 32
+#define PK_DA_OS 36
+#define PK_DA_LS 40
+#define PK_DA_LONGS 48
 
 #endif

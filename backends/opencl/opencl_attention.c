@@ -10,6 +10,7 @@
 
 #include "opencl_attention_plan.h"
 #include "opencl_internal.h"
+#include "../../kernels_cl/cl_args.h"
 
 typedef struct pk_cl_attn_args {
     cl_mem q, k, v, lens;
@@ -85,13 +86,28 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
     if (s != PK_SUCCESS) return s;
 
     cl_long n_rows = p->batch * p->hq * p->sq;
-    cl_long acc_off = ml_off + 2 * n_rows * plan->n_splits;
-    cl_int chunk = plan->chunk, n_splits = plan->n_splits;
+    /* scalars packed as cl_args.h says; both kernels take these */
+    cl_long da[PK_DA_LONGS] = {0};
+    da[PK_DA_ML_OFF] = ml_off;
+    da[PK_DA_ACC_OFF] = ml_off + 2 * n_rows * plan->n_splits;
+    da[PK_DA_SQ] = a->sq;
+    da[PK_DA_SKV] = a->skv;
+    da[PK_DA_HQ] = a->hq;
+    da[PK_DA_HKV] = a->hkv;
+    da[PK_DA_WL] = a->wl;
+    da[PK_DA_WR] = a->wr;
+    da[PK_DA_CHUNK] = plan->chunk;
+    da[PK_DA_SPLITS] = plan->n_splits;
+    for (int i = 0; i < 5; i++) da[PK_DA_OFF + i] = a->off.s[i];
+    const cl_long4 *st[5] = {&a->qs, &a->ks, &a->vs, &a->os, &a->ls};
+    const int st_at[5] = {PK_DA_QS, PK_DA_KS, PK_DA_VS, PK_DA_OS, PK_DA_LS};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++) da[st_at[i] + j] = st[i]->s[j];
+    const pk_cl_arg packed[3] = {{16 * sizeof(cl_long), da}, {16 * sizeof(cl_long), da + 16},
+                                 {16 * sizeof(cl_long), da + 32}};
     pk_cl_arg decode_args[] = {
-        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(ml_off),
-        PK_CL_ARG(acc_off), PK_CL_ARG(a->off), PK_CL_ARG(a->qs), PK_CL_ARG(a->ks), PK_CL_ARG(a->vs),
-        PK_CL_ARG(a->sq), PK_CL_ARG(a->skv), PK_CL_ARG(a->hq), PK_CL_ARG(a->hkv), PK_CL_ARG(a->lens),
-        PK_CL_ARG(a->qscale), PK_CL_ARG(a->wl), PK_CL_ARG(a->wr), PK_CL_ARG(chunk),
+        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(a->lens),
+        packed[0],       packed[1],       packed[2],       PK_CL_ARG(a->qscale),
     };
     size_t wg = (size_t)(plan->dec.slots * plan->dec.tpk);
     size_t global[3] = {(size_t)plan->n_splits * wg, (size_t)(p->batch * p->hkv), (size_t)plan->row_tiles};
@@ -100,11 +116,7 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
     if (s != PK_SUCCESS) return s;
 
     cl_mem o = p->o.mem, lse = p->lse.mem;
-    cl_long o_off = p->o.offset, lse_off = p->lse.offset;
-    pk_cl_arg merge_args[] = {
-        PK_CL_ARG(part), PK_CL_ARG(ml_off), PK_CL_ARG(acc_off), PK_CL_ARG(n_splits), PK_CL_ARG(o), PK_CL_ARG(lse),
-        PK_CL_ARG(o_off), PK_CL_ARG(lse_off), PK_CL_ARG(a->os), PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->hq),
-    };
+    pk_cl_arg merge_args[] = {PK_CL_ARG(part), PK_CL_ARG(o), PK_CL_ARG(lse), packed[0], packed[1], packed[2]};
     size_t merge_local = (size_t)plan->merge_groups * (size_t)p->d, merge_global = (size_t)n_rows * merge_local;
     return pk_cl_run(d, merge, merge_args, (int)(sizeof merge_args / sizeof merge_args[0]), 1, &merge_global,
                      &merge_local, msg);
