@@ -60,10 +60,7 @@
 typedef PK_TYPE(DT) pk_t;
 
 #define PK_DECODE_UNPACK                                                                                   \
-    long pk_d[PK_DA_LONGS];                                                                                \
-    vstore16(pk_d0, 0, pk_d);                                                                              \
-    vstore16(pk_d1, 1, pk_d);                                                                              \
-    vstore16(pk_d2, 2, pk_d);                                                                              \
+    PK_ARGS_UNPACK3(pk_d, PK_DA_LONGS, pk_d0, pk_d1, pk_d2);                                              \
     const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
     const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
 

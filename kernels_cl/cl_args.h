@@ -10,6 +10,16 @@
 #ifndef PK_CL_ARGS_H
 #define PK_CL_ARGS_H
 
+/* Kernel side: the long16s a0, a1 (, a2) into the private array arr of n
+ * longs, which a kernel reads by slot (constant indices: registers). */
+#define PK_ARGS_UNPACK2(arr, n, a0, a1)                                                                    \
+    long arr[n];                                                                                           \
+    vstore16(a0, 0, arr);                                                                                  \
+    vstore16(a1, 1, arr)
+#define PK_ARGS_UNPACK3(arr, n, a0, a1, a2)                                                                \
+    PK_ARGS_UNPACK2(arr, n, a0, a1);                                                                       \
+    vstore16(a2, 2, arr)
+
 /* rows.cl (every row kernel): three long16s */
 #define PK_RA_ROWS 0
 #define PK_RA_LEAD1 1

@@ -146,9 +146,7 @@ inline void skinny_finish(long z, long row, long col, float sum, float alpha, fl
         __global d_t *d, __global const d_t *bias, __global const d_t *res, long16 pk_s0, long16 pk_s1,   \
         float2 pk_ab
 #define SKINNY_UNPACK                                                                                      \
-    long pk_s[PK_SA_LONGS];                                                                                \
-    vstore16(pk_s0, 0, pk_s);                                                                              \
-    vstore16(pk_s1, 1, pk_s);                                                                              \
+    PK_ARGS_UNPACK2(pk_s, PK_SA_LONGS, pk_s0, pk_s1);                                                     \
     const long batch = pk_s[PK_SA_BATCH], m = pk_s[PK_SA_M], n = pk_s[PK_SA_N];                            \
     const long a_off = pk_s[PK_SA_A_OFF], a_sb = pk_s[PK_SA_A_SB], a_sm = pk_s[PK_SA_A_SM];                \
     const long b_off = pk_s[PK_SA_B_OFF], b_sb = pk_s[PK_SA_B_SB], b_sn = pk_s[PK_SA_B_SN];                \

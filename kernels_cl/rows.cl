@@ -67,10 +67,7 @@
     const long n##_off = pk_a[PK_RA_OFF + (v)];                                      \
     const long4 n##_st = vload4((v), pk_a + PK_RA_ST)
 #define PK_ROWS_UNPACK                                                               \
-    long pk_a[PK_RA_LONGS];                                                          \
-    vstore16(pk_a0, 0, pk_a);                                                        \
-    vstore16(pk_a1, 1, pk_a);                                                        \
-    vstore16(pk_a2, 2, pk_a);                                                        \
+    PK_ARGS_UNPACK3(pk_a, PK_RA_LONGS, pk_a0, pk_a1, pk_a2);                         \
     const long rows = pk_a[PK_RA_ROWS], lead1 = pk_a[PK_RA_LEAD1];                   \
     const long lead2 = pk_a[PK_RA_LEAD2], cols = pk_a[PK_RA_COLS];                   \
     const int tpr = (int)pk_a[PK_RA_TPR], per_item = (int)pk_a[PK_RA_PER_ITEM];      \

@@ -87,17 +87,11 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
 
     cl_long n_rows = p->batch * p->hq * p->sq;
     /* scalars packed as cl_args.h says; both kernels take these */
-    cl_long da[PK_DA_LONGS] = {0};
-    da[PK_DA_ML_OFF] = ml_off;
-    da[PK_DA_ACC_OFF] = ml_off + 2 * n_rows * plan->n_splits;
-    da[PK_DA_SQ] = a->sq;
-    da[PK_DA_SKV] = a->skv;
-    da[PK_DA_HQ] = a->hq;
-    da[PK_DA_HKV] = a->hkv;
-    da[PK_DA_WL] = a->wl;
-    da[PK_DA_WR] = a->wr;
-    da[PK_DA_CHUNK] = plan->chunk;
-    da[PK_DA_SPLITS] = plan->n_splits;
+    cl_long da[PK_DA_LONGS] = {
+        [PK_DA_ML_OFF] = ml_off, [PK_DA_ACC_OFF] = ml_off + 2 * n_rows * plan->n_splits,
+        [PK_DA_SQ] = a->sq,      [PK_DA_SKV] = a->skv, [PK_DA_HQ] = a->hq, [PK_DA_HKV] = a->hkv,
+        [PK_DA_WL] = a->wl,      [PK_DA_WR] = a->wr,   [PK_DA_CHUNK] = plan->chunk, [PK_DA_SPLITS] = plan->n_splits,
+    };
     for (int i = 0; i < 5; i++) da[PK_DA_OFF + i] = a->off.s[i];
     const cl_long4 *st[5] = {&a->qs, &a->ks, &a->vs, &a->os, &a->ls};
     const int st_at[5] = {PK_DA_QS, PK_DA_KS, PK_DA_VS, PK_DA_OS, PK_DA_LS};

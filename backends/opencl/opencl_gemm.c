@@ -74,19 +74,12 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     }
 
     /* scalars packed as cl_args.h says; every skinny kernel takes these */
-    cl_long sa[PK_SA_LONGS] = {0};
-    sa[PK_SA_BATCH] = p->batch;
-    sa[PK_SA_M] = p->m;
-    sa[PK_SA_N] = p->n;
-    sa[PK_SA_K] = p->k;
-    sa[PK_SA_KS] = sk->ks;
-    sa[PK_SA_SPLITS] = sk->splits;
-    sa[PK_SA_A_OFF] = p->a.offset;
-    sa[PK_SA_A_SB] = p->a.stride[0];
-    sa[PK_SA_A_SM] = p->a.stride[1];
-    sa[PK_SA_B_OFF] = p->b.offset;
-    sa[PK_SA_B_SB] = p->b.stride[0];
-    sa[PK_SA_B_SN] = p->b.stride[2];
+    cl_long sa[PK_SA_LONGS] = {
+        [PK_SA_BATCH] = p->batch,      [PK_SA_M] = p->m,              [PK_SA_N] = p->n,
+        [PK_SA_K] = p->k,              [PK_SA_KS] = sk->ks,           [PK_SA_SPLITS] = sk->splits,
+        [PK_SA_A_OFF] = p->a.offset,   [PK_SA_A_SB] = p->a.stride[0], [PK_SA_A_SM] = p->a.stride[1],
+        [PK_SA_B_OFF] = p->b.offset,   [PK_SA_B_SB] = p->b.stride[0], [PK_SA_B_SN] = p->b.stride[2],
+    };
     const pk_view *ep[4] = {&p->c, &p->d, &p->bias, &p->residual};
     const int at[4] = {PK_SA_C, PK_SA_D, PK_SA_BIAS, PK_SA_RES}, strides[4] = {3, 3, 1, 3};
     for (int i = 0; i < 4; i++) {
