@@ -147,12 +147,7 @@ static void *rms_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    idx = argc > 1 ? atoi(argv[1]) : 0;
-    int n = 0;
-    if (pk_device_count(PK_BACKEND_OPENCL, &n) != PK_SUCCESS || n <= idx) {
-        printf("SKIP no OpenCL device %d\n", idx);
-        return 77;
-    }
+    open_cl_index(argc, argv);
     char dir[256], dir2[256];
     snprintf(dir, sizeof dir, "/tmp/pk-test-autotune-XXXXXX");
     snprintf(dir2, sizeof dir2, "/tmp/pk-test-autotune-XXXXXX");

@@ -78,12 +78,7 @@ static char *read_all(const char *path)
 
 int main(int argc, char **argv)
 {
-    idx = argc > 1 ? atoi(argv[1]) : 0;
-    int n = 0;
-    if (pk_device_count(PK_BACKEND_OPENCL, &n) != PK_SUCCESS || n <= idx) {
-        printf("SKIP no OpenCL device %d\n", idx);
-        return 77;
-    }
+    open_cl_index(argc, argv);
     snprintf(dir, sizeof dir, "/tmp/pk-test-tune-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     setenv("PORTKERN_CACHE_DIR", dir, 1);

@@ -111,44 +111,17 @@ static void simple(pk_cl_device *d, pk_cl_family f)
     if (d->autotune && d->autotune_pending[f]) first_use(d, f);
 }
 
-pk_status pk_cl_rmsnorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ROWS);
-    return pk_cl_rmsnorm(dev, p, msg);
-}
-
-pk_status pk_cl_layernorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ROWS);
-    return pk_cl_layernorm(dev, p, msg);
-}
-
-pk_status pk_cl_softmax_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ROWS);
-    return pk_cl_softmax(dev, p, msg);
-}
-
-pk_status pk_cl_glu_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ELEMENTWISE);
-    return pk_cl_glu(dev, p, msg);
-}
-
-pk_status pk_cl_bias_act_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ELEMENTWISE);
-    return pk_cl_bias_act(dev, p, msg);
-}
-
-pk_status pk_cl_rope_first_use(void *dev, const pk_rope_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_ROPE);
-    return pk_cl_rope(dev, p, msg);
-}
-
-pk_status pk_cl_chain_first_use(void *dev, const pk_chain_problem *p, pk_msg *msg)
-{
-    simple(dev, PK_CL_FAMILY_CHAIN);
-    return pk_cl_chain(dev, p, msg);
-}
+/* The ops whose family does not depend on the problem: tune it, then run */
+#define FIRST_USE(op, problem, family)                                                                     \
+    pk_status pk_cl_##op##_first_use(void *dev, const problem *p, pk_msg *msg)                             \
+    {                                                                                                      \
+        simple(dev, family);                                                                               \
+        return pk_cl_##op(dev, p, msg);                                                                    \
+    }
+FIRST_USE(rmsnorm, pk_rows_problem, PK_CL_FAMILY_ROWS)
+FIRST_USE(layernorm, pk_rows_problem, PK_CL_FAMILY_ROWS)
+FIRST_USE(softmax, pk_rows_problem, PK_CL_FAMILY_ROWS)
+FIRST_USE(glu, pk_rows_problem, PK_CL_FAMILY_ELEMENTWISE)
+FIRST_USE(bias_act, pk_rows_problem, PK_CL_FAMILY_ELEMENTWISE)
+FIRST_USE(rope, pk_rope_problem, PK_CL_FAMILY_ROPE)
+FIRST_USE(chain, pk_chain_problem, PK_CL_FAMILY_CHAIN)
