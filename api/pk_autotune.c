@@ -47,12 +47,8 @@ static void progress(void *user, const pk_internal_tune_progress *p)
 {
     bar *b = user;
     if (!b->tty) return;
-    enum { WIDTH = 20 };
-    double f = p->limit_s > 0 ? p->elapsed_s / p->limit_s : 1;
-    int fill = (int)((f > 1 ? 1 : f) * WIDTH);
-    char cells[WIDTH + 1];
-    for (int i = 0; i < WIDTH; i++) cells[i] = i < fill ? '#' : '.';
-    cells[WIDTH] = 0;
+    char cells[21];
+    pk_internal_tune_bar(p, 20, cells);
     fputc('\r', stderr);
     head(b);
     fprintf(stderr, " [%s] %.0f/%.0f s, %d timed\033[K", cells, p->elapsed_s, p->limit_s, p->tried);

@@ -88,6 +88,9 @@ typedef struct pk_internal_tune_opts {
 } pk_internal_tune_opts;
 PK_API pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_internal_tune_opts *opts,
                                   char *report, size_t n);
+/* A progress bar's cells[0..width): '#' for the share of p's limit that has
+ * passed, '.' for the rest, then a terminating 0. */
+PK_API void pk_internal_tune_bar(const pk_internal_tune_progress *p, int width, char *cells);
 /* The worker process's side (tools/portkern_tune_worker.c is only this):
  * argv BACKEND INDEX FAMILY DEADLINE DEVICE-NAME START-SPEC PARENT-PID;
  * writes its events to stdout for pk_internal_tune. */

@@ -56,6 +56,14 @@ double pk_tune_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void pk_internal_tune_bar(const pk_internal_tune_progress *p, int width, char *cells)
+{
+    double f = p->limit_s > 0 ? p->elapsed_s / p->limit_s : 1;
+    int fill = (int)((f > 1 ? 1 : f) * width);
+    for (int i = 0; i < width; i++) cells[i] = i < fill ? '#' : '.';
+    cells[width] = 0;
+}
+
 /* ---- the cases of each family */
 
 #define GEMM(dt_, b, m, n, k, lin) ((tcase){OP_GEMM, dt_, {b, m, n, k, lin}})

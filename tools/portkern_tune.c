@@ -39,14 +39,10 @@ typedef struct bar {
 static void progress(void *user, const pk_internal_tune_progress *p)
 {
     bar *b = user;
-    double f = p->limit_s > 0 ? p->elapsed_s / p->limit_s : 1;
-    if (f > 1) f = 1;
-    int fill = (int)(f * b->width);
-    char line[160];
-    int n = snprintf(line, sizeof line, "  %-12s [", p->family);
-    for (int i = 0; i < b->width && n < (int)sizeof line - 1; i++) line[n++] = i < fill ? '#' : '.';
-    snprintf(line + n, sizeof line - (size_t)n, "] %4.0f/%.0f s  %d timed, %d refused  best %.4g ms (was %.4g)",
-             p->elapsed_s, p->limit_s, p->tried, p->rejected, p->best_ms, p->table_ms);
+    char cells[64], line[200];
+    pk_internal_tune_bar(p, b->width < (int)sizeof cells ? b->width : (int)sizeof cells - 1, cells);
+    snprintf(line, sizeof line, "  %-12s [%s] %4.0f/%.0f s  %d timed, %d refused  best %.4g ms (was %.4g)",
+             p->family, cells, p->elapsed_s, p->limit_s, p->tried, p->rejected, p->best_ms, p->table_ms);
     /* a terminal gets one line redrawn; a log gets a line per candidate */
     fprintf(stderr, b->tty ? "\r%s\033[K" : "%s\n", line);
 }
