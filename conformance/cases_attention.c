@@ -324,6 +324,28 @@ void cf_cases_attention(cf_case_list *l)
         }
     }
 
+    /* The OpenCL decode kernel storing its output itself: enough batches
+     * and kv heads that every work-group takes the whole key range (one
+     * split, no merge), for each row tile and both loads. 32 groups fill
+     * PoCL's two cores (its tiles hold 1 or 2 rows); 264 the H200 (GPU
+     * only). */
+    for (int i = 0; i < 5; i++)
+        for (int dstr = 0; dstr < 2; dstr++) {
+            for (int r = 1; r <= 2; r *= 2) {
+                a = A(dts[(i + r) % 3], 4, 1, 512 + 5 * i, 8 * r, 8, hd[i], 0);
+                a.layout = dstr ? AL_DSTRIDED : a.layout;
+                a.lse = r == 2;
+                add(l, &a);
+            }
+            for (int r = 1; r <= 8; r *= 2) {
+                a = A(dts[1 + (i + r) % 2], 33, 1, 512 + 3 * i, 8 * r, 8, hd[i], 0);
+                a.layout = dstr ? AL_DSTRIDED : a.layout;
+                a.lse = r == 4;
+                a.large = 1;
+                add(l, &a);
+            }
+        }
+
     /* The CUDA prefill kernel's 128-row blocks (D <= 128): more than 64
      * rows per kv head and at least two blocks per SM (264 on a 132-SM
      * H200, which covers a 108-SM A100). GPU-only; heads rather than

@@ -1,6 +1,8 @@
 /* Decode attention, split-KV: pk_attn_decode writes per-chunk partials,
  * pk_attn_merge combines them in a fixed order (no atomics, so the result
- * is the same bit for bit on every run).
+ * is the same bit for bit on every run). With one chunk (a single split)
+ * pk_attn_decode stores o and lse itself, as the merge would, and the
+ * merge is not launched.
  *
  * Decode reads each K and V row once and does little arithmetic on it, so
  * the kernel is shaped for bandwidth: a work-group owns the query rows of
@@ -271,7 +273,8 @@ inline void pk_attn_step_softmax(float p[UNROLL][ROWS], float *m, float *l, floa
  * n0 + u * SLOTS + s of the step at n0, u < UNROLL. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 pk_attn_decode(__global const pk_t *q, __global const pk_t *k, __global const pk_t *v, __global float *part,
-               __global const int *lens, long16 pk_d0, long16 pk_d1, long16 pk_d2, float qscale)
+               __global pk_t *o, __global float *lse, __global const int *lens, long16 pk_d0, long16 pk_d1,
+               long16 pk_d2, float qscale)
 {
     PK_DECODE_UNPACK;
     const long8 off = vload8(0, pk_d + PK_DA_OFF);
@@ -451,17 +454,34 @@ pk_attn_decode(__global const pk_t *q, __global const pk_t *k, __global const pk
         int pr = r0 + r;
         if (pr < rows) {
             int h = kvh * group + pr / sq, i = pr % sq;
-            long slot = ((long)(b * hq + h) * sq + i) * n_splits + split;
-            for (int c = lid; c < D; c += WG) {
-                float x = 0.0f;
-                for (int y = 0; y < SLOTS; y++) x += buf[y * D + c];
-                part[acc_off + slot * D + c] = x;
-            }
-            if (lid == 0) {
+            if (n_splits == 1) {
+                /* the only split: what the merge would make of it (weight
+                 * exp2(0) = 1), stored here and the merge not launched */
+                const long4 o_st = vload4(0, pk_d + PK_DA_OS), l_st = vload4(0, pk_d + PK_DA_LS);
                 float sum = 0.0f;
                 for (int y = 0; y < SLOTS; y++) sum += ls[y * ROWS + r];
-                part[ml_off + 2 * slot] = big[r];
-                part[ml_off + 2 * slot + 1] = sum;
+                for (int c = lid; c < D; c += WG) {
+                    float x = 0.0f;
+                    for (int y = 0; y < SLOTS; y++) x += buf[y * D + c];
+                    PK_STORE(DT, o, off.s3 + b * o_st.s0 + i * o_st.s1 + h * o_st.s2 + c * o_st.s3,
+                             big[r] == -INFINITY ? 0.0f : x / sum);
+                }
+                if (lse && lid == 0)
+                    lse[off.s4 + b * l_st.s0 + h * l_st.s1 + i * l_st.s2] =
+                        big[r] == -INFINITY ? -INFINITY : (big[r] + log2(sum)) * M_LN2_F;
+            } else {
+                long slot = ((long)(b * hq + h) * sq + i) * n_splits + split;
+                for (int c = lid; c < D; c += WG) {
+                    float x = 0.0f;
+                    for (int y = 0; y < SLOTS; y++) x += buf[y * D + c];
+                    part[acc_off + slot * D + c] = x;
+                }
+                if (lid == 0) {
+                    float sum = 0.0f;
+                    for (int y = 0; y < SLOTS; y++) sum += ls[y * ROWS + r];
+                    part[ml_off + 2 * slot] = big[r];
+                    part[ml_off + 2 * slot + 1] = sum;
+                }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);

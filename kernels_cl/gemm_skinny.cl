@@ -25,7 +25,8 @@
  *   ACCV 1 or VW: accumulator lanes
  *   U    vectors each item loads before it uses them (MMA: steps of 32 k)
  *   MMA  1: gemm_skinny_mma (tensor cores; WG, CPI = blocks of 8 columns
- *        a warp, U), below; 0: gemm_skinny
+ *        a warp, U, KW warps splitting a strip's k, STREAM), below;
+ *        0: gemm_skinny
  * Strides are in elements; k strides are 1. */
 
 #ifndef MMA
@@ -302,24 +303,38 @@ __kernel void gemm_skinny_merge(SKINNY_PARAMS)
  * the host builds this only where pk_device_info.matrix_units says so):
  * gemm_skinny_mma, for 16-bit a and b with m <= 16.
  *
- * A warp owns CPI blocks of 8 columns and takes k 32 at a time as two
- * mma.m16n8k16: a is the 16 x 16 A operand (rows past m are zeros), a
- * block of 8 weight rows the 16 x 8 B operand. The k order inside a step
- * is permuted so that each lane's share is contiguous: lane (g = lane / 4,
- * q = lane % 4) loads 16 bytes (k = 8q .. 8q + 7 of the step) of weight
- * row g of each block and of a's rows g and g + 8, and its four 32-bit
- * words go to the fragments' k pairs {2q, 2q + 8} of the first mma and
- * the second. A and B are permuted alike, so each product meets its
- * partner; every element of k is used once. The accumulators need no
- * exchange: lane (g, q) holds d at rows g and g + 8, columns 2q and
- * 2q + 1 of each block. The tensor cores add in a fixed order: the same
- * bits on every run. */
+ * A strip of CPI blocks of 8 columns belongs to KW warps of the group,
+ * which split its k range: warp kp takes the rounds of U steps kp, kp +
+ * KW, ... (adjacent warps read adjacent pieces of each weight row), then
+ * the single steps past the last whole round in the same turn. A step is
+ * 32 k as two mma.m16n8k16: a is the 16 x 16 A operand (rows past m are
+ * zeros), a block of 8 weight rows the 16 x 8 B operand. The k order
+ * inside a step is permuted so that each lane's share is contiguous: lane
+ * (g = lane / 4, q = lane % 4) loads 16 bytes (k = 8q .. 8q + 7 of the
+ * step) of weight row g of each block and of a's rows g and g + 8, and its
+ * four 32-bit words go to the fragments' k pairs {2q, 2q + 8} of the first
+ * mma and the second. A and B are permuted alike, so each product meets
+ * its partner; every element of k is used once. Lane (g, q) holds d at
+ * rows g and g + 8, columns 2q and 2q + 1 of each block. With KW > 1 the
+ * warps' sums meet in local memory and one item per output adds them in
+ * warp order. The tensor cores add in a fixed order: the same bits on
+ * every run.
+ *
+ * STREAM 1 loads the weights, which are read once, with ld.global.nc and
+ * no L1 allocation, so that a (read by every warp) keeps L1. */
+#ifndef KW
+#define KW 1
+#endif
+#ifndef STREAM
+#define STREAM 0
+#endif
 #if DT_A == 2
 #define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
 #else
 #define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
 #endif
-#define MMA_NC (WG / 32 * 8 * CPI)
+#define MMA_STRIPS (WG / 32 / KW)
+#define MMA_NC (MMA_STRIPS * 8 * CPI)
 
 inline __attribute__((always_inline)) void skinny_mma(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
                                                       uint b1)
@@ -327,6 +342,20 @@ inline __attribute__((always_inline)) void skinny_mma(float c[4], uint a0, uint 
     asm volatile(SKINNY_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* 16 bytes of weights at p + i */
+inline uint4 skinny_mma_weights(__global const a_t *p, long i)
+{
+#if STREAM
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.s0), "=r"(v.s1), "=r"(v.s2), "=r"(v.s3)
+                 : "l"(p + i));
+    return v;
+#else
+    return *(__global const uint4 *)(p + i);
+#endif
 }
 
 /* 16 bytes of 16-bit elements at p + i, of which the first `valid` are
@@ -355,14 +384,19 @@ gemm_skinny_mma(SKINNY_PARAMS)
     SKINNY_UNPACK;
     const long k = pk_s[PK_SA_K], ks = pk_s[PK_SA_KS];
     const int lane = (int)get_local_id(0) % 32, warp = (int)get_local_id(0) / 32;
+    const int strip = warp / KW, kp = warp % KW;
     const int g = lane / 4, q = lane % 4;
     const long s = get_group_id(1), splits = get_num_groups(1);
     const long k0 = s * ks, k1 = min(k, k0 + ks);
     const long groups = (n + MMA_NC - 1) / MMA_NC;
+#if KW > 1
+    /* [warp][accumulator j * 4 + e][lane]: lanes side by side */
+    __local float red[WG / 32 * CPI * 4 * 32];
+#endif
 
     for (long z = get_group_id(2); z < batch; z += get_num_groups(2)) {
         for (long gi = get_group_id(0); gi < groups; gi += get_num_groups(0)) {
-            const long colw = gi * MMA_NC + (long)warp * 8 * CPI;
+            const long colw = gi * MMA_NC + (long)strip * 8 * CPI;
             /* columns past n reread column n - 1 and are never stored */
             long brow[CPI];
 #pragma unroll
@@ -373,21 +407,23 @@ gemm_skinny_mma(SKINNY_PARAMS)
 #pragma unroll
             for (int j = 0; j < CPI; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
-            long t = k0;
-            for (; t + 32 * U <= k1; t += 32 * U) {
+            const long span = 32L * U, rounds = k1 > k0 ? (k1 - k0) / span : 0;
+            long t = k0 + kp * span;
+            for (long r = kp; r < rounds; r += KW, t += KW * span) {
                 uint4 w[U][CPI], x0[U], x1[U];
 #pragma unroll
                 for (int u = 0; u < U; u++) {
                     const long at = t + u * 32 + 8 * q;
 #pragma unroll
-                    for (int j = 0; j < CPI; j++) w[u][j] = *(__global const uint4 *)(b + brow[j] + at);
+                    for (int j = 0; j < CPI; j++) w[u][j] = skinny_mma_weights(b, brow[j] + at);
                     x0[u] = has0 ? *(__global const uint4 *)(a + arow0 + at) : (uint4)0;
                     x1[u] = has1 ? *(__global const uint4 *)(a + arow1 + at) : (uint4)0;
                 }
 #pragma unroll
                 for (int u = 0; u < U; u++) skinny_mma_step(acc, x0[u], x1[u], w[u]);
             }
-            for (; t < k1; t += 32) {
+            /* single steps after the whole rounds, dealt in turn */
+            for (t = k0 + rounds * span + kp * 32L; t < k1; t += 32L * KW) {
                 const long at = t + 8 * q, valid = clamp(k1 - at, 0L, 8L);
                 uint4 w[CPI];
 #pragma unroll
@@ -397,6 +433,27 @@ gemm_skinny_mma(SKINNY_PARAMS)
                 skinny_mma_step(acc, x0, x1, w);
             }
 
+#if KW > 1
+#pragma unroll
+            for (int j = 0; j < CPI; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) red[(warp * (CPI * 4) + j * 4 + e) * 32 + lane] = acc[j][e];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int o = (int)get_local_id(0); o < MMA_STRIPS * CPI * 4 * 32; o += WG) {
+                const int l = o % 32, je = o / 32 % (CPI * 4), st = o / (32 * CPI * 4);
+                const long row = l / 4 + (je % 4 >= 2 ? 8 : 0);
+                const long col = gi * MMA_NC + (long)st * 8 * CPI + je / 4 * 8 + 2 * (l % 4) + (je & 1);
+                if (row >= m || col >= n) continue;
+                float sum = 0.0f;
+                for (int v = 0; v < KW; v++) sum += red[((st * KW + v) * (CPI * 4) + je) * 32 + l];
+                if (splits > 1)
+                    part[((s * batch + z) * m + row) * n + col] = sum;
+                else
+                    skinny_finish(z, row, col, sum, SKINNY_EPILOGUE);
+            }
+            /* the next group's sums overwrite these */
+            barrier(CLK_LOCAL_MEM_FENCE);
+#else
 #pragma unroll
             for (int j = 0; j < CPI; j++)
 #pragma unroll
@@ -408,6 +465,7 @@ gemm_skinny_mma(SKINNY_PARAMS)
                     else
                         skinny_finish(z, row, col, acc[j][e], SKINNY_EPILOGUE);
                 }
+#endif
         }
     }
 }

@@ -103,7 +103,7 @@ static void test_bench_shapes_fill_h200(void)
     pk_attention_problem p = problem(PK_BF16, 32, 1, 4096, 32, 8, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     pk_cl_attn_plan_variant(&pl, p.d, name, sizeof name);
-    CHECK(!strcmp(name, "decode_d128_r4_t8x2_u4_vec"), "B32 Skv4096: %s", name);
+    CHECK(!strcmp(name, "decode_d128_r4_t8x2_u4_vec_merge"), "B32 Skv4096: %s", name);
     CHECK(32 * 8 * pl.n_splits >= dp->wg_per_cu * 132, "B32 Skv4096: %d splits leave compute units idle",
           pl.n_splits);
 

@@ -178,7 +178,9 @@ static void skinny_expect(const pk_device_info *info, const pk_gemm_problem *p, 
     CHECK(sk->ks * (sk->splits - 1) < p->k || (p->k == 0 && sk->splits == 1), "an empty split");
     CHECK(sk->ks * sk->splits >= p->k, "the splits do not cover k");
     CHECK(sk->splits == 1 || sk->ks % (sk->mma ? 32 : (int64_t)sk->vw * sk->kl) == 0, "a split starts inside a round");
-    int64_t nc = (int64_t)(sk->wg / sk->kl) * sk->cpi * (sk->mma ? 8 : 1);
+    int64_t nc = sk->mma ? (int64_t)(sk->wg / 32 / sk->kw) * sk->cpi * 8 : (int64_t)(sk->wg / sk->kl) * sk->cpi;
+    CHECK(!sk->mma || (sk->kw >= 1 && sk->wg / 32 % sk->kw == 0), "mma: %d warps split into strips of %d",
+          sk->wg / 32, sk->kw);
     CHECK(sk->groups == (p->n + nc - 1) / nc, "column groups");
     CHECK(sk->mma || (sk->rc >= 1 && sk->mr % sk->rc == 0), "rows reduced at a time do not divide mr");
 }
@@ -243,6 +245,16 @@ static void test_skinny_picks(void)
     p = linear(PK_BF16, 1, 1, 4096, 4096);
     p.a.stride[1] = 3;
     skinny_expect(&nv, &p, 1, 8, 1);
+    /* with matrix units, 16-bit decode from mma_min_m rows on takes the
+     * tensor cores; the H200's 14336 columns fill it without a split */
+    pk_device_info nvm = nv;
+    nvm.matrix_units = 1;
+    p = linear(PK_BF16, 1, 16, 14336, 4096);
+    skinny_expect(&nvm, &p, 16, 8, 1);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nvm), &nvm, 1024, &p, &plan) == 0 && plan.sk.mma,
+          "m 16 on matrix units: not the mma kernel");
+    p = linear(PK_F16, 1, 9, 37, 2600);
+    skinny_expect(&nvm, &p, 16, 8, 2);
     /* a device whose work-groups are too small for the team */
     p = linear(PK_BF16, 1, 1, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 64, &p, &plan) == 0 && !plan.skinny, "128-item group on a 64-item device");

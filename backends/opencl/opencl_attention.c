@@ -1,6 +1,6 @@
 /* OpenCL attention: one fused pass (attention_prefill.cl), or for decode
  * shapes a split-KV pass whose per-chunk partials a merge kernel combines
- * (attention_decode.cl). The plan (opencl_attention_plan.c) chooses the
+ * (attention_decode.cl; with one chunk the pass stores the output itself). The plan (opencl_attention_plan.c) chooses the
  * path, the tiles and the splits.
  *
  * Scratch layout: per-batch lengths (int, 2 * batch, only when they are
@@ -99,17 +99,18 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
         for (int j = 0; j < 4; j++) da[st_at[i] + j] = st[i]->s[j];
     const pk_cl_arg packed[3] = {{16 * sizeof(cl_long), da}, {16 * sizeof(cl_long), da + 16},
                                  {16 * sizeof(cl_long), da + 32}};
+    cl_mem o = p->o.mem, lse = p->lse.mem;
     pk_cl_arg decode_args[] = {
-        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(a->lens),
-        packed[0],       packed[1],       packed[2],       PK_CL_ARG(a->qscale),
+        PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(o), PK_CL_ARG(lse),
+        PK_CL_ARG(a->lens), packed[0], packed[1], packed[2], PK_CL_ARG(a->qscale),
     };
     size_t wg = (size_t)(plan->dec.slots * plan->dec.tpk);
     size_t global[3] = {(size_t)plan->n_splits * wg, (size_t)(p->batch * p->hkv), (size_t)plan->row_tiles};
     size_t local[3] = {wg, 1, 1};
     s = pk_cl_run(d, decode, decode_args, (int)(sizeof decode_args / sizeof decode_args[0]), 3, global, local, msg);
-    if (s != PK_SUCCESS) return s;
+    /* one split: the decode kernel stored the output itself */
+    if (s != PK_SUCCESS || plan->n_splits == 1) return s;
 
-    cl_mem o = p->o.mem, lse = p->lse.mem;
     pk_cl_arg merge_args[] = {PK_CL_ARG(part), PK_CL_ARG(o), PK_CL_ARG(lse), packed[0], packed[1], packed[2]};
     size_t merge_local = (size_t)plan->merge_groups * (size_t)p->d, merge_global = (size_t)n_rows * merge_local;
     return pk_cl_run(d, merge, merge_args, (int)(sizeof merge_args / sizeof merge_args[0]), 1, &merge_global,
@@ -127,7 +128,7 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     /* lengths first; partials start on a 256-byte boundary after them */
     size_t lens_bytes = p->uniform_lengths ? 0 : (size_t)p->batch * 2 * sizeof(cl_int);
     size_t part_start = (lens_bytes + 255) / 256 * 256;
-    size_t part_floats = plan.split ? (size_t)(p->batch * p->hq * p->sq) * (size_t)plan.n_splits * (size_t)(p->d + 2) : 0;
+    size_t part_floats = plan.split && plan.n_splits > 1 ? (size_t)(p->batch * p->hq * p->sq) * (size_t)plan.n_splits * (size_t)(p->d + 2) : 0;
     size_t bytes = part_start + part_floats * sizeof(float);
     cl_mem scratch = NULL;
     if (bytes) {

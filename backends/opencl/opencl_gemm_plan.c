@@ -59,12 +59,12 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    copy rate). portkern tune on two cores of a Xeon (PoCL 3.1) found
  *    nothing faster. */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
-    /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads */
-    [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 1, 4},
-    [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       0, 128, 2, 4},
-    [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512,        0, 128, 2, 4},
-    [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512,        0, 128, 2, 4},
-    [PK_CL_VENDOR_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512,        0, 128, 2, 4},
+    /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads kw stream */
+    [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 2, 4, 4, 1},
+    [PK_CL_VENDOR_AMD]    = {128, 64, {1, 1, 2, 4, 4},    4,    0,  4,   16,    1024,       0, 128, 2, 4, 1, 0},
+    [PK_CL_VENDOR_INTEL]  = {128, 16, {1, 1, 2, 2, 4},    2,    0,  4,   16,    512,        0, 128, 2, 4, 1, 0},
+    [PK_CL_VENDOR_CPU]    = {8,  1,  {4, 4, 2, 2, 2},    4,    1,  4,   4,     512,        0, 128, 2, 4, 1, 0},
+    [PK_CL_VENDOR_OTHER]  = {64,  16, {1, 1, 2, 2, 4},    2,    0,  4,   8,     512,        0, 128, 2, 4, 1, 0},
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
@@ -136,6 +136,9 @@ const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls)
 
 size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk)
 {
+    /* the mma kernel's warps meet in local memory only when they split k:
+     * CPI * 4 accumulators a lane */
+    if (sk->mma) return sk->kw > 1 ? sizeof(float) * (size_t)(sk->wg / 32) * (size_t)sk->cpi * 4 * 32 : 0;
     return sizeof(float) * (size_t)(sk->wg / sk->kl) * (size_t)sk->cpi * (size_t)sk->rc * (size_t)(sk->kl + 1);
 }
 
@@ -193,8 +196,12 @@ static int mma_fill(const pk_cl_params *prm, const pk_device_info *info, size_t 
     sk->kl = 32;
     sk->cpi = t->mma_nb;
     sk->unroll = t->mma_loads;
+    sk->kw = t->mma_kw;
+    sk->stream = t->mma_stream;
     sk->splits = 1;
-    return info->matrix_units && t->mma_wg % 32 == 0 && (size_t)t->mma_wg <= max_work_group;
+    const size_t bytes = pk_cl_skinny_local_bytes(sk);
+    return info->matrix_units && t->mma_wg % 32 == 0 && t->mma_kw > 0 && t->mma_wg / 32 % t->mma_kw == 0 &&
+           (size_t)t->mma_wg <= max_work_group && bytes <= PK_CL_GEMM_MAX_LOCAL_BYTES && bytes <= info->local_mem_bytes;
 }
 
 int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
@@ -209,7 +216,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
             const pk_cl_skinny_params *t = &prm->skinny;
             /* columns a work-group owns: teams of kl items, cpi columns
              * each; a warp's blocks of 8 on the mma path */
-            int64_t nc = (int64_t)(sk.wg / sk.kl) * sk.cpi * (sk.mma ? 8 : 1);
+            int64_t nc = sk.mma ? (int64_t)(sk.wg / 32 / sk.kw) * sk.cpi * 8 : (int64_t)(sk.wg / sk.kl) * sk.cpi;
             sk.groups = (p->n + nc - 1) / nc;
             int64_t total = p->batch * sk.groups, units = info->compute_units > 0 ? info->compute_units : 1;
             int64_t want = (t->fill * units + total - 1) / total, cap = p->k / t->min_split_k;
@@ -236,7 +243,8 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
 static void skinny_variant(const pk_cl_skinny_plan *sk, char *name, size_t n)
 {
     if (sk->mma)
-        snprintf(name, n, "skinny_mma_%dx%d%s", sk->wg, sk->cpi, sk->splits > 1 ? "_split" : "");
+        snprintf(name, n, "skinny_mma_%dx%d_kw%d%s%s", sk->wg, sk->cpi, sk->kw, sk->stream ? "_stream" : "",
+                 sk->splits > 1 ? "_split" : "");
     else
         snprintf(name, n, "skinny_m%d_%dx%dx%d%s", sk->mr, sk->wg, sk->kl, sk->cpi, sk->splits > 1 ? "_split" : "");
 }

@@ -27,6 +27,7 @@ typedef struct pk_cl_skinny_plan {
     int vw;          /* elements per 16-byte load */
     int wg, kl, cpi, unroll, vector_acc;
     int rc;          /* rows reduced in local memory at a time */
+    int kw, stream;  /* mma: warps splitting a strip's k; weights loaded past L1 */
     int64_t groups;  /* column groups of one batch */
     int splits;
     int64_t ks;      /* elements of k per split */

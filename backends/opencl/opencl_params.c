@@ -56,6 +56,8 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_SKINNY, "mma_wg", OFF(skinny.mma_wg), 32, 1024, CH(64, 128, 256)},
     {PK_CL_FAMILY_SKINNY, "mma_nb", OFF(skinny.mma_nb), 1, 8, CH(1, 2, 4)},
     {PK_CL_FAMILY_SKINNY, "mma_loads", OFF(skinny.mma_loads), 1, 16, CH(1, 2, 4, 8)},
+    {PK_CL_FAMILY_SKINNY, "mma_kw", OFF(skinny.mma_kw), 1, 32, CH(1, 2, 4, 8)},
+    {PK_CL_FAMILY_SKINNY, "mma_stream", OFF(skinny.mma_stream), 0, 1, CH(0, 1)},
     {PK_CL_FAMILY_ROWS, "vec_bytes", OFF(rows.vec_bytes), 2, 64, CH(8, 16, 32, 64)},
     {PK_CL_FAMILY_ROWS, "max_tpr", OFF(rows.max_tpr), 1, 1024, CH(1, 128, 256, 512, 1024)},
     {PK_CL_FAMILY_ROWS, "target_chunks", OFF(rows.target_chunks), 0, 16, CH(0, 1, 2, 4)},
@@ -167,6 +169,8 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
     case PK_CL_FAMILY_SKINNY:
         RULE(p->skinny.wg % p->skinny.kl == 0, "wg (%d) is not a multiple of kl (%d)", p->skinny.wg, p->skinny.kl);
         RULE(p->skinny.mma_wg % 32 == 0, "mma_wg (%d) is not a multiple of a warp (32)", p->skinny.mma_wg);
+        RULE(p->skinny.mma_wg / 32 % p->skinny.mma_kw == 0, "mma_wg (%d) is not a multiple of mma_kw (%d) warps",
+             p->skinny.mma_wg, p->skinny.mma_kw);
         return 0;
     case PK_CL_FAMILY_ROWS:
         RULE(is_pow2(p->rows.vec_bytes), "vec_bytes (%d) is not a power of two", p->rows.vec_bytes);

@@ -42,9 +42,10 @@ typedef struct pk_cl_skinny_params {
     /* tensor cores (mma.sync through inline PTX, devices whose
      * pk_device_info.matrix_units says so): 16-bit a and b with m >=
      * mma_min_m (0: never) take gemm_skinny_mma, work-groups of mma_wg
-     * items, mma_nb blocks of 8 columns a warp, mma_loads steps of 32 k
-     * loaded before any is used */
-    int mma_min_m, mma_wg, mma_nb, mma_loads;
+     * items, mma_nb blocks of 8 columns a strip of mma_kw warps that
+     * split its k, mma_loads steps of 32 k loaded before any is used;
+     * mma_stream 1 loads the weights past L1 */
+    int mma_min_m, mma_wg, mma_nb, mma_loads, mma_kw, mma_stream;
 } pk_cl_skinny_params;
 
 /* rows.cl: the per-row kernels (norms, softmax) and the elementwise ones
