@@ -103,9 +103,15 @@ static void test_bench_shapes_fill_h200(void)
     pk_attention_problem p = problem(PK_BF16, 32, 1, 4096, 32, 8, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
     pk_cl_attn_plan_variant(&pl, p.d, name, sizeof name);
-    CHECK(!strcmp(name, "decode_d128_r4_t8x2_u4_vec_merge"), "B32 Skv4096: %s", name);
+    CHECK(!strcmp(name, "decode_d128_r4_t8x2_u4_vec"), "B32 Skv4096: %s", name);
     CHECK(32 * 8 * pl.n_splits >= dp->wg_per_cu * 132, "B32 Skv4096: %d splits leave compute units idle",
           pl.n_splits);
+    CHECK(pl.n_splits > 1, "B32 Skv4096: one split");
+    /* enough kv heads to fill the device alone: one split, no merge */
+    p = problem(PK_BF16, 33, 1, 4096, 32, 8, 128);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pl.split && pl.n_splits == 1 && pl.chunk >= 4096, "B33 Skv4096: %d splits of %d keys", pl.n_splits,
+          pl.chunk);
 
     /* the kernel's local memory, counted by hand: Q (4 x 128), two steps'
      * partials (8 lanes x (16 slots x 4 keys x 4 rows + 4)), two steps' sums */

@@ -188,8 +188,8 @@ void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name,
     if (!plan->split)
         snprintf(name, n, "prefill_d%d_%dx%dx%d", (int)d, t->bm, t->bn, t->tpr);
     else
-        snprintf(name, n, "decode_d%d_r%d_t%dx%d_u%d_%s%s", (int)d, c->rows, c->tpk, c->nv, c->unroll,
-                 c->vec ? "vec" : "any", plan->n_splits > 1 ? "_merge" : "");
+        snprintf(name, n, "decode_d%d_r%d_t%dx%d_u%d_%s", (int)d, c->rows, c->tpk, c->nv, c->unroll,
+                 c->vec ? "vec" : "any");
 }
 
 /* A problem of one batch and kv head: q rows per kv head, K and V either
@@ -220,20 +220,14 @@ void pk_cl_attn_plan_variants(const pk_cl_params *prm, const pk_device_info *dev
         pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
         fn(ctx, name);
         /* decode: 1, 2, 4, ... rows per kv head, both loads, up to the
-         * widest row tile (more rows take more work-groups of it); each
-         * split in chunks that a merge combines, and (with enough batches
-         * to fill the device) in one chunk, stored by the decode kernel */
+         * widest row tile (more rows take more work-groups of it) */
         for (int vec = 1; vec >= 0; vec--)
             for (int64_t rows = 1;; rows *= 2) {
                 p = probe(1, rows, PK_CL_ATTN_SPLIT_MIN_SKV, d, vec);
                 pk_cl_attn_plan_make(prm, &p, dev, &plan);
                 if (plan.dec.rows < rows) break;
-                for (int64_t batch = 1; batch <= ((int64_t)1 << 20); batch <<= 20) {
-                    p.batch = batch;
-                    pk_cl_attn_plan_make(prm, &p, dev, &plan);
-                    pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
-                    fn(ctx, name);
-                }
+                pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+                fn(ctx, name);
             }
     }
 }

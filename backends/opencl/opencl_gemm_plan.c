@@ -45,8 +45,12 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    more than the last wave. The entry is what portkern tune found on the
  *    H200 from there: two warps a column (kl = 64), one load in flight a
  *    round; 16-bit problems from 2 rows on take the tensor cores
- *    (gemm_skinny_mma) with one block of 8 columns a warp, 4 steps in
- *    flight.
+ *    (gemm_skinny_mma), 4 steps in flight. Its strips are laid out as the
+ *    CUDA decode kernel's (kernels_cuda/gemm_decode.cuh): 2 blocks of 8
+ *    columns, the group's 4 warps splitting k among them (so one launch
+ *    fills the H200 at N = 14336, where a warp a strip needed split-K and
+ *    a merge), weights loaded past L1 so that a stays there. Set by hand
+ *    from that kernel, not yet searched by portkern tune.
  *  - AMD: the same with a 64-wide wavefront per column.
  *  - Intel and others: 16 items per column, fewer loads in flight (fewer
  *    registers per item).
