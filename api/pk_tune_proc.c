@@ -16,9 +16,14 @@
  * are kept: the worker reports each new best as it finds it.
  *
  * The worker talks over a pipe, one line an event ("pk-tune " then P for
- * progress, B a new best, R a refusal, E the end); anything else it
- * writes (compiler warnings) is dropped, the last such line kept for the
- * report of a worker that died. */
+ * progress, B a new best, R a refusal, E the end, O the device could not
+ * be opened there); anything else it writes (compiler warnings) is
+ * dropped, the last such line kept for the report of a worker that died.
+ *
+ * A device that the caller has open may be closed to a second process (a
+ * GPU in an exclusive compute mode; on the H200 machine the worker's
+ * OpenCL listed one device where the caller's listed two). Then the
+ * search runs in the caller after all, and the report says why. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -54,6 +59,7 @@ typedef struct outcome {
     char why[512];
     int stopped;                    /* killed at the limit */
     char died[300];                 /* the worker ended without an end line: how */
+    char no_open[300];              /* the worker could not open the device: why */
     const pk_internal_tune_opts *opts;
     double t0;
 } outcome;
@@ -137,7 +143,7 @@ int pk_internal_tune_worker(int argc, char **argv)
     pk_status s = pk_backend_from_name(argv[1], &b);
     if (s == PK_SUCCESS) s = pk_open(b, atoi(argv[2]), &ctx);
     if (s != PK_SUCCESS) {
-        emit("E %d %s", (int)s, pk_last_error(NULL));
+        emit("O %d %s", (int)s, pk_last_error(NULL));
         return 1;
     }
     pk_device_info info;
@@ -145,7 +151,7 @@ int pk_internal_tune_worker(int argc, char **argv)
     /* device indices come from the driver's enumeration, the same in a
      * child with the same environment; a different name means it was not */
     if (strcmp(info.name, argv[5])) {
-        emit("E %d %s %s is \"%s\" in the worker, \"%s\" in the caller", (int)PK_ERR_NO_DEVICE, argv[1], argv[2],
+        emit("O %d %s %s is \"%s\" in the worker, \"%s\" in the caller", (int)PK_ERR_NO_DEVICE, argv[1], argv[2],
              info.name, argv[5]);
         pk_close(ctx);
         return 1;
@@ -187,6 +193,14 @@ static void handle_line(outcome *o, char *line, char *noise, size_t nn)
         break;
     case 'B': on_best(o, arg); break;
     case 'R': on_refused(o, arg); break;
+    case 'O':
+        if (sscanf(arg, "%d", &st) == 1) {
+            const char *sp = strchr(arg, ' ');
+            snprintf(o->no_open, sizeof o->no_open, "%s", sp ? sp + 1 : "?");
+            o->ended = 1;
+            o->status = (pk_status)st;
+        }
+        break;
     case 'E':
         if (sscanf(arg, "%d", &st) == 1) {
             o->ended = 1;
@@ -345,6 +359,12 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
         pk_device_info info;
         pk_context_info(ctx, &info);
         s = run_worker(path, &info, family, start, deadline, o);
+        if (s == PK_SUCCESS && o->no_open[0]) {
+            /* here instead, as if there were no worker, saying so */
+            o->ended = 0;
+            o->status = PK_SUCCESS;
+            s = PK_ERR_NO_DEVICE;
+        }
     }
     if (in_process || s != PK_SUCCESS) {
         /* no worker to run it (PORTKERN_TUNE_WORKER=off, or none installed
@@ -376,10 +396,12 @@ pk_status pk_internal_tune(pk_context *ctx, const char *family, const pk_interna
             s = pk_internal_params(ctx, req, reply, sizeof reply);
         }
         if (s == PK_SUCCESS)
-            snprintf(report, n, "%s: %.4g ms -> %.4g ms (%d timed, %d refused, %.1f s%s%s%s%s): %s%s%.300s", family,
-                     o->prog.table_ms, o->prog.best_ms, o->prog.tried, o->prog.rejected, took,
+            snprintf(report, n, "%s: %.4g ms -> %.4g ms (%d timed, %d refused, %.1f s%s%s%s%s%s%.200s%s): %s%s%.300s",
+                     family, o->prog.table_ms, o->prog.best_ms, o->prog.tried, o->prog.rejected, took,
                      o->stopped ? ", stopped at the limit" : "", o->died[0] ? ", " : "", o->died,
-                     opts->store ? ", stored" : "", o->best, o->refusal[0] ? "; last refused: " : "", o->refusal);
+                     opts->store ? ", stored" : "",
+                     o->no_open[0] ? "; in this process: the worker could not open the device (" : "", o->no_open,
+                     o->no_open[0] ? ")" : "", o->best, o->refusal[0] ? "; last refused: " : "", o->refusal);
         else
             snprintf(report, n, "%s: %s", family, pk_last_error(ctx));
     } else {

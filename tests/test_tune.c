@@ -1,7 +1,8 @@
 /* The tuner and the tuning cache on an OpenCL device (PoCL in CI): a
  * search within its time limit stores its winner, a new context loads it
  * and says so, a search whose first candidate cannot build in time is
- * stopped at its limit, one without a worker process runs in this one,
+ * stopped at its limit, one without a worker process (or whose worker
+ * cannot open the device) runs in this one,
  * PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache file are
  * ignored, and bad requests are refused with a message.
  * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
@@ -143,6 +144,18 @@ int main(int argc, char **argv)
     printf("%s\n", report);
     CHECK(s == PK_SUCCESS && strstr(report, "rope.wg="), "rope in this process: %s", report);
     unsetenv("PORTKERN_TUNE_WORKER");
+    /* a worker that cannot open the device (here: no OpenCL drivers in its
+     * environment; this process listed them before): in this one, saying so */
+    const char *icd = getenv("OCL_ICD_VENDORS");
+    char icd_was[512];
+    snprintf(icd_was, sizeof icd_was, "%s", icd ? icd : "");
+    setenv("OCL_ICD_VENDORS", "/nonexistent-portkern-test", 1);
+    s = pk_internal_tune(ctx, "rope", &quick, report, sizeof report);
+    printf("%s\n", report);
+    CHECK(s == PK_SUCCESS && strstr(report, "rope.wg=") && strstr(report, "the worker could not open the device"),
+          "rope with a worker that cannot open the device: %s", report);
+    if (icd) setenv("OCL_ICD_VENDORS", icd_was, 1);
+    else unsetenv("OCL_ICD_VENDORS");
     pk_close(ctx);
 
     /* a new context loads it */
