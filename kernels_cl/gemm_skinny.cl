@@ -299,8 +299,8 @@ __kernel void gemm_skinny_merge(SKINNY_PARAMS)
 }
 
 #if MMA
-/* Tensor cores through inline PTX (NVIDIA, compute capability 8.0 on;
- * the host builds this only where pk_device_info.matrix_units says so):
+/* Tensor cores through inline PTX (nv_ptx.cl; the host builds this, with
+ * PK_PTX = 1, only where pk_device_info.matrix_units says the probe passed):
  * gemm_skinny_mma, for 16-bit a and b with m <= 16.
  *
  * A strip of CPI blocks of 8 columns belongs to KW warps of the group,
@@ -329,30 +329,18 @@ __kernel void gemm_skinny_merge(SKINNY_PARAMS)
 #define STREAM 0
 #endif
 #if DT_A == 2
-#define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+#define skinny_mma pk_mma_bf16
 #else
-#define SKINNY_MMA "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#define skinny_mma pk_mma_f16
 #endif
 #define MMA_STRIPS (WG / 32 / KW)
 #define MMA_NC (MMA_STRIPS * 8 * CPI)
-
-inline __attribute__((always_inline)) void skinny_mma(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
-                                                      uint b1)
-{
-    asm volatile(SKINNY_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 /* 16 bytes of weights at p + i */
 inline uint4 skinny_mma_weights(__global const a_t *p, long i)
 {
 #if STREAM
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.s0), "=r"(v.s1), "=r"(v.s2), "=r"(v.s3)
-                 : "l"(p + i));
-    return v;
+    return pk_ld_stream16(p + i);
 #else
     return *(__global const uint4 *)(p + i);
 #endif

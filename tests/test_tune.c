@@ -4,7 +4,8 @@
  * stopped at its limit, one without a worker process (or whose worker
  * cannot open the device) runs in this one,
  * PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache file are
- * ignored, and bad requests are refused with a message.
+ * ignored, bad requests are refused with a message, and the inline PTX
+ * state agrees with the device's matrix units and PORTKERN_OPENCL_PTX.
  * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,22 @@ int main(int argc, char **argv)
     CHECK(pk_internal_params(ctx, "list", reply, 8) == PK_ERR_INVALID_ARGUMENT, "a short reply buffer is an error");
     pk_internal_tune_opts opts = {3, 1, NULL, NULL};
     CHECK(pk_internal_tune(ctx, "nope", &opts, report, sizeof report) == PK_ERR_INVALID_ARGUMENT, "unknown family");
+    /* inline PTX: on exactly where the device has matrix units (the probe
+     * passed), and off by PORTKERN_OPENCL_PTX=0, saying so */
+    pk_device_info info;
+    pk_context_info(ctx, &info);
+    CHECK(pk_internal_params(ctx, "ptx", reply, sizeof reply) == PK_SUCCESS &&
+              !strncmp(reply, info.matrix_units ? "on " : "off ", info.matrix_units ? 3 : 4),
+          "ptx: %s (matrix units %d)", reply, info.matrix_units);
+    printf("ptx: %s", reply);
+    setenv("PORTKERN_OPENCL_PTX", "0", 1);
+    CHECK(pk_internal_params(ctx, "ptx", reply, sizeof reply) == PK_SUCCESS && !strncmp(reply, "off ", 4) &&
+              strstr(reply, "PORTKERN_OPENCL_PTX=0"), "ptx with PORTKERN_OPENCL_PTX=0: %s", reply);
+    pk_context *no_ptx = open_cl();
+    pk_context_info(no_ptx, &info);
+    CHECK(!info.matrix_units, "matrix units with PORTKERN_OPENCL_PTX=0");
+    pk_close(no_ptx);
+    unsetenv("PORTKERN_OPENCL_PTX");
     pk_context *ref;
     if (pk_open(PK_BACKEND_REF, 0, &ref) == PK_SUCCESS) {
         CHECK(pk_internal_tune(ref, "chain", &opts, report, sizeof report) == PK_ERR_UNSUPPORTED,

@@ -219,6 +219,12 @@ void pk_tune_print_status(pk_backend b, int index)
                    "driver (portkern tune --backend %s:%d)\n", cls, tuned, total, pk_backend_name(b), index);
         (void)set;
     }
+    if (reply && pk_internal_params(ctx, "ptx", reply, REPLY) == PK_SUCCESS) {
+        reply[strcspn(reply, "\n")] = 0;
+        char *why = strchr(reply, ' ');
+        if (why) *why++ = 0;
+        printf("           inline PTX (tensor cores): %s%s%s\n", reply, why ? ", " : "", why ? why : "");
+    }
     free(reply);
     pk_close(ctx);
 }

@@ -1,5 +1,6 @@
 /* The OpenCL backend: device discovery, contexts, memory. Ops live in
  * opencl_<op>.c, device code in kernels_cl/. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,14 @@
 typedef struct pk_cl_slot {
     cl_platform_id platform;
     cl_device_id device;
+    int ptx;          /* inline PTX: 0 not asked, 1 exact, -1 not usable */
+    char ptx_why[400];
 } pk_cl_slot;
 
 static pk_cl_slot slots[PK_CL_MAX_DEVICES];
 static int n_slots;
+/* the slots' ptx fields: contexts may open on several threads at once */
+static pthread_mutex_t ptx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *pk_cl_error_name(cl_int err)
 {
@@ -93,6 +98,38 @@ static int has_extension(cl_device_id dev, const char *ext)
     return found;
 }
 
+/* NVIDIA from compute capability 8.0 on (mma.sync m16n8k16, cp.async,
+ * ldmatrix), if the probe says its inline PTX computes exactly */
+static int ptx_candidate(cl_uint cc_major, int is_cpu) { return cc_major >= 8 && !is_cpu; }
+
+int pk_cl_ptx_state(int index, char *why, size_t n)
+{
+    if (index < 0 || index >= n_slots) return snprintf(why, n, "no such device"), 0;
+    const char *env = getenv("PORTKERN_OPENCL_PTX");
+    if (env && !strcmp(env, "0")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_PTX=0"), 0;
+    pk_cl_slot *sl = &slots[index];
+    cl_uint cc_major = 0;
+    cl_device_type type = 0;
+    clGetDeviceInfo(sl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (has_extension(sl->device, "cl_nv_device_attribute_query"))
+        clGetDeviceInfo(sl->device, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major, &cc_major, NULL);
+    if (!ptx_candidate(cc_major, (type & CL_DEVICE_TYPE_CPU) != 0))
+        return snprintf(why, n, "not an NVIDIA GPU of compute capability 8.0 or later"), 0;
+    pthread_mutex_lock(&ptx_lock);
+    if (!sl->ptx) {
+        char w[sizeof sl->ptx_why] = "";
+        sl->ptx = pk_cl_ptx_probe(sl->platform, sl->device, w, sizeof w) ? 1 : -1;
+        snprintf(sl->ptx_why, sizeof sl->ptx_why, "%s", w);
+    }
+    const int ok = sl->ptx > 0;
+    if (ok)
+        snprintf(why, n, "the probe's mma.sync (bf16, f16), cp.async and ldmatrix were exact");
+    else
+        snprintf(why, n, "the probe failed: %s", sl->ptx_why);
+    pthread_mutex_unlock(&ptx_lock);
+    return ok;
+}
+
 static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg)
 {
     memset(info, 0, sizeof *info);
@@ -123,8 +160,9 @@ static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg
     else if (has_extension(dev, "cl_amd_device_attribute_query"))
         clGetDeviceInfo(dev, PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL);
     /* NVIDIA's OpenCL compiles inline PTX: mma.sync (sm_80 on) reaches the
-     * tensor cores (gemm_skinny.cl's MMA kernel) */
-    info->matrix_units = cc_major >= 8 && !info->is_cpu;
+     * tensor cores (kernels_cl/nv_ptx.cl), where the probe finds it exact */
+    char ptx_why[512];
+    info->matrix_units = ptx_candidate(cc_major, info->is_cpu) && pk_cl_ptx_state(index, ptx_why, sizeof ptx_why);
     info->simd_width = width ? (int)width : 1;
     return PK_SUCCESS;
 }

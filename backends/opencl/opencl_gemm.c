@@ -58,10 +58,10 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
 {
     char options[512];
     pk_cl_options(options, sizeof options,
-                  "-DMR=%d -DVW=%d -DWG=%d -DKL=%d -DCPI=%d -DRC=%d -DU=%d -DACCV=%d -DMMA=%d -DKW=%d -DSTREAM=%d "
+                  "-DMR=%d -DVW=%d -DWG=%d -DKL=%d -DCPI=%d -DRC=%d -DU=%d -DACCV=%d -DMMA=%d -DPK_PTX=%d -DKW=%d -DSTREAM=%d "
                   "-DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
                   sk->mr, sk->vw, sk->wg, sk->kl, sk->cpi, sk->rc ? sk->rc : 1, sk->unroll, sk->vector_acc ? sk->vw : 1,
-                  sk->mma, sk->kw > 0 ? sk->kw : 1, sk->stream, (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
+                  sk->mma, sk->mma, sk->kw > 0 ? sk->kw : 1, sk->stream, (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
                   p->residual.mem != NULL);
     pk_cl_kern *kernel, *merge = NULL;
     pk_status s = pk_cl_kernel(d, "gemm_skinny.cl", options, sk->mma ? "gemm_skinny_mma" : "gemm_skinny", &kernel, msg);

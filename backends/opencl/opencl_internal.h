@@ -62,6 +62,15 @@ void pk_cl_staged_reap(pk_cl_device *d, int wait);
 pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg);
 const char *pk_cl_error_name(cl_int err);
 
+/* An embedded kernel source by file name ("nv_ptx.cl"), or NULL. */
+const char *pk_cl_embedded_source(const char *name);
+/* Runs kernels_cl/ptx_probe.cl on dev (opencl_ptx_probe.c): 1 if its inline
+ * PTX builds and computes exactly, else 0 and why. */
+int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n);
+/* Whether device `index` runs inline PTX (PORTKERN_OPENCL_PTX=0: no), and
+ * how that was decided; the probe runs once per device and process. */
+int pk_cl_ptx_state(int index, char *why, size_t n);
+
 /* A kernel of a built program, with the argument values it holds from
  * its last launch (opencl_program.c). */
 typedef struct pk_cl_kern pk_cl_kern;

@@ -101,12 +101,16 @@ int pk_cl_cache_dir(char *dir, size_t n)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *pk_cl_embedded_source(const char *name) { return find_source(name); }
+
 uint64_t pk_cl_source_hash(const char *source)
 {
-    const char *common = find_source("common.cl"), *abi = find_source("cl_args.h"), *text = find_source(source);
+    const char *common = find_source("common.cl"), *abi = find_source("cl_args.h"), *ptx = find_source("nv_ptx.cl");
+    const char *text = find_source(source);
     uint64_t h = 0xcbf29ce484222325ull;
     h = hash_part(h, common ? common : "");
     h = hash_part(h, abi ? abi : "");
+    h = hash_part(h, ptx ? ptx : "");
     return hash_part(h, text ? text : "");
 }
 
@@ -214,9 +218,10 @@ static void save_binary(pk_cl_device *d, cl_program prog, const char *path)
 
 static pk_status build(pk_cl_device *d, const char *source, const char *options, cl_program *out, pk_msg *msg)
 {
-    const char *common = find_source("common.cl"), *abi = find_source("cl_args.h");
+    const char *common = find_source("common.cl"), *abi = find_source("cl_args.h"), *ptx = find_source("nv_ptx.cl");
     const char *text = find_source(source);
-    if (!common || !abi || !text) return pk_msgf(msg, PK_ERR_INTERNAL, "OpenCL source %s is not embedded", source);
+    if (!common || !abi || !ptx || !text)
+        return pk_msgf(msg, PK_ERR_INTERNAL, "OpenCL source %s is not embedded", source);
     if (pk_fault_alloc(d)) return pk_cl_check(CL_OUT_OF_HOST_MEMORY, "clCreateProgram (injected)", msg);
 
     char dir[1024], path[1200];
@@ -225,6 +230,7 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
         uint64_t h = 0xcbf29ce484222325ull;
         h = hash_part(h, common);
         h = hash_part(h, abi);
+        h = hash_part(h, ptx);
         h = hash_part(h, text);
         h = hash_part(h, options);
         h ^= pk_cl_device_hash(d);
@@ -233,9 +239,10 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
         if ((*out = from_binary(d, path, options))) return PK_SUCCESS;
     }
 
-    const char *parts[3] = {common, abi, text};
+    /* nv_ptx.cl is empty unless the options say PK_PTX=1 */
+    const char *parts[4] = {common, abi, ptx, text};
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(d->context, 3, parts, NULL, &err);
+    cl_program prog = clCreateProgramWithSource(d->context, 4, parts, NULL, &err);
     if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateProgramWithSource", msg);
     err = clBuildProgram(prog, 1, &d->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {

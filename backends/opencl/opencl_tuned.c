@@ -225,7 +225,8 @@ static const char *from_name(char c)
  *   set SPEC        sets "family.name=value,..." on this context only
  *   default FAMILY  FAMILY back to the class's table entry
  *   store FAMILY    FAMILY's current values into the tuning cache
- *   reload          the table, then the tuning cache, as a new context */
+ *   reload          the table, then the tuning cache, as a new context
+ *   ptx             "on|off WHY": whether kernels use inline PTX here */
 pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg)
 {
     pk_cl_device *d = dev;
@@ -255,6 +256,10 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         OUT("class %s autotune %s\n", cls[pk_cl_vendor_of(&d->info)], at);
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++)
             OUT("%s %s\n", pk_cl_family_get((pk_cl_family)f)->name, from_name(d->prm_from[f]));
+    } else if (!strcmp(verb, "ptx")) {
+        char why[512];
+        const int on = pk_cl_ptx_state(d->info.index, why, sizeof why);
+        OUT("%s %s\n", on ? "on" : "off", why);
     } else if (!strcmp(verb, "get") || !strcmp(verb, "default") || !strcmp(verb, "store")) {
         int f = family_arg(arg, msg);
         if (f < 0) return PK_ERR_INVALID_ARGUMENT;

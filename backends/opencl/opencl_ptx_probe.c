@@ -1,0 +1,130 @@
+/* Whether a device's OpenCL runs the inline PTX of kernels_cl/nv_ptx.cl
+ * exactly: NVIDIA's compiler accepts PTX inside OpenCL C, and that is the
+ * only way an OpenCL kernel reaches the tensor cores. Asked once per device
+ * and process, when the device's description is first read (a context's
+ * open, `portkern devices`): kernels_cl/ptx_probe.cl runs mma.sync (bf16
+ * and f16), cp.async and ldmatrix once on known data on a context of its
+ * own, and every value is compared with what the PTX ISA's fragment layout
+ * gives (small multiples of a power of two: every sum is exact, so equal
+ * means right). Only a device that passes gets matrix_units, and with it
+ * the kernels built with PK_PTX = 1; a driver that refuses or miscomputes
+ * keeps the portable kernels, and says why. opencl_backend.c asks it once
+ * per device and keeps the answer; PORTKERN_OPENCL_PTX=0 turns the probe
+ * and the PTX kernels off. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+
+/* bits of x, exact in bf16 / f16 (the probe's values are) */
+static uint32_t bf16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u >> 16;
+}
+
+static uint32_t f16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    if ((u & 0x7fffffffu) == 0) return sign;
+    int e = (int)((u >> 23) & 0xff) - 127 + 15;
+    return sign | (uint32_t)e << 10 | (u & 0x7fffffu) >> 13;
+}
+
+/* The words the kernel reads and the floats it must write (ptx_probe.cl). */
+static void probe_data(uint32_t in[512], float want[384])
+{
+    float a[16][16], b[16][8];
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 16; k++) a[i][k] = (float)((i * 7 + k * 3) % 11 - 5) / 4.0f;
+    for (int k = 0; k < 16; k++)
+        for (int j = 0; j < 8; j++) b[k][j] = (float)((k * 5 + j) % 9 - 4) / 2.0f;
+    for (int h = 0; h < 2; h++) {
+        uint32_t (*bits)(float) = h ? f16_bits : bf16_bits;
+#define PAIR(lo, hi) (bits(lo) | bits(hi) << 16)
+        for (int l = 0; l < 32; l++) {
+            const int g = l / 4, t = l % 4;
+            uint32_t *f = in + 192 * h + 6 * l;
+            f[0] = PAIR(a[g][2 * t], a[g][2 * t + 1]);
+            f[1] = PAIR(a[g + 8][2 * t], a[g + 8][2 * t + 1]);
+            f[2] = PAIR(a[g][2 * t + 8], a[g][2 * t + 9]);
+            f[3] = PAIR(a[g + 8][2 * t + 8], a[g + 8][2 * t + 9]);
+            f[4] = PAIR(b[2 * t][g], b[2 * t + 1][g]);
+            f[5] = PAIR(b[2 * t + 8][g], b[2 * t + 9][g]);
+            for (int e = 0; e < 4; e++) {
+                const int row = g + (e >= 2 ? 8 : 0), col = 2 * t + (e & 1);
+                float s = 0.0f;
+                for (int k = 0; k < 16; k++) s += a[row][k] * b[k][col];
+                want[128 * h + 4 * l + e] = s;
+            }
+        }
+#undef PAIR
+    }
+    for (int w = 0; w < 128; w++) in[384 + w] = 0x9e3779b9u * (uint32_t)(w + 1);
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 4; i++) {
+            uint32_t v = in[384 + (8 * i + l / 4) * 4 + l % 4];
+            memcpy(&want[256 + 4 * l + i], &v, 4);
+        }
+}
+
+static const char *const part_name[3] = {"mma.sync bf16", "mma.sync f16", "cp.async + ldmatrix"};
+
+int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
+{
+    const char *parts[2] = {pk_cl_embedded_source("nv_ptx.cl"), pk_cl_embedded_source("ptx_probe.cl")};
+    if (!parts[0] || !parts[1]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return snprintf(why, n, "clCreateContext: %s", pk_cl_error_name(err)), 0;
+    int ok = 0;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 2, parts, NULL, &err) : NULL;
+    cl_mem in = NULL, out = NULL;
+    cl_kernel k = NULL;
+    if (err == CL_SUCCESS) {
+        err = clBuildProgram(prog, 1, &dev, "-DPK_PTX=1", NULL, NULL);
+        if (err != CL_SUCCESS) {
+            char log[512] = "";
+            clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+            log[strcspn(log, "\n")] = 0;
+            snprintf(why, n, "the PTX did not build (%s): %.300s", pk_cl_error_name(err), log);
+            goto done;
+        }
+    }
+    uint32_t hin[512];
+    float want[384], got[384];
+    probe_data(hin, want);
+    if (err == CL_SUCCESS) in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof hin, hin, &err);
+    if (err == CL_SUCCESS) out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof got, NULL, &err);
+    if (err == CL_SUCCESS) k = clCreateKernel(prog, "pk_ptx_probe", &err);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof in, &in);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof out, &out);
+    size_t items = 32;
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &items, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(why, n, "running the probe: %s", pk_cl_error_name(err));
+        goto done;
+    }
+    ok = 1;
+    for (int i = 0; i < 384 && ok; i++)
+        if (memcmp(&got[i], &want[i], 4)) {
+            snprintf(why, n, "%s computed %g where %g was due (value %d)", part_name[i / 128], (double)got[i],
+                     (double)want[i], i % 128);
+            ok = 0;
+        }
+done:
+    if (k) clReleaseKernel(k);
+    if (in) clReleaseMemObject(in);
+    if (out) clReleaseMemObject(out);
+    if (prog) clReleaseProgram(prog);
+    if (q) clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return ok;
+}

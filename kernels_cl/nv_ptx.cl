@@ -1,0 +1,72 @@
+/* NVIDIA's tensor cores and asynchronous copies from OpenCL C, through
+ * inline PTX: the only place the OpenCL kernels name PTX. Built only with
+ * PK_PTX = 1, which the host passes to a device whose inline PTX passed the
+ * probe at context open (kernels_cl/ptx_probe.cl,
+ * backends/opencl/opencl_ptx_probe.c); every other compiler sees nothing
+ * of it.
+ *
+ * Fragments are those of the PTX ISA for mma.m16n8k16 with 16-bit inputs:
+ * lane (g = lane / 4, t = lane % 4) holds A at rows g and g + 8, k pairs 2t
+ * and 2t + 8 (a0: (g, 2t), a1: (g + 8, 2t), a2: (g, 2t + 8), a3: (g + 8,
+ * 2t + 8), each two elements along k in one 32-bit register), B at k pairs
+ * 2t and 2t + 8 of column g (b0, b1), and the f32 accumulators at rows g
+ * and g + 8, columns 2t and 2t + 1 (c0, c1 on row g; c2, c3 on row g + 8). */
+#if PK_PTX
+
+/* c += A B on the tensor cores, bf16 or f16 inputs, f32 accumulators */
+inline __attribute__((always_inline)) void pk_mma_bf16(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
+                                                       uint b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+inline __attribute__((always_inline)) void pk_mma_f16(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
+                                                      uint b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* 16 bytes read once: no L1 allocation, 256-byte L2 prefetch */
+inline uint4 pk_ld_stream16(__global const void *p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.s0), "=r"(v.s1), "=r"(v.s2), "=r"(v.s3)
+                 : "l"(p));
+    return v;
+}
+
+/* A local pointer as the 32-bit shared-window address that cp.async and
+ * ldmatrix take (NVIDIA's OpenCL keeps __local pointers in that window). */
+inline uint pk_shared_addr(__local const void *p) { return (uint)(size_t)p; }
+
+/* 16 bytes global -> local without passing through registers; completes
+ * at pk_cp_async_wait (then a barrier makes it visible to the group) */
+inline void pk_cp_async16(__local void *dst, __global const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");
+}
+
+inline void pk_cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+/* waits until at most N of this item's committed groups are in flight */
+#define pk_cp_async_wait(N) asm volatile("cp.async.wait_group " #N ";" ::: "memory")
+
+/* Four 8 x 8 matrices of 16-bit elements from local memory: lanes 8i ..
+ * 8i + 7 give the rows of matrix i; register i of lane l receives row
+ * l / 4, elements 2 (l % 4) and 2 (l % 4) + 1, of matrix i (the A or B
+ * fragment layout above). */
+inline void pk_ldmatrix_x4(uint r[4], __local const void *row)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(pk_shared_addr(row)));
+}
+
+#endif /* PK_PTX */
