@@ -24,6 +24,9 @@
 #             before conform, so that the suite checks what it stored
 #   portable  issue 3's cases on NVIDIA's OpenCL (--record), to set beside
 #             the CUDA bench of the same call
+#   ptxoff    the suite on NVIDIA's OpenCL with its inline PTX kernels off
+#             (PORTKERN_OPENCL_PTX=0: the portable kernels); PK_CONFORM_OPS
+#             narrows it to some ops (e.g. "gemm attention")
 #   cldecode  the Llama-3-8B-shaped checkpoint's decode (127 steps) on
 #             NVIDIA's OpenCL alone
 #   hostile   issue 14's device tests on each platform: several threads
@@ -90,6 +93,15 @@ if [[ $parts == *conform* ]]; then
     timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
+  done
+fi
+if [[ $parts == *ptxoff* && -n "$cl" ]]; then
+  for op in ${PK_CONFORM_OPS:-all}; do
+    t0=$(date +%s)
+    PORTKERN_OPENCL_PTX=0 timeout "$step" $pk conform --backend "opencl:$cl" $([ "$op" = all ] || echo --op "$op") \
+      >"$logs/conform-ptxoff-$op.txt" 2>&1
+    summary+=("conform opencl:$cl PTX off, $op ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-ptxoff-$op.txt")")
+    grep -E '^FAIL' "$logs/conform-ptxoff-$op.txt" | cut -c1-220 | head -10
   done
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
