@@ -54,6 +54,11 @@
  *                     (m, n contiguous), and TM (TN) * KS / 4 is a multiple
  *                     of the items; else element loads.
  *   VM VN (4 where WM (WN) % 4 == 0, else 1)  1 or 4, dividing WM (WN).
+ *   LANES (0)         1: each 32 items (a warp) take 4 (tx) x 8 (ty) places
+ *                     of the item grid instead of a run along tx, so that a
+ *                     warp's fragment reads of a step are 8 runs of a and 4
+ *                     of b (192 bytes) rather than 2 and 16 (576); needs
+ *                     NTX % 4 == 0 and NTY % 8 == 0 (the host checks).
  *   VPAD (4)          local row padding (floats, a multiple of 4) of a tile
  *                     read in runs of 4; 0 where it would pass 32 KiB.
  *   PREFETCH (1)      0 or 1, see Steps.
@@ -71,6 +76,9 @@
 
 #ifndef A_VEC
 #define A_VEC 0
+#endif
+#ifndef LANES
+#define LANES 0
 #endif
 #ifndef B_VEC
 #define B_VEC 0
@@ -392,8 +400,12 @@ gemm_tiled(long batch, long m, long n, long k,
     /* float4s: 16-byte aligned tiles */
     __local float4 lmem[GEMM_LOCAL / 4];
     __local float *const as0 = (__local float *)lmem, *const bs0 = as0 + GEMM_AS;
+    const int tid = (int)get_local_id(1) * NTX + (int)get_local_id(0);
+#if LANES
+    const int tx = tid / 32 % (NTX / 4) * 4 + tid % 4, ty = tid / 32 / (NTX / 4) * 8 + tid % 32 / 4;
+#else
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
-    const int tid = ty * NTX + tx;
+#endif
     const long col0 = (long)get_group_id(0) * TN;
     const long m_tiles = (m + TM - 1) / TM;
     const long steps = (k + KS - 1) / KS;

@@ -140,10 +140,10 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_cl_options(options, sizeof options,
                   "-DTM=%d -DTN=%d -DTK=%d -DWM=%d -DWN=%d -DPAD=%d -DDT_A=%d -DDT_D=%d -DACT=%d "
                   "-DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d -DA_KFAST=%d -DA_UNIT=%d -DB_KFAST=%d -DB_UNIT=%d "
-                  "-DA_VEC=%d -DB_VEC=%d -DPREFETCH=%d -DKUNROLL=%d -DEPI_LOCAL=%d",
+                  "-DA_VEC=%d -DB_VEC=%d -DPREFETCH=%d -DKUNROLL=%d -DEPI_LOCAL=%d -DLANES=%d",
                   t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
                   (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
-                  la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, gpu, gpu);
+                  la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, gpu, gpu, t->lanes);
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;

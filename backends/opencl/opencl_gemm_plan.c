@@ -19,19 +19,23 @@
  *  - GPU decode (M <= 16): a 16-row tile so that M = 1 wastes 16x, not
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
- *    That layout, with aligned rows, goes to the skinny kernel instead. */
+ *    That layout, with aligned rows, goes to the skinny kernel instead.
+ *  - lanes (warps of 4 x 8 items, gemm_tiled.cl LANES) is off in every
+ *    entry until a device measures it: it cuts a warp's local-memory reads
+ *    of a step from 576 to 192 bytes (the layout of our CUDA SIMT kernel,
+ *    kernels_cuda/gemm_simt_vec.cuh), and portkern tune searches it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "opencl_gemm_plan.h"
 
 static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
-    /*                      large: TM, TN, TK, WM, WN  small               decode */
-    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 32, 32, 2, 2}},
-    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {16, 64, 32, 2, 4}},
-    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
-    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8}, {128, 64, 32, 8, 8}, {8, 64, 32, 8, 4}},
-    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4},   {32, 32, 16, 2, 2}, {16, 32, 32, 2, 2}},
+    /*                      large: TM, TN, TK, WM, WN, lanes  small                 decode */
+    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0}, {64, 64, 16, 4, 4, 0}, {16, 32, 32, 2, 2, 0}},
+    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0}, {64, 64, 16, 4, 4, 0}, {16, 64, 32, 2, 4, 0}},
+    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0},   {32, 32, 16, 2, 2, 0}, {16, 32, 32, 2, 2, 0}},
+    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0}, {128, 64, 32, 8, 8, 0}, {8, 64, 32, 8, 4, 0}},
+    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4, 0},   {32, 32, 16, 2, 2, 0}, {16, 32, 32, 2, 2, 0}},
 };
 
 /* The skinny kernel streams b once; per class:
@@ -72,7 +76,7 @@ static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
-static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2};
+static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2, 0};
 
 const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_vendor cls, pk_cl_gemm_shape shape)
 {
@@ -96,6 +100,8 @@ int pk_cl_gemm_tile_valid(const pk_cl_gemm_tile *t, uint64_t local_mem_bytes, si
 {
     if (t->tm <= 0 || t->tn <= 0 || t->tk <= 0 || t->wm <= 0 || t->wn <= 0) return 0;
     if (t->tm % t->wm || t->tn % t->wn) return 0;
+    /* warps of 4 x 8 items tile the item grid */
+    if (t->lanes && ((t->tn / t->wn) % 4 || (t->tm / t->wm) % 8)) return 0;
     size_t threads = pk_cl_gemm_tile_threads(t);
     if (threads > PK_CL_GEMM_MAX_WORK_GROUP || threads > max_work_group) return 0;
     /* every work-item loads the same number of elements of each tile */
@@ -261,8 +267,8 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
     const pk_cl_gemm_tile *t = &plan->tile;
-    snprintf(name, n, "%s_%dx%dx%d_%dx%d%s", (unsigned)plan->shape < PK_CL_GEMM_SHAPE_COUNT ? shapes[plan->shape] : "?",
-             t->tm, t->tn, t->tk, t->wm, t->wn, plan->fallback ? "_fallback" : "");
+    snprintf(name, n, "%s_%dx%dx%d_%dx%d%s%s", (unsigned)plan->shape < PK_CL_GEMM_SHAPE_COUNT ? shapes[plan->shape] : "?",
+             t->tm, t->tn, t->tk, t->wm, t->wn, t->lanes ? "_lanes4x8" : "", plan->fallback ? "_fallback" : "");
 }
 
 void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,

@@ -34,7 +34,8 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "tn", OFF(gemm[s].tn), 1, 256, CH(16, 32, 64, 128)},                                    \
     {fam, "tk", OFF(gemm[s].tk), 1, 64, CH(8, 16, 32)},                                           \
     {fam, "wm", OFF(gemm[s].wm), 1, 16, CH(1, 2, 4, 8)},                                          \
-    {fam, "wn", OFF(gemm[s].wn), 1, 16, CH(1, 2, 4, 8)}
+    {fam, "wn", OFF(gemm[s].wn), 1, 16, CH(1, 2, 4, 8)},                                          \
+    {fam, "lanes", OFF(gemm[s].lanes), 0, 1, CH(0, 1)}
 
 static const pk_cl_param params[] = {
     TILE(PK_CL_FAMILY_GEMM_LARGE, PK_CL_GEMM_LARGE),

@@ -26,6 +26,7 @@ typedef enum pk_cl_gemm_shape {
 typedef struct pk_cl_gemm_tile {
     int tm, tn, tk;
     int wm, wn;
+    int lanes; /* 1: warps of 4 x 8 items (gemm_tiled.cl LANES) */
 } pk_cl_gemm_tile;
 
 /* gemm_skinny.cl: work-groups of wg items in teams of kl; a team owns
