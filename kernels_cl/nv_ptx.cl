@@ -13,24 +13,19 @@
  * and g + 8, columns 2t and 2t + 1 (c0, c1 on row g; c2, c3 on row g + 8). */
 #if PK_PTX
 
-/* c += A B on the tensor cores, bf16 or f16 inputs, f32 accumulators */
-inline __attribute__((always_inline)) void pk_mma_bf16(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
-                                                       uint b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-inline __attribute__((always_inline)) void pk_mma_f16(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0,
-                                                      uint b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
+/* c += A B on the tensor cores, f32 accumulators: pk_mma_bf16 and
+ * pk_mma_f16, by the inputs' type */
+#define PK_MMA_16816(name, type)                                                                           \
+    inline __attribute__((always_inline)) void name(float c[4], uint a0, uint a1, uint a2, uint a3, uint b0, \
+                                                    uint b1)                                               \
+    {                                                                                                      \
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." type "." type ".f32 {%0,%1,%2,%3}, "          \
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                                              \
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                      \
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                              \
+    }
+PK_MMA_16816(pk_mma_bf16, "bf16")
+PK_MMA_16816(pk_mma_f16, "f16")
 
 /* 16 bytes read once: no L1 allocation, 256-byte L2 prefetch */
 inline uint4 pk_ld_stream16(__global const void *p)
