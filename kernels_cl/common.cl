@@ -50,3 +50,18 @@ inline float pk_act(int act, float x)
     default: return x;
     }
 }
+
+/* A GEMM output (gm, gn) of batch z from its sum, through the epilogue
+ * that every GEMM kernel takes (gemm_tiled.cl's arguments, by name: c, d,
+ * bias, res with their offsets and strides, alpha, beta; build defines
+ * DT_D ACT HAS_C HAS_BIAS HAS_RES). c is read before d is written by the
+ * same work-item, so c may be d. */
+#define PK_GEMM_FINISH(sum)                                                                                \
+    do {                                                                                                   \
+        float x_ = alpha * (sum);                                                                          \
+        if (HAS_C) x_ += beta * PK_LOAD(DT_D, c, c_off + z * c_sb + gm * c_sm + gn * c_sn);                \
+        if (HAS_BIAS) x_ += PK_LOAD(DT_D, bias, bias_off + gn * bias_sn);                                  \
+        x_ = pk_act(ACT, x_);                                                                              \
+        if (HAS_RES) x_ += PK_LOAD(DT_D, res, res_off + z * res_sb + gm * res_sm + gn * res_sn);           \
+        PK_STORE(DT_D, d, d_off + z * d_sb + gm * d_sm + gn * d_sn, x_);                                   \
+    } while (0)

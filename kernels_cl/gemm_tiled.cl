@@ -373,18 +373,6 @@ inline void gemm_tile_product(__local const float *as, __local const float *bs, 
     }
 }
 
-/* Output (gm, gn) of batch z from its sum: c is read before d is written
- * by the same work-item, so c may be d. */
-#define GEMM_FINISH(sum)                                                                                   \
-    do {                                                                                                   \
-        float x_ = alpha * (sum);                                                                          \
-        if (HAS_C) x_ += beta * PK_LOAD(DT_D, c, c_off + z * c_sb + gm * c_sm + gn * c_sn);                \
-        if (HAS_BIAS) x_ += PK_LOAD(DT_D, bias, bias_off + gn * bias_sn);                                  \
-        x_ = pk_act(ACT, x_);                                                                              \
-        if (HAS_RES) x_ += PK_LOAD(DT_D, res, res_off + z * res_sb + gm * res_sm + gn * res_sn);           \
-        PK_STORE(DT_D, d, d_off + z * d_sb + gm * d_sm + gn * d_sn, x_);                                   \
-    } while (0)
-
 /* Groups stride over m-tiles (dim 1) and batches (dim 2), so the host may
  * launch fewer groups there than some drivers allow. */
 __kernel __attribute__((reqd_work_group_size(NTX, NTY, 1))) void
@@ -499,7 +487,7 @@ gemm_tiled(long batch, long m, long n, long k,
                 for (int e = tid; e < NTY * TN; e += NT) {
                     const int y = e / TN, cc = e - y * TN;
                     const long gm = row0 + GEMM_ROW(y, i), gn = col0 + cc;
-                    if (gm < m && gn < n) GEMM_FINISH(st[e]);
+                    if (gm < m && gn < n) PK_GEMM_FINISH(st[e]);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
@@ -510,7 +498,7 @@ gemm_tiled(long batch, long m, long n, long k,
 #pragma unroll
                 for (int j = 0; j < WN; j++) {
                     const long gn = col0 + GEMM_COL(tx, j);
-                    if (gm < m && gn < n) GEMM_FINISH(acc[i][j]);
+                    if (gm < m && gn < n) PK_GEMM_FINISH(acc[i][j]);
                 }
             }
 #endif

@@ -48,10 +48,22 @@ inline void pk_cp_async16(__local void *dst, __global const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");
 }
 
+/* The same, of which only the first `bytes` (0..16) are read and the rest
+ * of the 16 are zeros: the edges of a tile (src must be a valid address
+ * even when nothing is read). */
+inline void pk_cp_async16_zfill(__local void *dst, __global const void *src, uint bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(pk_shared_addr(dst)), "l"(src), "r"(bytes)
+                 : "memory");
+}
+
 inline void pk_cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
-/* waits until at most N of this item's committed groups are in flight */
-#define pk_cp_async_wait(N) asm volatile("cp.async.wait_group " #N ";" ::: "memory")
+/* waits until at most N (a literal, or a macro that is one) of this item's
+ * committed groups are in flight */
+#define PK_PTX_STR_(x) #x
+#define PK_PTX_STR(x) PK_PTX_STR_(x)
+#define pk_cp_async_wait(N) asm volatile("cp.async.wait_group " PK_PTX_STR(N) ";" ::: "memory")
 
 /* Four 8 x 8 matrices of 16-bit elements from local memory: lanes 8i ..
  * 8i + 7 give the rows of matrix i; register i of lane l receives row
@@ -60,6 +72,16 @@ inline void pk_cp_async_commit(void) { asm volatile("cp.async.commit_group;" :::
 inline void pk_ldmatrix_x4(uint r[4], __local const void *row)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(pk_shared_addr(row)));
+}
+
+/* The same with each 8 x 8 matrix transposed: register i of lane l
+ * receives column l / 4, rows 2 (l % 4) and 2 (l % 4) + 1, of matrix i (a B
+ * fragment from a tile stored k-major, n contiguous). */
+inline void pk_ldmatrix_x4_trans(uint r[4], __local const void *row)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(pk_shared_addr(row)));
 }

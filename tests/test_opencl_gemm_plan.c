@@ -264,6 +264,51 @@ static void test_skinny_picks(void)
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 64, &p, &plan) == 0 && !plan.skinny, "128-item group on a 64-item device");
 }
 
+/* The tensor-core kernel on a device with matrix units: 16-bit, a
+ * k-contiguous, b either way, 16-byte rows; else the tiled kernel. */
+static void test_mma_picks(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
+    nv.matrix_units = 1;
+    pk_cl_gemm_plan plan;
+    char name[96];
+    pk_gemm_problem p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma && plan.b_kc,
+          "bf16 4096^3 linear: not mma bk");
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "mma_128x128_w2x4_s3_bk"), "variant %s", name);
+    CHECK(pk_cl_mma_local_bytes(&plan.mt) <= 49152, "%zu bytes of local memory", pk_cl_mma_local_bytes(&plan.mt));
+    /* b as [K, N] */
+    p.b.stride[1] = 4096, p.b.stride[2] = 1;
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.b_kc,
+          "bf16 4096^3, b [K,N]: not mma bn");
+    /* 16 rows in the linear layout stay with the skinny kernel; as [K, N] they take mma */
+    p = linear(PK_F16, 1, 16, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.skinny, "m 16: not skinny");
+    p.b.stride[1] = 4096, p.b.stride[2] = 1;
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma, "m 16 [K,N]: not mma");
+    /* f32, a m-contiguous, a row of 12 elements, b offset 4, no matrix units, small local memory: tiled */
+    const struct { const char *why; int field; } no[] = {
+        {"f32", 0}, {"a m-contiguous", 1}, {"a rows of 12", 2}, {"b offset 4", 3}, {"no matrix units", 4},
+        {"32 KiB of local memory", 5}, {"b strided both ways", 6},
+    };
+    for (int i = 0; i < (int)(sizeof no / sizeof no[0]); i++) {
+        pk_device_info dev = nv;
+        p = linear(PK_BF16, 1, 100, 200, 96);
+        switch (no[i].field) {
+        case 0: p = linear(PK_F32, 1, 100, 200, 96); break;
+        case 1: p.a.stride[1] = 1, p.a.stride[2] = 100; break;
+        case 2: p.a.stride[1] = 12, p.k = 12; break;
+        case 3: p.b.offset = 4; break;
+        case 4: dev.matrix_units = 0; break;
+        case 5: dev.local_mem_bytes = 32768; break;
+        case 6: p.b.stride[1] = 2, p.b.stride[2] = 2 * 96; break;
+        }
+        CHECK(pk_cl_gemm_plan_problem(table_params(&dev), &dev, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
+              "%s: not the tiled kernel", no[i].why);
+    }
+}
+
 int main(void)
 {
     test_table_valid();
@@ -273,6 +318,7 @@ int main(void)
     test_fallback();
     test_skinny_table();
     test_skinny_picks();
+    test_mma_picks();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

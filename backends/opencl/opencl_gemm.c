@@ -1,5 +1,6 @@
 /* OpenCL GEMM host side: plan, build options, arguments, launch of
- * kernels_cl/gemm_skinny.cl (decode in the linear layout) or
+ * kernels_cl/gemm_skinny.cl (decode in the linear layout),
+ * kernels_cl/gemm_mma.cl (tensor cores through inline PTX) or
  * kernels_cl/gemm_tiled.cl. */
 #include <stdint.h>
 
@@ -105,6 +106,44 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, args, (int)(sizeof args / sizeof args[0]), 3, mglobal, mlocal, msg);
 }
 
+/* The arguments gemm_tiled.cl and gemm_mma.cl take, in their order. */
+#define GEMM_TILED_ARGS(p)                                                                                 \
+    cl_long batch = (p)->batch, m = (p)->m, n = (p)->n, k = (p)->k;                                        \
+    cl_mem a = (p)->a.mem, b = (p)->b.mem;                                                                 \
+    cl_long a_off = (p)->a.offset, a_sb = (p)->a.stride[0], a_sm = (p)->a.stride[1], a_sk = (p)->a.stride[2]; \
+    cl_long b_off = (p)->b.offset, b_sb = (p)->b.stride[0], b_sk = (p)->b.stride[1], b_sn = (p)->b.stride[2]; \
+    GEMM_EPILOGUE_ARGS(p);                                                                                 \
+    const pk_cl_arg args[] = {                                                                             \
+        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),                                  \
+        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),    PK_CL_ARG(a_sk),           \
+        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sk),    PK_CL_ARG(b_sn),           \
+        GEMM_EPILOGUE_LIST,                                                                                \
+    }
+
+static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, pk_msg *msg)
+{
+    const pk_cl_mma_tile *t = &plan->mt;
+    int64_t n_tiles = (p->n + t->bn - 1) / t->bn;
+    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
+                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    char options[512];
+    pk_cl_options(options, sizeof options,
+                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d "
+                  "-DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
+                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, (int)p->a.dtype,
+                  (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL);
+    pk_cl_kern *kernel;
+    pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
+    if (s != PK_SUCCESS) return s;
+    GEMM_TILED_ARGS(p);
+    const size_t wg = (size_t)(32 * t->warps_m * t->warps_n);
+    size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64((p->m + t->bm - 1) / t->bm, PK_CL_GEMM_MAX_GROUPS_YZ),
+                        (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+    size_t local[3] = {wg, 1, 1};
+    return pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+}
+
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
     pk_cl_device *d = dev;
@@ -115,6 +154,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                        "OpenCL gemm: no tile fits the device (%llu bytes of local memory, work-groups of %zu)",
                        (unsigned long long)d->info.local_mem_bytes, max_wg);
     if (plan.skinny) return gemm_skinny(d, p, &plan.sk, msg);
+    if (plan.mma) return gemm_mma(d, p, &plan, msg);
     const pk_cl_gemm_tile *t = &plan.tile;
 
     int64_t n_tiles = (p->n + t->tn - 1) / t->tn;
@@ -148,17 +188,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;
 
-    cl_long batch = p->batch, m = p->m, n = p->n, k = p->k;
-    cl_mem a = p->a.mem, b = p->b.mem;
-    cl_long a_off = p->a.offset, a_sb = p->a.stride[0], a_sm = p->a.stride[1], a_sk = p->a.stride[2];
-    cl_long b_off = p->b.offset, b_sb = p->b.stride[0], b_sk = p->b.stride[1], b_sn = p->b.stride[2];
-    GEMM_EPILOGUE_ARGS(p);
-    const pk_cl_arg args[] = {
-        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),
-        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),    PK_CL_ARG(a_sk),
-        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sk),    PK_CL_ARG(b_sn),
-        GEMM_EPILOGUE_LIST,
-    };
+    GEMM_TILED_ARGS(p);
     size_t global[3] = {(size_t)n_tiles * plan.local[0], (size_t)m_groups * plan.local[1], (size_t)z_groups};
     size_t local[3] = {plan.local[0], plan.local[1], 1};
     return pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);

@@ -139,6 +139,39 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
     return 0;
 }
 
+/* The tensor-core tile (NVIDIA with inline PTX; opencl_ptx_probe.c): 8
+ * warps as 2 x 4, each 64 x 32 outputs (4 x 4 mma tiles: 64 f32
+ * accumulators a lane), and 3 steps of 32 k in flight, 48 KiB of local
+ * memory, all that NVIDIA's OpenCL gives a work-group: the shape of the
+ * sm_80 tensor-core GEMMs (CUTLASS's 128x128x32, 3 stages). Not yet in the
+ * tuner's families. */
+static const pk_cl_mma_tile mma_tile = {128, 128, 2, 4, 3};
+
+size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
+{
+    return 2u * 32u * (size_t)t->stages * (size_t)(t->bm + t->bn);
+}
+
+static int mma_tile_fits(const pk_cl_mma_tile *t, const pk_device_info *info, size_t max_work_group)
+{
+    return info->matrix_units && (size_t)(32 * t->warps_m * t->warps_n) <= max_work_group &&
+           pk_cl_mma_local_bytes(t) <= info->local_mem_bytes;
+}
+
+/* gemm_mma.cl's operands: 16-bit, a k-contiguous, b k- or n-contiguous,
+ * every row start a multiple of 8 elements (16 bytes) */
+static int mma_takes(const pk_gemm_problem *p, int *b_kc)
+{
+    const pk_view *a = &p->a, *b = &p->b;
+    if (a->dtype != b->dtype || (a->dtype != PK_F16 && a->dtype != PK_BF16)) return 0;
+    if (p->m < 1 || p->n < 1 || p->k < 1 || a->stride[2] != 1) return 0;
+    if (a->offset % 8 || b->offset % 8 || (p->batch > 1 && (a->stride[0] % 8 || b->stride[0] % 8))) return 0;
+    if (p->m > 1 && a->stride[1] % 8) return 0;
+    if (b->stride[1] == 1 && (p->n == 1 || b->stride[2] % 8 == 0)) return *b_kc = 1, 1;
+    if (b->stride[2] == 1 && (p->k == 1 || b->stride[1] % 8 == 0)) return *b_kc = 0, 1;
+    return 0;
+}
+
 const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls)
 {
     return (unsigned)cls < PK_CL_VENDOR_COUNT ? &skinny_table[cls] : NULL;
@@ -247,6 +280,15 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
             return 0;
         }
     }
+    int b_kc = 0;
+    if (mma_tile_fits(&mma_tile, info, max_work_group) && mma_takes(p, &b_kc)) {
+        memset(out, 0, sizeof *out);
+        out->cls = pk_cl_vendor_of(info);
+        out->mma = 1;
+        out->mt = mma_tile;
+        out->b_kc = b_kc;
+        return 0;
+    }
     return pk_cl_gemm_plan_pick(prm, info, max_work_group, p->batch, p->m, p->n, out);
 }
 
@@ -263,6 +305,12 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
 {
     if (plan->skinny) {
         skinny_variant(&plan->sk, name, n);
+        return;
+    }
+    if (plan->mma) {
+        const pk_cl_mma_tile *t = &plan->mt;
+        snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
+                 plan->b_kc ? "bk" : "bn");
         return;
     }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
@@ -288,6 +336,15 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         pk_cl_gemm_plan_variant(&plan, name, sizeof name);
         fn(ctx, name);
     }
+    /* the tensor-core kernel, both layouts of b */
+    if (mma_tile_fits(&mma_tile, info, max_work_group))
+        for (int b_kc = 0; b_kc < 2; b_kc++) {
+            char name[96];
+            memset(&plan, 0, sizeof plan);
+            plan.mma = 1, plan.mt = mma_tile, plan.b_kc = b_kc;
+            pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+            fn(ctx, name);
+        }
     /* the skinny kernel's names do not depend on the dtype's vw */
     const pk_cl_skinny_params *t = &prm->skinny;
     for (int b = -1; (1 << (b < 0 ? 0 : b)) <= PK_CL_SKINNY_MAX_M; b++) {

@@ -33,9 +33,18 @@ typedef struct pk_cl_skinny_plan {
     int64_t ks;      /* elements of k per split */
 } pk_cl_skinny_plan;
 
+/* gemm_mma.cl's tile: bm x bn outputs a work-group of warps_m x warps_n
+ * warps, `stages` steps of 32 k in flight in local memory */
+typedef struct pk_cl_mma_tile {
+    int bm, bn, warps_m, warps_n, stages;
+} pk_cl_mma_tile;
+
 typedef struct pk_cl_gemm_plan {
-    int skinny;           /* 1: gemm_skinny.cl as `sk` says; 0: gemm_tiled.cl */
+    int skinny;           /* 1: gemm_skinny.cl as `sk` says */
     pk_cl_skinny_plan sk;
+    int mma;              /* 1: gemm_mma.cl with mt (tensor cores); else gemm_tiled.cl */
+    pk_cl_mma_tile mt;
+    int b_kc;             /* mma: b k-contiguous (else n-contiguous) */
     pk_cl_vendor cls;
     pk_cl_gemm_shape shape;
     int fallback;         /* the table's tile did not fit the device */
@@ -63,16 +72,22 @@ const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls);
 /* Local memory of the skinny kernel's reduction */
 size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
 
+/* Local memory of gemm_mma.cl with tile t */
+size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
+
 /* The plan for problem p: the skinny kernel where it takes p (m <= 16, a
  * and b contiguous along k with 16-byte aligned rows, the device fits its
- * work-group), else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
+ * work-group), else the tensor-core kernel where the device has matrix
+ * units and p is 16-bit with a k-contiguous and b k- or n-contiguous, rows
+ * 16-byte aligned, else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
  * nothing fits the device. */
 int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const pk_gemm_problem *p,
                             pk_cl_gemm_plan *out);
 
 /* The variant a plan builds: its shape class and tile, e.g.
- * "large_128x64x32_8x8" ("..._fallback" when the table's did not fit), or
- * "skinny_m4_128x32x2" ("..._split" when k is split). */
+ * "large_128x64x32_8x8" ("..._fallback" when the table's did not fit),
+ * "skinny_m4_128x32x2" ("..._split" when k is split), or
+ * "mma_128x128_w2x4_s3_bk" (b k- or n-contiguous: _bk, _bn). */
 void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n);
 
 /* Every variant pk_cl_gemm_plan_problem can give on the device: each name
