@@ -47,22 +47,6 @@ typedef struct pk_attn_smem {
 /* NaN wins, as in the reference (fmax would drop it). */
 inline float pk_attn_max(float a, float b) { return (a > b || isnan(a)) ? a : b; }
 
-/* Visible keys of a row at position pos (bottom-right aligned), clipped to
- * the chunk [c0, c1); lo > hi when none. */
-inline void pk_attn_window(int valid, long pos, long wl, long wr, long c0, long c1, __local int *lo,
-                           __local int *hi)
-{
-    long a = c0, z = c1 - 1;
-    if (wl >= 0 && pos - wl > a) a = pos - wl;
-    if (wr >= 0 && pos + wr < z) z = pos + wr;
-    if (!valid || a > z) {
-        a = 1;
-        z = 0;
-    }
-    *lo = (int)a;
-    *hi = (int)z;
-}
-
 /* rows x BN tile of a K or V head into local f32; keys past n_keys read 0. */
 inline void pk_attn_load_kv(__local float *dst, __global const pk_t *src, long base, long s_row, long s_col,
                             int n0, int n_keys, int lid)

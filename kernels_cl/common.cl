@@ -65,3 +65,20 @@ inline float pk_act(int act, float x)
         if (HAS_RES) x_ += PK_LOAD(DT_D, res, res_off + z * res_sb + gm * res_sm + gn * res_sn);           \
         PK_STORE(DT_D, d, d_off + z * d_sb + gm * d_sm + gn * d_sn, x_);                                   \
     } while (0)
+
+/* Attention (attention_prefill.cl, attention_mma.cl): the visible keys of
+ * a row at position pos (bottom-right aligned), clipped to the chunk [c0,
+ * c1); lo > hi when none. */
+inline void pk_attn_window(int valid, long pos, long wl, long wr, long c0, long c1, __local int *lo,
+                           __local int *hi)
+{
+    long a = c0, z = c1 - 1;
+    if (wl >= 0 && pos - wl > a) a = pos - wl;
+    if (wr >= 0 && pos + wr < z) z = pos + wr;
+    if (!valid || a > z) {
+        a = 1;
+        z = 0;
+    }
+    *lo = (int)a;
+    *hi = (int)z;
+}

@@ -86,4 +86,66 @@ inline void pk_ldmatrix_x4_trans(uint r[4], __local const void *row)
                  : "r"(pk_shared_addr(row)));
 }
 
+/* 2^x on the special function unit (flush-to-zero: the softmax weights
+ * of attention, where subnormals do not matter) */
+inline float pk_ex2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* lo and hi rounded to nearest even, packed into one register (lo in the
+ * low half): the A fragment of an mma from f32 values */
+inline uint pk_pack_bf16x2(float lo, float hi)
+{
+    uint r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+inline uint pk_pack_f16x2(float lo, float hi)
+{
+    uint r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* x of lane (this lane ^ mask), and of lane src: every lane of the warp
+ * takes part */
+inline float pk_shfl_xor(float x, int mask)
+{
+    float y;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(y) : "f"(x), "r"(mask));
+    return y;
+}
+inline float pk_shfl_idx(float x, int src)
+{
+    float y;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(y) : "f"(x), "r"(src));
+    return y;
+}
+
+/* whether any lane of the warp passes a nonzero x */
+inline int pk_warp_any(int x)
+{
+    uint r;
+    asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; vote.sync.any.pred q, p, 0xffffffff; selp.u32 %0, 1, 0, q; }"
+                 : "=r"(r)
+                 : "r"(x));
+    return (int)r;
+}
+
+/* barrier(CLK_LOCAL_MEM_FENCE) of the whole work-group that also tells
+ * whether any work-item passed a nonzero x (bar.red: a bar.sync with a
+ * reduction; every work-item must reach it) */
+inline int pk_barrier_any(int x)
+{
+    uint r;
+    asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.or.pred q, 0, p; selp.u32 %0, 1, 0, q; }"
+                 : "=r"(r)
+                 : "r"(x)
+                 : "memory");
+    return (int)r;
+}
+
 #endif /* PK_PTX */

@@ -151,8 +151,84 @@ static void test_paths_and_loads(void)
     CHECK(pl.split && !pl.dec.vec, "strided D takes the element loads");
 }
 
+/* q [B, S, H, D] contiguous too: the layout the tensor-core kernel takes */
+static pk_attention_problem dense(pk_dtype dt, int64_t sq, int64_t skv, int64_t d)
+{
+    pk_attention_problem p = problem(dt, 2, sq, skv, 8, 2, d);
+    int64_t s[4] = {sq * 8 * d, 8 * d, d, 1};
+    memcpy(p.q.stride, s, sizeof s);
+    return p;
+}
+
+static void test_tensor_core_prefill(void)
+{
+    pk_device_info h200 = device("H200", 0, 48 * 1024, 132);
+    h200.matrix_units = 1;
+    pk_cl_attn_plan pl;
+    char name[64];
+    /* keys a tile: the most of 64, 32, 16 whose two stages of K and V fit
+     * 48 KiB with the rows' windows */
+    static const struct {
+        int d, bn;
+    } fits[] = {{64, 64}, {80, 64}, {96, 32}, {128, 32}, {256, 16}, {16, 64}, {192, 16}};
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        const int d = fits[i].d;
+        for (int dt = PK_F16; dt <= PK_BF16; dt++) {
+            pk_attention_problem p = dense((pk_dtype)dt, 2048, 2048, d);
+            pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+            pk_cl_attn_plan_variant(&pl, d, name, sizeof name);
+            char want[64];
+            snprintf(want, sizeof want, "mma_d%d_w4_n%d_s2", d, fits[i].bn);
+            CHECK(!pl.split && pl.mma && !strcmp(name, want), "D %d dtype %d: %s, not %s", d, dt, name, want);
+            const size_t bytes = pk_cl_attn_mma_local_bytes(d, pl.mt);
+            CHECK(bytes <= 48 * 1024, "D %d: %zu bytes of local memory", d, bytes);
+            CHECK((size_t)16 * pl.mt.nw * (d + 8) * 2 <= (size_t)2 * pl.mt.st * pl.mt.bn * (d + 8) * 2,
+                  "D %d: the Q tile does not fit the stages", d);
+        }
+    }
+    /* counted by hand: 2 stages x (K, V) x 32 keys x 136 elements x 2
+     * bytes, and 64 rows' windows */
+    pk_attention_problem p = dense(PK_BF16, 2048, 2048, 128);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pk_cl_attn_mma_local_bytes(128, pl.mt) == 2 * 2 * 32 * 136 * 2 + 64 * 8, "D 128: %zu bytes",
+          pk_cl_attn_mma_local_bytes(128, pl.mt));
+
+    /* what it refuses goes to the portable prefill */
+    struct {
+        const char *why;
+        pk_attention_problem p;
+    } no[] = {
+        {"f32", dense(PK_F32, 64, 64, 128)}, {"D 72", dense(PK_BF16, 64, 64, 72)},
+        {"D 272", dense(PK_BF16, 64, 64, 272)}, {"q 4 elements in", dense(PK_BF16, 64, 64, 128)},
+        {"K rows of 132 elements", dense(PK_BF16, 64, 64, 128)}, {"strided D of V", dense(PK_BF16, 64, 64, 128)},
+        {"K of another dtype", dense(PK_BF16, 64, 64, 128)},
+    };
+    no[3].p.q.offset = 4;
+    no[4].p.k.stride[1] = 132;
+    no[5].p.v.stride[3] = 2;
+    no[6].p.k.dtype = PK_F16;
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        CHECK(!pk_cl_attn_mma_layout(&no[i].p), "%s: taken by the tensor-core kernel", no[i].why);
+        pk_cl_attn_plan_make(table_params(&h200), &no[i].p, &h200, &pl);
+        CHECK(!pl.split && !pl.mma, "%s: plan %s", no[i].why, pl.mma ? "mma" : "split");
+    }
+    /* devices without the probe's pass, and decode shapes, never take it */
+    p = dense(PK_BF16, 64, 64, 128);
+    h200.matrix_units = 0;
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(!pl.mma, "no matrix units: mma");
+    const pk_device_info pocl = device("PoCL", 1, 1024 * 1024, 2);
+    pk_cl_attn_plan_make(table_params(&pocl), &p, &pocl, &pl);
+    CHECK(!pl.mma, "PoCL: mma");
+    h200.matrix_units = 1;
+    p = dense(PK_BF16, 1, 4096, 128);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pl.split && !pl.mma, "decode: not the split path");
+}
+
 int main(void)
 {
+    test_tensor_core_prefill();
     test_decode_tiles();
     test_bench_shapes_fill_h200();
     test_paths_and_loads();

@@ -1,7 +1,9 @@
 /* OpenCL attention: one fused pass (attention_prefill.cl), or for decode
  * shapes a split-KV pass whose per-chunk partials a merge kernel combines
- * (attention_decode.cl; with one chunk the pass stores the output itself). The plan (opencl_attention_plan.c) chooses the
- * path, the tiles and the splits.
+ * (attention_decode.cl; with one chunk the pass stores the output itself).
+ * On NVIDIA with inline PTX, 16-bit prefill runs on the tensor cores
+ * (attention_mma.cl, the same arguments). The plan
+ * (opencl_attention_plan.c) chooses the path, the tiles and the splits.
  *
  * Scratch layout: per-batch lengths (int, 2 * batch, only when they are
  * not uniform), then the split partials (f32): (m, l) per row and split,
@@ -33,7 +35,11 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
 {
     char opts[192];
     int n = pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d", (int)p->q.dtype, (int)p->d);
-    if (plan && !plan->split) {
+    if (plan && !plan->split && plan->mma) {
+        const pk_cl_attn_mma_tile *t = &plan->mt;
+        pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DPK_PTX=1 -DNW=%d -DBN=%d -DST=%d -DPENDING=%d", t->nw,
+                      t->bn, t->st, t->st - 2);
+    } else if (plan && !plan->split) {
         const pk_cl_attn_tile *t = &plan->tile;
         pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
     } else if (plan) {
@@ -57,7 +63,8 @@ static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, con
                              const pk_cl_attn_args *a, pk_msg *msg)
 {
     pk_cl_kern *kern;
-    pk_status s = get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, plan, &kern, msg);
+    pk_status s = plan->mma ? get_kernel(d, "attention_mma.cl", "pk_attn_mma", p, plan, &kern, msg)
+                            : get_kernel(d, "attention_prefill.cl", "pk_attn_prefill", p, plan, &kern, msg);
     if (s != PK_SUCCESS) return s;
     cl_mem o = p->o.mem, lse = p->lse.mem;
     pk_cl_arg args[] = {
@@ -66,8 +73,10 @@ static pk_status run_prefill(pk_cl_device *d, const pk_attention_problem *p, con
         PK_CL_ARG(a->ls), PK_CL_ARG(a->sq), PK_CL_ARG(a->skv), PK_CL_ARG(a->hq), PK_CL_ARG(a->hkv),
         PK_CL_ARG(a->lens), PK_CL_ARG(a->qscale), PK_CL_ARG(a->wl), PK_CL_ARG(a->wr),
     };
-    size_t wg = (size_t)(plan->tile.bm * plan->tile.tpr);
-    size_t row_tiles = (size_t)((p->sq + plan->tile.bm - 1) / plan->tile.bm);
+    /* both kernels: a work-group of wg items owns bm rows of one head */
+    const int bm = plan->mma ? 16 * plan->mt.nw : plan->tile.bm;
+    size_t wg = plan->mma ? (size_t)(32 * plan->mt.nw) : (size_t)(plan->tile.bm * plan->tile.tpr);
+    size_t row_tiles = (size_t)((p->sq + bm - 1) / bm);
     size_t global[3] = {row_tiles * wg, (size_t)p->hq, (size_t)p->batch};
     size_t local[3] = {wg, 1, 1};
     return pk_cl_run(d, kern, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);

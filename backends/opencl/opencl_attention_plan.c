@@ -64,6 +64,41 @@ static const pk_cl_attn_prefill_params prefill_table[PK_CL_VENDOR_COUNT] = {
     [PK_CL_VENDOR_CPU] = {{64, 32, 32, 16}, {16, 32, 16, 8}, {4, 4, 2, 8}},
 };
 
+/* The tensor-core prefill: 4 warps (64 query rows) and 2 stages of K and
+ * V; the most keys a tile (64, 32, 16) whose stages fit the device's local
+ * memory (NVIDIA's OpenCL: 48 KiB a work-group), which also holds the Q
+ * tile on its way to registers. Not searched by the tuner. */
+static const pk_cl_attn_mma_tile mma_tile = {4, 64, 2};
+
+size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t)
+{
+    /* K and V stages of rows of d + 8 elements, then each row's window */
+    return (size_t)2 * t.st * t.bn * (d + 8) * 2 + (size_t)16 * t.nw * 2 * sizeof(int);
+}
+
+int pk_cl_attn_mma_layout(const pk_attention_problem *p)
+{
+    if (p->q.dtype != PK_F16 && p->q.dtype != PK_BF16) return 0;
+    if (p->d % 16 || p->d > 256) return 0;
+    const pk_view *v[3] = {&p->q, &p->k, &p->v};
+    for (int i = 0; i < 3; i++) {
+        if (v[i]->dtype != p->q.dtype || v[i]->stride[3] != 1 || v[i]->offset % 8) return 0;
+        for (int j = 0; j < 3; j++)
+            if (v[i]->stride[j] % 8) return 0;
+    }
+    return 1;
+}
+
+/* the mma tile for head dim d within local memory lm, or bn = 0 */
+static pk_cl_attn_mma_tile mma_fit(int64_t d, uint64_t lm)
+{
+    pk_cl_attn_mma_tile t = mma_tile;
+    while (t.bn >= 16 && pk_cl_attn_mma_local_bytes((int)d, t) > lm) t.bn /= 2;
+    /* Q (16 nw rows) passes through the stages */
+    if (t.bn < 16 || 2 * t.st * t.bn < 16 * t.nw) t.bn = 0;
+    return t;
+}
+
 const pk_cl_attn_decode_params *pk_cl_attn_decode_table(pk_cl_vendor cls)
 {
     return (unsigned)cls < PK_CL_VENDOR_COUNT ? &decode_table[cls] : NULL;
@@ -158,6 +193,11 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
     *plan = (pk_cl_attn_plan){0};
     plan->split = p->sq <= PK_CL_ATTN_SPLIT_MAX_SQ && p->skv >= PK_CL_ATTN_SPLIT_MIN_SKV;
     if (!plan->split) {
+        if (dev->matrix_units && pk_cl_attn_mma_layout(p)) {
+            plan->mt = mma_fit(p->d, lm);
+            plan->mma = plan->mt.bn > 0;
+            if (plan->mma) return;
+        }
         plan->tile = prefill_tile(&prm->prefill, p->d);
         fit((int)p->d, budget, &plan->tile);
         return;
@@ -185,7 +225,9 @@ void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name,
 {
     const pk_cl_attn_tile *t = &plan->tile;
     const pk_cl_attn_decode *c = &plan->dec;
-    if (!plan->split)
+    if (!plan->split && plan->mma)
+        snprintf(name, n, "mma_d%d_w%d_n%d_s%d", (int)d, plan->mt.nw, plan->mt.bn, plan->mt.st);
+    else if (!plan->split)
         snprintf(name, n, "prefill_d%d_%dx%dx%d", (int)d, t->bm, t->bn, t->tpr);
     else
         snprintf(name, n, "decode_d%d_r%d_t%dx%d_u%d_%s", (int)d, c->rows, c->tpk, c->nv, c->unroll,
@@ -204,6 +246,10 @@ static pk_attention_problem probe(int64_t sq, int64_t group, int64_t skv, int64_
         int64_t s[4] = {skv * d, d, d, 1}, t[4] = {skv * d, 1, 1, skv};
         for (int k = 0; k < 4; k++) kv[i]->stride[k] = vec ? s[k] : t[k];
     }
+    /* q [1, sq, group, d], the same dtype */
+    p.q.dtype = PK_BF16;
+    int64_t qs[4] = {sq * group * d, group * d, d, 1};
+    for (int k = 0; k < 4; k++) p.q.stride[k] = qs[k];
     return p;
 }
 
@@ -219,6 +265,14 @@ void pk_cl_attn_plan_variants(const pk_cl_params *prm, const pk_device_info *dev
         pk_cl_attn_plan_make(prm, &p, dev, &plan);
         pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
         fn(ctx, name);
+        /* the portable prefill too, where the tensor-core one takes 16-bit
+         * contiguous rows */
+        if (plan.mma) {
+            p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 0);
+            pk_cl_attn_plan_make(prm, &p, dev, &plan);
+            pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+            fn(ctx, name);
+        }
         /* decode: 1, 2, 4, ... rows per kv head, both loads, up to the
          * widest row tile (more rows take more work-groups of it) */
         for (int vec = 1; vec >= 0; vec--)

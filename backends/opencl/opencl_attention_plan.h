@@ -26,9 +26,17 @@ typedef struct pk_cl_attn_decode {
     int rows, tpk, nv, slots, unroll, vec;
 } pk_cl_attn_decode;
 
+/* Prefill on NVIDIA's tensor cores (attention_mma.cl): nw warps of 16
+ * query rows each, bn keys a tile, st tiles of K and V in flight. */
+typedef struct pk_cl_attn_mma_tile {
+    int nw, bn, st;
+} pk_cl_attn_mma_tile;
+
 typedef struct pk_cl_attn_plan {
     int split;       /* 0: one fused pass (prefill); 1: decode partials, then a merge */
+    int mma;         /* prefill on the tensor cores (mt), not the portable tile */
     pk_cl_attn_tile tile;   /* prefill */
+    pk_cl_attn_mma_tile mt; /* prefill, mma */
     pk_cl_attn_decode dec;  /* split */
     int row_tiles;   /* split: tiles of the query rows that share a kv head */
     int n_splits;    /* split: chunks of the key range */
@@ -40,6 +48,14 @@ typedef struct pk_cl_attn_plan {
 
 /* Local memory the prefill kernel declares for head dim d and tile t. */
 size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t);
+
+/* Local memory attention_mma.cl declares for head dim d and tile t. */
+size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t);
+
+/* Whether attention_mma.cl takes p's operands: 16-bit, D a multiple of
+ * 16 up to 256 and contiguous, every offset and stride of q, k and v a
+ * whole number of 16 bytes. */
+int pk_cl_attn_mma_layout(const pk_attention_problem *p);
 
 /* Local memory the decode kernel declares for head dim d. */
 size_t pk_cl_attn_decode_local_bytes(int d, pk_cl_attn_decode t);
@@ -58,8 +74,9 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
                           pk_cl_attn_plan *plan);
 
 /* The variant a plan builds for head dim d: its path and tile, e.g.
- * "prefill_d64_64x16x4" (bm x bn x tpr) or "decode_d128_r4_t8x2_u2_vec"
- * (rows, tpk x nv, unroll, loads). */
+ * "prefill_d64_64x16x4" (bm x bn x tpr), "mma_d128_w4_n32_s2" (warps,
+ * keys a tile, stages) or "decode_d128_r4_t8x2_u2_vec" (rows, tpk x nv,
+ * unroll, loads). */
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n);
 
 /* Every variant pk_cl_attn_plan_make can give on dev: each name once to
