@@ -276,7 +276,7 @@ static void test_mma_picks(void)
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma && plan.b_kc,
           "bf16 4096^3 linear: not mma bk");
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
-    CHECK(!strcmp(name, "mma_128x256_w2x4_s2_bk"), "variant %s", name);
+    CHECK(!strcmp(name, "mma_128x128_w2x2_s3_bk"), "variant %s", name);
     CHECK(pk_cl_mma_local_bytes(&plan.mt) <= 49152, "%zu bytes of local memory", pk_cl_mma_local_bytes(&plan.mt));
     /* b as [K, N] */
     p.b.stride[1] = 4096, p.b.stride[2] = 1;

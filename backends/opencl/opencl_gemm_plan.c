@@ -139,14 +139,17 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
     return 0;
 }
 
-/* The tensor-core tile (NVIDIA with inline PTX; opencl_ptx_probe.c): 8
- * warps as 2 x 4, each 64 x 64 outputs (4 x 8 mma tiles: 128 f32
+/* The tensor-core tile (NVIDIA with inline PTX; opencl_ptx_probe.c): 4
+ * warps as 2 x 2, each 64 x 64 outputs (4 x 8 mma tiles: 128 f32
  * accumulators a lane, so every fragment read from local memory feeds 4
- * or 8 mma), and 2 steps of 32 k in flight, 48 KiB of local memory, all
- * that NVIDIA's OpenCL gives a work-group. On the H200 it ran ahead of
- * 128 x 128 tiles of 2 x 4 warps of 64 x 32 with 3 steps in flight
- * (bench/RESULTS.md, 2026-12-02). Not yet in the tuner's families. */
-static const pk_cl_mma_tile mma_tile = {128, 256, 2, 4, 2};
+ * or 8 mma), and 3 steps of 32 k in flight: 48 KiB of local memory, all
+ * that NVIDIA's OpenCL gives a work-group, and few enough registers a
+ * work-group that two share a multiprocessor (one waits at its barrier
+ * while the other multiplies). On the H200 it ran ahead of 128 x 256
+ * tiles of 8 such warps with 2 steps in flight, and of 128 x 128 tiles of
+ * 8 warps of 64 x 32 (bench/RESULTS.md, 2026-12-02). Not yet in the
+ * tuner's families. */
+static const pk_cl_mma_tile mma_tile = {128, 128, 2, 2, 3};
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
