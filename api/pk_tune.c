@@ -90,8 +90,25 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         T(cpu ? GEMM(PK_F32, 1, 128, 128, 2048, 0) : GEMM(PK_F32, 1, 1024, 1024, 4096, 0));
         C(GEMM(PK_F32, 1, 72, 72, 67, 0));
     } else if (!strcmp(family, "gemm_decode")) {
-        T(cpu ? GEMM(PK_BF16, 1, 4, 1024, 1024, 0) : GEMM(PK_BF16, 1, 4, 4096, 4096, 0));
-        C(GEMM(PK_BF16, 1, 3, 77, 67, 0));
+        /* with matrix units 16-bit [K, N] goes to the tensor cores; f32
+         * is what takes this tile there */
+        const pk_dtype dt = info->matrix_units ? PK_F32 : PK_BF16;
+        T(cpu ? GEMM(dt, 1, 4, 1024, 1024, 0) : GEMM(dt, 1, 4, 4096, 4096, 0));
+        C(GEMM(dt, 1, 3, 77, 67, 0));
+    } else if (!strcmp(family, "gemm_mma")) {
+        /* tensor cores only: 16-bit, k-contiguous rows on 16 bytes; the
+         * check case has two tiles per compute unit at any tile size */
+        if (!info->matrix_units) return -1;
+        T(GEMM(PK_BF16, 1, 4096, 4096, 4096, 1));
+        C(GEMM(PK_BF16, 2 * units, 130, 264, 72, 1));
+        C(GEMM(PK_F16, 2 * units, 130, 264, 72, 0));
+    } else if (!strcmp(family, "gemm_mma_small")) {
+        /* M = 64: fewer large tiles than compute units at any tile size */
+        if (!info->matrix_units) return -1;
+        T(GEMM(PK_BF16, 1, 64, 4096, 4096, 1));
+        T(GEMM(PK_BF16, 1, 256, 4096, 4096, 1));
+        C(GEMM(PK_BF16, 1, 70, 72, 72, 1));
+        C(GEMM(PK_F16, 1, 33, 136, 40, 0));
     } else if (!strcmp(family, "skinny")) {
         if (cpu) {
             T(GEMM(PK_BF16, 1, 1, 4096, 2048, 1));
@@ -123,9 +140,12 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         C(ATTN(PK_BF16, 2, 1, 1000, 8, 2, 128, 0));
         C(ATTN(PK_BF16, 1, 2, 777, 4, 1, 128, 1));
     } else if (!strcmp(family, "attn_prefill")) {
-        T(cpu ? ATTN(PK_BF16, 1, 128, 128, 4, 4, 128, 1) : ATTN(PK_BF16, 2, 1024, 1024, 32, 8, 128, 1));
-        C(ATTN(PK_BF16, 1, 70, 70, 2, 2, 128, 1));
-        C(ATTN(PK_BF16, 1, 33, 50, 2, 1, 128, 0));
+        /* with matrix units 16-bit prefill runs on the tensor cores; f32
+         * is what takes this tile there */
+        const pk_dtype dt = info->matrix_units ? PK_F32 : PK_BF16;
+        T(cpu ? ATTN(dt, 1, 128, 128, 4, 4, 128, 1) : ATTN(dt, 2, 1024, 1024, 32, 8, 128, 1));
+        C(ATTN(dt, 1, 70, 70, 2, 2, 128, 1));
+        C(ATTN(dt, 1, 33, 50, 2, 1, 128, 0));
     } else if (!strcmp(family, "rope")) {
         T(cpu ? ROPE(PK_BF16, 1, 256, 32, 8, 128) : ROPE(PK_BF16, 1, 4096, 32, 8, 128));
         C(ROPE(PK_BF16, 2, 5, 4, 2, 128));

@@ -309,8 +309,61 @@ static void test_mma_picks(void)
     }
 }
 
+/* Large tensor-core tiles when they number at least the compute units,
+ * else the small tile; tiles the kernel cannot take are refused by name,
+ * and one the device cannot hold is not planned. */
+static void test_mma_shapes(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
+    nv.matrix_units = 1;
+    pk_cl_params prm = *table_params(&nv);
+    char why[256], name[96];
+    CHECK(pk_cl_params_set(&prm, "gemm_mma_small.bm=64,gemm_mma_small.bn=128", why, sizeof why) == 0, "%s", why);
+    pk_cl_gemm_plan plan;
+    /* 4096 x 4096: 1024 large tiles; 256 x 4096: 64 of them, under 132 */
+    pk_gemm_problem p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_LARGE,
+          "4096^3: not the large tile");
+    p = linear(PK_BF16, 1, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_SMALL,
+          "256 x 4096: not the small tile");
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "mma_64x128_w2x2_s3_bk"), "small variant %s", name);
+    /* a batch of them fills the device again */
+    p = linear(PK_BF16, 3, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_LARGE,
+          "3 x 256 x 4096: not the large tile");
+
+    /* the kernel's rules */
+    const char *bad[] = {
+        "gemm_mma.bn=96",                                                           /* n swizzle groups */
+        "gemm_mma.bm=64,gemm_mma.warps_m=8",                                        /* warps of 8 rows */
+        "gemm_mma.bm=256,gemm_mma.bn=256,gemm_mma.warps_m=1,gemm_mma.warps_n=1",  /* 2048 accumulators */
+        "gemm_mma.stages=1",                                                        /* out of range */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pk_cl_params q = prm;
+        CHECK(pk_cl_params_set(&q, bad[i], why, sizeof why) != 0, "%s accepted", bad[i]);
+    }
+    /* valid, but 96 KiB of local memory: the small tile takes it, or
+     * without one that fits, the tiled kernel */
+    CHECK(pk_cl_params_set(&prm, "gemm_mma.bm=256,gemm_mma.bn=256,gemm_mma.warps_m=4,gemm_mma.warps_n=4", why,
+                           sizeof why) == 0,
+          "%s", why);
+    CHECK(pk_cl_mma_local_bytes(&prm.mma[PK_CL_MMA_LARGE]) == 2 * 32 * 3 * 512, "256 x 256 x 3: %zu bytes",
+          pk_cl_mma_local_bytes(&prm.mma[PK_CL_MMA_LARGE]));
+    p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_SMALL,
+          "a large tile over 48 KiB: not the small one");
+    CHECK(pk_cl_params_set(&prm, "gemm_mma_small.bm=256,gemm_mma_small.bn=256,gemm_mma_small.warps_m=4,"
+                                 "gemm_mma_small.warps_n=4", why, sizeof why) == 0, "%s", why);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
+          "no tensor-core tile fits: not the tiled kernel");
+}
+
 int main(void)
 {
+    test_mma_shapes();
     test_table_valid();
     test_validity_rules();
     test_classes();

@@ -69,6 +69,7 @@ static void first_use(pk_cl_device *d, pk_cl_family f)
 static pk_cl_family gemm_family(const pk_cl_gemm_plan *plan)
 {
     if (plan->skinny) return PK_CL_FAMILY_SKINNY;
+    if (plan->mma) return plan->mma_shape == PK_CL_MMA_SMALL ? PK_CL_FAMILY_GEMM_MMA_SMALL : PK_CL_FAMILY_GEMM_MMA;
     switch (plan->shape) {
     case PK_CL_GEMM_SMALL: return PK_CL_FAMILY_GEMM_SMALL;
     case PK_CL_GEMM_DECODE: return PK_CL_FAMILY_GEMM_DECODE;
@@ -83,7 +84,8 @@ pk_status pk_cl_gemm_first_use(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* a tuned tile can move the problem to another size class: plan
      * again, until the family the plan picks was asked for (4 at most) */
     while (d->autotune && (pend[PK_CL_FAMILY_GEMM_LARGE] || pend[PK_CL_FAMILY_GEMM_SMALL] ||
-                           pend[PK_CL_FAMILY_GEMM_DECODE] || pend[PK_CL_FAMILY_SKINNY])) {
+                           pend[PK_CL_FAMILY_GEMM_DECODE] || pend[PK_CL_FAMILY_SKINNY] ||
+                           pend[PK_CL_FAMILY_GEMM_MMA] || pend[PK_CL_FAMILY_GEMM_MMA_SMALL])) {
         pk_cl_gemm_plan plan;
         if (pk_cl_gemm_plan_problem(&d->prm, &d->info, d->max_wg, p, &plan) != 0) break;
         pk_cl_family f = gemm_family(&plan);
@@ -99,6 +101,7 @@ pk_status pk_cl_attention_first_use(void *dev, const pk_attention_problem *p, pk
     while (d->autotune && (d->autotune_pending[PK_CL_FAMILY_DECODE] || d->autotune_pending[PK_CL_FAMILY_PREFILL])) {
         pk_cl_attn_plan plan;
         pk_cl_attn_plan_make(&d->prm, p, &d->info, &plan);
+        if (plan.mma) break; /* the tensor-core prefill has no family (yet) */
         pk_cl_family f = plan.split ? PK_CL_FAMILY_DECODE : PK_CL_FAMILY_PREFILL;
         if (!d->autotune_pending[f]) break;
         first_use(d, f);

@@ -139,27 +139,65 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
     return 0;
 }
 
-/* The tensor-core tile (NVIDIA with inline PTX; opencl_ptx_probe.c): 4
- * warps as 2 x 2, each 64 x 64 outputs (4 x 8 mma tiles: 128 f32
+/* The tensor-core tiles (NVIDIA with inline PTX; opencl_ptx_probe.c).
+ * NVIDIA: 4 warps as 2 x 2, each 64 x 64 outputs (4 x 8 mma tiles: 128 f32
  * accumulators a lane, so every fragment read from local memory feeds 4
  * or 8 mma), and 3 steps of 32 k in flight: 48 KiB of local memory, all
  * that NVIDIA's OpenCL gives a work-group, and few enough registers a
  * work-group that two share a multiprocessor (one waits at its barrier
  * while the other multiplies). On the H200 it ran ahead of 128 x 256
  * tiles of 8 such warps with 2 steps in flight, and of 128 x 128 tiles of
- * 8 warps of 64 x 32 (bench/RESULTS.md, 2026-12-02). Not yet in the
- * tuner's families. */
-static const pk_cl_mma_tile mma_tile = {128, 128, 2, 2, 3};
+ * 8 warps of 64 x 32 (bench/RESULTS.md, 2026-12-02). The small entry is
+ * the same tile until portkern tune has searched gemm_mma_small on a GPU.
+ * Other classes never have matrix units today; their entries only need
+ * to be valid. */
+#define MMA_NV {{128, 128, 2, 2, 3}, {128, 128, 2, 2, 3}}
+static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
+    [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
+    [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
+};
+
+const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
+{
+    return (unsigned)cls < PK_CL_VENDOR_COUNT && (unsigned)shape < PK_CL_MMA_SHAPE_COUNT ? &mma_table[cls][shape]
+                                                                                         : NULL;
+}
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
     return 2u * 32u * (size_t)t->stages * (size_t)(t->bm + t->bn);
 }
 
+int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group)
+{
+    if (t->warps_m < 1 || t->warps_n < 1 || t->bm < 1 || t->bn < 1 || t->stages < 2 || t->stages > 4) return 0;
+    /* a warp's block is whole m16 tiles by pairs of n8 tiles (ldmatrix x4
+     * loads two); b's n-contiguous rows swizzle 16-byte chunks within
+     * groups of 8 */
+    if (t->bm % (16 * t->warps_m) || t->bn % (16 * t->warps_n) || t->bn % 64) return 0;
+    const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
+    const size_t items = (size_t)32 * t->warps_m * t->warps_n;
+    return acc <= 128 && items <= 1024 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
+}
+
 static int mma_tile_fits(const pk_cl_mma_tile *t, const pk_device_info *info, size_t max_work_group)
 {
-    return info->matrix_units && (size_t)(32 * t->warps_m * t->warps_n) <= max_work_group &&
-           pk_cl_mma_local_bytes(t) <= info->local_mem_bytes;
+    return info->matrix_units && pk_cl_mma_tile_valid(t, info->local_mem_bytes, max_work_group);
+}
+
+/* The table's large tile when its tiles number at least the compute
+ * units (or the small one does not fit), else the small one; NULL when
+ * neither fits. */
+static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
+                                      const pk_gemm_problem *p, pk_cl_mma_shape *shape)
+{
+    const pk_cl_mma_tile *lg = &prm->mma[PK_CL_MMA_LARGE], *sm = &prm->mma[PK_CL_MMA_SMALL];
+    const int lg_ok = mma_tile_fits(lg, info, max_work_group), sm_ok = mma_tile_fits(sm, info, max_work_group);
+    const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+    const int64_t tiles = lg_ok ? p->batch * ((p->m + lg->bm - 1) / lg->bm) * ((p->n + lg->bn - 1) / lg->bn) : 0;
+    if (lg_ok && (tiles >= units || !sm_ok)) return *shape = PK_CL_MMA_LARGE, lg;
+    if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
+    return NULL;
 }
 
 /* gemm_mma.cl's operands: 16-bit, a k-contiguous, b k- or n-contiguous,
@@ -285,11 +323,14 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
         }
     }
     int b_kc = 0;
-    if (mma_tile_fits(&mma_tile, info, max_work_group) && mma_takes(p, &b_kc)) {
+    pk_cl_mma_shape shape;
+    const pk_cl_mma_tile *mt = mma_takes(p, &b_kc) ? mma_pick(prm, info, max_work_group, p, &shape) : NULL;
+    if (mt) {
         memset(out, 0, sizeof *out);
         out->cls = pk_cl_vendor_of(info);
         out->mma = 1;
-        out->mt = mma_tile;
+        out->mma_shape = shape;
+        out->mt = *mt;
         out->b_kc = b_kc;
         return 0;
     }
@@ -340,15 +381,22 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         pk_cl_gemm_plan_variant(&plan, name, sizeof name);
         fn(ctx, name);
     }
-    /* the tensor-core kernel, both layouts of b */
-    if (mma_tile_fits(&mma_tile, info, max_work_group))
+    /* the tensor-core kernel: each tile that fits, both layouts of b (a
+     * small tile equal to the large one is the same variant) */
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
+        const pk_cl_mma_tile *t = &prm->mma[s];
+        if (!mma_tile_fits(t, info, max_work_group) ||
+            (s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], sizeof *t) &&
+             mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group)))
+            continue;
         for (int b_kc = 0; b_kc < 2; b_kc++) {
             char name[96];
             memset(&plan, 0, sizeof plan);
-            plan.mma = 1, plan.mt = mma_tile, plan.b_kc = b_kc;
+            plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc;
             pk_cl_gemm_plan_variant(&plan, name, sizeof name);
             fn(ctx, name);
         }
+    }
     /* the skinny kernel's names do not depend on the dtype's vw */
     const pk_cl_skinny_params *t = &prm->skinny;
     for (int b = -1; (1 << (b < 0 ? 0 : b)) <= PK_CL_SKINNY_MAX_M; b++) {

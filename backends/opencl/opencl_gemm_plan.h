@@ -33,16 +33,11 @@ typedef struct pk_cl_skinny_plan {
     int64_t ks;      /* elements of k per split */
 } pk_cl_skinny_plan;
 
-/* gemm_mma.cl's tile: bm x bn outputs a work-group of warps_m x warps_n
- * warps, `stages` steps of 32 k in flight in local memory */
-typedef struct pk_cl_mma_tile {
-    int bm, bn, warps_m, warps_n, stages;
-} pk_cl_mma_tile;
-
 typedef struct pk_cl_gemm_plan {
     int skinny;           /* 1: gemm_skinny.cl as `sk` says */
     pk_cl_skinny_plan sk;
     int mma;              /* 1: gemm_mma.cl with mt (tensor cores); else gemm_tiled.cl */
+    pk_cl_mma_shape mma_shape; /* mma: the table entry mt came from */
     pk_cl_mma_tile mt;
     int b_kc;             /* mma: b k-contiguous (else n-contiguous) */
     pk_cl_vendor cls;
@@ -74,12 +69,20 @@ size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
 
 /* Local memory of gemm_mma.cl with tile t */
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
+/* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */
+const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);
+/* Whether gemm_mma.cl can be built with tile t (warps that tile it in
+ * whole mma steps, at most 128 accumulators a lane, b's swizzled rows)
+ * and launched on a device with local_mem_bytes of local memory and
+ * work-groups of up to max_work_group. */
+int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group);
 
 /* The plan for problem p: the skinny kernel where it takes p (m <= 16, a
  * and b contiguous along k with 16-byte aligned rows, the device fits its
  * work-group), else the tensor-core kernel where the device has matrix
  * units and p is 16-bit with a k-contiguous and b k- or n-contiguous, rows
- * 16-byte aligned, else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
+ * 16-byte aligned (its large tile when those number at least the compute
+ * units, else its small one), else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
  * nothing fits the device. */
 int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const pk_gemm_problem *p,
                             pk_cl_gemm_plan *out);

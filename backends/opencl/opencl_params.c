@@ -23,6 +23,8 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     [PK_CL_FAMILY_PREFILL] = {"attn_prefill", "attention_prefill.cl", "fused prefill attention tile"},
     [PK_CL_FAMILY_ROPE] = {"rope", "rope.cl", "RoPE launch"},
     [PK_CL_FAMILY_CHAIN] = {"chain", "chain.cl", "fused elementwise chain launch"},
+    [PK_CL_FAMILY_GEMM_MMA] = {"gemm_mma", "gemm_mma.cl", "tensor-core GEMM tile when the tiles fill the device", 1},
+    [PK_CL_FAMILY_GEMM_MMA_SMALL] = {"gemm_mma_small", "gemm_mma.cl", "tensor-core GEMM tile when large tiles would not", 1},
 };
 
 #define OFF(field) offsetof(pk_cl_params, field)
@@ -36,6 +38,13 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "wm", OFF(gemm[s].wm), 1, 16, CH(1, 2, 4, 8)},                                          \
     {fam, "wn", OFF(gemm[s].wn), 1, 16, CH(1, 2, 4, 8)},                                          \
     {fam, "lanes", OFF(gemm[s].lanes), 0, 1, CH(0, 1)}
+
+#define MMA_TILE(fam, s)                                                                          \
+    {fam, "bm", OFF(mma[s].bm), 16, 512, CH(64, 128, 256)},                                       \
+    {fam, "bn", OFF(mma[s].bn), 64, 512, CH(64, 128, 256)},                                       \
+    {fam, "warps_m", OFF(mma[s].warps_m), 1, 16, CH(1, 2, 4)},                                    \
+    {fam, "warps_n", OFF(mma[s].warps_n), 1, 16, CH(1, 2, 4)},                                    \
+    {fam, "stages", OFF(mma[s].stages), 2, 4, CH(2, 3, 4)}
 
 static const pk_cl_param params[] = {
     TILE(PK_CL_FAMILY_GEMM_LARGE, PK_CL_GEMM_LARGE),
@@ -96,6 +105,8 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_ROPE, "items", OFF(misc.rope_items), 1, 1 << 24, CH(16384, 65536, 262144)},
     {PK_CL_FAMILY_ROPE, "max_groups", OFF(misc.rope_max_groups), 1, 65535, NOT_SEARCHED},
     {PK_CL_FAMILY_CHAIN, "wg", OFF(misc.chain_wg), 1, 1024, CH(64, 128, 256, 512, 1024)},
+    MMA_TILE(PK_CL_FAMILY_GEMM_MMA, PK_CL_MMA_LARGE),
+    MMA_TILE(PK_CL_FAMILY_GEMM_MMA_SMALL, PK_CL_MMA_SMALL),
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -137,6 +148,7 @@ void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out)
 {
     memset(out, 0, sizeof *out);
     for (int s = 0; s < PK_CL_GEMM_SHAPE_COUNT; s++) out->gemm[s] = *pk_cl_gemm_table(cls, (pk_cl_gemm_shape)s);
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) out->mma[s] = *pk_cl_mma_table(cls, (pk_cl_mma_shape)s);
     out->skinny = *pk_cl_skinny_table(cls);
     out->rows = *pk_cl_rows_table(cls);
     out->decode = *pk_cl_attn_decode_table(cls);
@@ -194,6 +206,15 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
             RULE(p->prefill.bm[c] * p->prefill.tpr[c] <= 1024, "bm x tpr (%d x %d) is over 1024 work-items",
                  p->prefill.bm[c], p->prefill.tpr[c]);
         return 0;
+    case PK_CL_FAMILY_GEMM_MMA:
+    case PK_CL_FAMILY_GEMM_MMA_SMALL: {
+        const pk_cl_mma_tile *t = &p->mma[f - PK_CL_FAMILY_GEMM_MMA];
+        RULE(pk_cl_mma_tile_valid(t, UINT64_MAX, (size_t)-1),
+             "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
+             "accumulators a lane and 1024 work-items, 2 to 4 stages",
+             t->bm, t->bn, t->warps_m, t->warps_n, t->stages);
+        return 0;
+    }
     case PK_CL_FAMILY_CHAIN:
         RULE(is_pow2(p->misc.chain_wg), "wg (%d) is not a power of two", p->misc.chain_wg);
         return 0;

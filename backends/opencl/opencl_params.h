@@ -79,6 +79,16 @@ typedef struct pk_cl_attn_decode_params {
     int wg, chunks, q_floats, max_rows, wg_per_cu, min_chunk, merge_wg, regs;
 } pk_cl_attn_decode_params;
 
+/* gemm_mma.cl (tensor cores through inline PTX, on devices whose
+ * pk_device_info.matrix_units says so): a bm x bn tile of D for a
+ * work-group of warps_m x warps_n warps, `stages` steps of 32 k in flight
+ * in local memory. Large: when such tiles number at least the compute
+ * units; small: when they do not. */
+typedef enum pk_cl_mma_shape { PK_CL_MMA_LARGE, PK_CL_MMA_SMALL, PK_CL_MMA_SHAPE_COUNT } pk_cl_mma_shape;
+typedef struct pk_cl_mma_tile {
+    int bm, bn, warps_m, warps_n, stages;
+} pk_cl_mma_tile;
+
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
  * work-items a row, per head-dim class: D = 64, D = 80 or 96, D = 128, any other. */
 #define PK_CL_ATTN_DCLASSES 4
@@ -99,6 +109,7 @@ const pk_cl_misc_params *pk_cl_misc_table(pk_cl_vendor cls);
 
 typedef struct pk_cl_params {
     pk_cl_gemm_tile gemm[PK_CL_GEMM_SHAPE_COUNT];
+    pk_cl_mma_tile mma[PK_CL_MMA_SHAPE_COUNT];
     pk_cl_skinny_params skinny;
     pk_cl_rows_params rows;
     pk_cl_attn_decode_params decode;
@@ -119,6 +130,8 @@ typedef enum pk_cl_family {
     PK_CL_FAMILY_PREFILL,
     PK_CL_FAMILY_ROPE,
     PK_CL_FAMILY_CHAIN,
+    PK_CL_FAMILY_GEMM_MMA,
+    PK_CL_FAMILY_GEMM_MMA_SMALL,
     PK_CL_FAMILY_COUNT
 } pk_cl_family;
 
@@ -126,6 +139,7 @@ typedef struct pk_cl_family_info {
     const char *name;   /* "skinny" */
     const char *source; /* "gemm_skinny.cl" */
     const char *what;   /* one line for `portkern tune --list` */
+    int matrix_units;   /* 1: its kernels run only on devices with matrix_units */
 } pk_cl_family_info;
 
 #define PK_CL_PARAM_CHOICES 8

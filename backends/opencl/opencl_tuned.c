@@ -216,9 +216,10 @@ static const char *from_name(char c)
 
 /* Requests (one per call; reply is one line per item):
  *   list            "family.name lo hi choice..." for every parameter
- *   families        "family source what" per family
+ *   families        "family source what" per family whose kernels the
+ *                   device runs (the tensor-core ones need matrix units)
  *   status          "class C autotune on SECONDS|off" then "family
- *                   table|tuned|set" per family (class "other": no table
+ *                   table|tuned|set" per such family (class "other": no table
  *                   entry for this device; autotune: families are tuned
  *                   on first use, opencl_autotune.c)
  *   get FAMILY      FAMILY's values as "family.name=value,..."
@@ -245,9 +246,10 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
             OUT("\n");
         }
     } else if (!strcmp(verb, "families")) {
+        /* only the families whose kernels this device runs */
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++) {
             const pk_cl_family_info *fi = pk_cl_family_get((pk_cl_family)f);
-            OUT("%s %s %s\n", fi->name, fi->source, fi->what);
+            if (!fi->matrix_units || d->info.matrix_units) OUT("%s %s %s\n", fi->name, fi->source, fi->what);
         }
     } else if (!strcmp(verb, "status")) {
         static const char *const cls[PK_CL_VENDOR_COUNT] = {"nvidia", "amd", "intel", "cpu", "other"};
@@ -255,7 +257,8 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         pk_cl_autotune_describe(d, at, sizeof at);
         OUT("class %s autotune %s\n", cls[pk_cl_vendor_of(&d->info)], at);
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++)
-            OUT("%s %s\n", pk_cl_family_get((pk_cl_family)f)->name, from_name(d->prm_from[f]));
+            if (!pk_cl_family_get((pk_cl_family)f)->matrix_units || d->info.matrix_units)
+                OUT("%s %s\n", pk_cl_family_get((pk_cl_family)f)->name, from_name(d->prm_from[f]));
     } else if (!strcmp(verb, "ptx")) {
         char why[512];
         const int on = pk_cl_ptx_state(d->info.index, why, sizeof why);
