@@ -8,6 +8,12 @@
 
 int pk_bench_main(int argc, char **argv);
 
+/* Opens the platform spec names, "backend[:index][/portable]" ("auto" when
+ * spec is NULL or empty; "/portable": OpenCL with its inline PTX kernels
+ * off), and writes its label ("opencl:1/portable"). 1, or 0 after saying
+ * why on stderr. */
+int pk_bench_open(const char *spec, pk_context **ctx, char *label, size_t n);
+
 typedef enum pk_bench_op {
     PK_BENCH_GEMM,
     PK_BENCH_ATTENTION,

@@ -15,7 +15,8 @@ static void usage(FILE *f)
     fputs("usage: portkern bench [options]\n"
           "Times issue 3's cases on one device with device events (warm-up, median of\n"
           "--reps runs, inputs rotated past the L2) beside the vendor library.\n"
-          "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip\n"
+          "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip; opencl:IDX/portable\n"
+          "                        runs OpenCL with its inline PTX (tensor-core) kernels off\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
           "  --reps N              timed runs per case (default 20, at least 5)\n"
           "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
@@ -44,26 +45,6 @@ static const char *unit(const pk_bench_case *c)
     case 'K': return "TB/s of KV";
     default: return "TB/s";
     }
-}
-
-static int open_context(const char *spec, pk_context **ctx)
-{
-    char name[32] = "auto";
-    int idx = 0;
-    if (spec) {
-        const char *colon = strchr(spec, ':');
-        size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-        if (n >= sizeof name) n = sizeof name - 1;
-        memcpy(name, spec, n);
-        name[n] = 0;
-        if (colon) idx = atoi(colon + 1);
-    }
-    pk_backend b;
-    if (pk_backend_from_name(name, &b) != PK_SUCCESS || pk_open(b, idx, ctx) != PK_SUCCESS) {
-        fprintf(stderr, "bench: cannot open %s: %s\n", spec ? spec : "auto", pk_last_error(NULL));
-        return 0;
-    }
-    return 1;
 }
 
 /* The report's options; without them the floors table runs exactly as
@@ -111,9 +92,11 @@ int pk_bench_main(int argc, char **argv)
         return 0;
     }
     pk_context *ctx;
-    if (!open_context(backend, &ctx)) return 1;
+    char label[48];
+    if (!pk_bench_open(backend, &ctx, label, sizeof label)) return 1;
     pk_device_info info;
     pk_context_info(ctx, &info);
+    const int portable = strstr(label, "/portable") != NULL;
 
     char date[32];
     time_t now = time(NULL);
@@ -122,8 +105,9 @@ int pk_bench_main(int argc, char **argv)
      * the caller's word on which commit it is wins */
     const char *commit = getenv("PORTKERN_COMMIT") && *getenv("PORTKERN_COMMIT") ? getenv("PORTKERN_COMMIT") : PK_COMMIT;
     char header[768];
-    snprintf(header, sizeof header, "%s, %s %d: %s (%s), commit %s, median of %d runs", date,
-             pk_backend_name(info.backend), info.index, info.name, info.driver, commit, reps);
+    snprintf(header, sizeof header, "%s, %s %d%s: %s (%s), commit %s, median of %d runs", date,
+             pk_backend_name(info.backend), info.index, portable ? " (portable kernels, inline PTX off)" : "",
+             info.name, info.driver, commit, reps);
     printf("%s\n", header);
     printf("%-38s %9s %6s %10s %-13s %6s %9s %10s %6s\n", "case", "ms", "spread", "result", "unit", "floor",
            "vendor ms", "vendor", "ratio");

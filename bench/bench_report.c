@@ -26,7 +26,8 @@ static void usage(FILE *f)
           "                        op=attention,b=1,sq=1,skv=8192,hq=32,hkv=8,d=128,causal=0 or\n"
           "                        op=rmsnorm,rows=16,cols=4096 (op=swiglu likewise) or\n"
           "                        op=rope,b=32,sq=1,hq=32,hkv=8,d=128,inv_freq=1\n"
-          "  --backend LIST        platforms, e.g. cuda,opencl:0,hip (default: auto)\n"
+          "  --backend LIST        platforms, e.g. cuda,opencl:0,hip (default: auto); opencl:1/portable\n"
+          "                        is that OpenCL device with its inline PTX kernels off\n"
           "  --all-backends        every device of every backend present (ref only with --with-ref)\n"
           "  --with-ref            add the reference backend to --all-backends\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
@@ -43,17 +44,16 @@ static void usage(FILE *f)
         fprintf(f, "  %-16s %s\n", pk_bench_suite_names[i], pk_bench_suite_about[i]);
 }
 
-static int add_platform(pk_bench_platform *p, int *np, pk_context **ctx, pk_backend b, int idx)
+/* spec: "backend[:index][/portable]" (pk_bench_open) */
+static int add_platform(pk_bench_platform *p, int *np, pk_context **ctx, const char *spec)
 {
     if (*np >= MAX_PLATFORMS) return 0;
     pk_context *c;
-    if (pk_open(b, idx, &c) != PK_SUCCESS) {
-        fprintf(stderr, "bench: cannot open %s:%d: %s\n", pk_backend_name(b), idx, pk_last_error(NULL));
-        return 0;
-    }
+    char label[48];
+    if (!pk_bench_open(spec, &c, label, sizeof label)) return 0;
     memset(&p[*np], 0, sizeof p[*np]);
     pk_context_info(c, &p[*np].info);
-    snprintf(p[*np].label, sizeof p[*np].label, "%s:%d", pk_backend_name(p[*np].info.backend), p[*np].info.index);
+    snprintf(p[*np].label, sizeof p[*np].label, "%s", label);
     ctx[(*np)++] = c;
     return 1;
 }
@@ -128,7 +128,7 @@ static void print_row(const pk_bench_report *rep, const pk_bench_row *w)
 {
     const pk_bench_case *c = w->c;
     if (!w->ran) {
-        printf("%-46s %-9s %s\n", c->name, rep->p[w->platform].label, w->status);
+        printf("%-46s %-17s %s\n", c->name, rep->p[w->platform].label, w->status);
         return;
     }
     double ms = w->r.ms;
@@ -139,7 +139,7 @@ static void print_row(const pk_bench_report *rep, const pk_bench_row *w)
     char roof[16] = "n/a";
     if (w->eff_roof == w->eff_roof) snprintf(roof, sizeof roof, "%5.1f%%", 100 * w->eff_roof);
     if (w->unfused_ms > 0) snprintf(unfused, sizeof unfused, "%.4g (%.2fx)", w->unfused_ms, w->unfused_ms / ms);
-    printf("%-46s %-9s %9.4g %5.1f%% %8.3f %8.1f %6s %-26s %-18s%s\n", c->name, rep->p[w->platform].label, ms,
+    printf("%-46s %-17s %9.4g %5.1f%% %8.3f %8.1f %6s %-26s %-18s%s\n", c->name, rep->p[w->platform].label, ms,
            100 * w->r.spread, w->r.flops / ms * 1e-9, w->r.bytes / ms * 1e-6, roof, vendor, unfused,
            w->r.spread > 0.10 ? "  spread > 10%" : "");
 }
@@ -262,21 +262,26 @@ int pk_bench_report_main(int argc, char **argv)
             int n = 0;
             if (order[k] == PK_BACKEND_REF && !with_ref) continue;
             if (pk_device_count(order[k], &n) != PK_SUCCESS) continue;
-            for (int i = 0; i < n; i++) add_platform(plat, &np, ctx, order[k], i);
+            for (int i = 0; i < n; i++) {
+                char spec[48];
+                snprintf(spec, sizeof spec, "%s:%d", pk_backend_name(order[k]), i);
+                add_platform(plat, &np, ctx, spec);
+            }
         }
     } else {
         char list[256];
         snprintf(list, sizeof list, "%s", backends ? backends : "auto");
         for (char *save = NULL, *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
-            char *colon = strchr(b, ':');
-            int idx = colon ? atoi(colon + 1) : 0;
-            if (colon) *colon = 0;
+            /* an unknown name is a usage error; a device that does not open
+             * is left out (said on stderr) */
+            char name[32];
             pk_backend be;
-            if (pk_backend_from_name(b, &be) != PK_SUCCESS) {
-                fprintf(stderr, "bench: unknown backend '%s'\n", b);
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(b, ":/"), b);
+            if (pk_backend_from_name(name, &be) != PK_SUCCESS) {
+                fprintf(stderr, "bench: unknown backend '%s'\n", name);
                 return 2;
             }
-            add_platform(plat, &np, ctx, be, idx);
+            add_platform(plat, &np, ctx, b);
         }
     }
     if (np == 0 || nc == 0) {
@@ -343,7 +348,7 @@ int pk_bench_report_main(int argc, char **argv)
     raise_roofs(&rep);
     for (int p = 0; p < np; p++) print_roof(&plat[p], "roofline as used");
     pk_bench_report_score(&rep);
-    printf("%-46s %-9s %9s %6s %8s %8s %6s %-26s %-18s\n", "case", "platform", "ms", "spread", "TFLOP/s", "GB/s",
+    printf("%-46s %-17s %9s %6s %8s %8s %6s %-26s %-18s\n", "case", "platform", "ms", "spread", "TFLOP/s", "GB/s",
            "roof", "vendor ms (vendor/ours)", "unfused ms (x)");
     for (int i = 0; i < nc * np; i++) print_row(&rep, &rep.rows[i]);
     printf("\nperformance portability over %d platform(s) (Pennycook et al.; 0 when one cannot run the case;\n"

@@ -9,7 +9,7 @@
 #include "bench.h"
 
 typedef struct pk_bench_platform {
-    char label[32];          /* "opencl:0" */
+    char label[48];          /* "opencl:0", "opencl:1/portable" */
     pk_device_info info;
     pk_bench_roof roof;
     char clocks[128];        /* as readable (nvidia-smi, /proc/cpuinfo); "" if not */

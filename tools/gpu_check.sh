@@ -9,7 +9,8 @@
 #   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
 #             (PK_SANITIZE_TOOLS="memcheck" runs one)
 #   report    the vendor comparison report, every suite, on the three
-#             platforms of the card
+#             platforms of the card and NVIDIA's OpenCL once more with its
+#             inline PTX kernels off (opencl:N/portable)
 #   llama     the engine test (tests/test_llama_engine.sh) and the
 #             transformers fixtures (tests/test_llama_hf_fixtures.py) on
 #             each platform, then a seeded Llama-3-8B-shaped checkpoint
@@ -130,7 +131,8 @@ fi
 if [[ $parts == *report* ]]; then
   t0=$(date +%s)
   timeout "${PK_REPORT_TIMEOUT:-400}" $pk bench --suite llama3-8b --suite llama3-70b-tp8 --suite small --suite gemm \
-    --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)" --reps "${PK_REPORT_REPS:-10}" \
+    --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)${cl:+,opencl:$cl/portable}" \
+    --reps "${PK_REPORT_REPS:-10}" \
     --out "$logs/report" >"$logs/report.txt" 2>&1
   summary+=("report rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^suite mean' "$logs/report.txt" | tail -1)")
 fi
