@@ -17,6 +17,7 @@
 typedef struct pk_cl_slot {
     cl_platform_id platform;
     cl_device_id device;
+    int ptx_candidate; /* an NVIDIA GPU that mma.sync, cp.async and ldmatrix exist on */
     int ptx;          /* inline PTX: 0 not asked, 1 exact, -1 not usable */
     char ptx_why[400];
 } pk_cl_slot;
@@ -55,6 +56,9 @@ pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg)
     return pk_msgf(msg, s, "%s: %s (%d)", what, pk_cl_error_name(err), (int)err);
 }
 
+static int has_extension(cl_device_id dev, const char *ext);
+static int ptx_candidate(cl_device_id dev);
+
 static pk_status cl_init(pk_msg *why)
 {
     cl_platform_id plats[16];
@@ -71,6 +75,8 @@ static pk_status cl_init(pk_msg *why)
         for (cl_uint i = 0; i < nd && n_slots < PK_CL_MAX_DEVICES; i++) {
             slots[n_slots].platform = plats[p];
             slots[n_slots].device = devs[i];
+            slots[n_slots].ptx_candidate = ptx_candidate(devs[i]);
+            slots[n_slots].ptx = 0;
             n_slots++;
         }
     }
@@ -98,9 +104,19 @@ static int has_extension(cl_device_id dev, const char *ext)
     return found;
 }
 
-/* NVIDIA from compute capability 8.0 on (mma.sync m16n8k16, cp.async,
- * ldmatrix), if the probe says its inline PTX computes exactly */
-static int ptx_candidate(cl_uint cc_major, int is_cpu) { return cc_major >= 8 && !is_cpu; }
+/* NVIDIA GPUs from compute capability 8.0 on (mma.sync m16n8k16,
+ * cp.async, ldmatrix); they use it if the probe says their inline PTX
+ * computes exactly. Asked once, at backend init. */
+static int ptx_candidate(cl_device_id dev)
+{
+    cl_uint cc_major = 0;
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS || (type & CL_DEVICE_TYPE_CPU))
+        return 0;
+    if (has_extension(dev, "cl_nv_device_attribute_query"))
+        clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major, &cc_major, NULL);
+    return cc_major >= 8;
+}
 
 int pk_cl_ptx_state(int index, char *why, size_t n)
 {
@@ -108,13 +124,7 @@ int pk_cl_ptx_state(int index, char *why, size_t n)
     const char *env = getenv("PORTKERN_OPENCL_PTX");
     if (env && !strcmp(env, "0")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_PTX=0"), 0;
     pk_cl_slot *sl = &slots[index];
-    cl_uint cc_major = 0;
-    cl_device_type type = 0;
-    clGetDeviceInfo(sl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    if (has_extension(sl->device, "cl_nv_device_attribute_query"))
-        clGetDeviceInfo(sl->device, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major, &cc_major, NULL);
-    if (!ptx_candidate(cc_major, (type & CL_DEVICE_TYPE_CPU) != 0))
-        return snprintf(why, n, "not an NVIDIA GPU of compute capability 8.0 or later"), 0;
+    if (!sl->ptx_candidate) return snprintf(why, n, "not an NVIDIA GPU of compute capability 8.0 or later"), 0;
     pthread_mutex_lock(&ptx_lock);
     if (!sl->ptx) {
         char w[sizeof sl->ptx_why] = "";
@@ -152,17 +162,15 @@ static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg
     info->compute_units = (int)cus;
     info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     info->native_fp16 = has_extension(dev, "cl_khr_fp16");
-    cl_uint width = 0, cc_major = 0;
-    if (has_extension(dev, "cl_nv_device_attribute_query")) {
+    cl_uint width = 0;
+    if (has_extension(dev, "cl_nv_device_attribute_query"))
         clGetDeviceInfo(dev, PK_CL_DEVICE_WARP_SIZE_NV, sizeof width, &width, NULL);
-        clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc_major, &cc_major, NULL);
-    }
     else if (has_extension(dev, "cl_amd_device_attribute_query"))
         clGetDeviceInfo(dev, PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, NULL);
     /* NVIDIA's OpenCL compiles inline PTX: mma.sync (sm_80 on) reaches the
      * tensor cores (kernels_cl/nv_ptx.cl), where the probe finds it exact */
     char ptx_why[512];
-    info->matrix_units = ptx_candidate(cc_major, info->is_cpu) && pk_cl_ptx_state(index, ptx_why, sizeof ptx_why);
+    info->matrix_units = pk_cl_ptx_state(index, ptx_why, sizeof ptx_why);
     info->simd_width = width ? (int)width : 1;
     return PK_SUCCESS;
 }
