@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_attention_plan.h"
+#include "pk_attn_split.h"
 
 /* Split-KV pays off when the rows sharing a kv head are few (decode) and
  * the key range is long, so that one block per row tile would walk it
@@ -151,19 +152,11 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     plan->chunk = (int)(whole > 0 ? whole : unit);
     if (rows > PK_CU_ATTN_SPLIT_MAX_ROWS || p->skv < PK_CU_ATTN_SPLIT_MIN_SKV) return;
 
-    /* As many splits as fill one wave of resident blocks: a second, partial
-     * wave would run at a fraction of the bandwidth (B1 Hkv8 Skv131072 at
-     * 64 splits made 512 blocks for 396 places). */
-    int64_t blocks = p->batch * p->hkv * plan->row_tiles;
-    int64_t n = sms * per_sm / blocks;
-    int64_t most = p->skv / PK_CU_ATTN_MIN_CHUNK;
-    if (n > most) n = most;
-    if (n > PK_CU_ATTN_MAX_SPLITS) n = PK_CU_ATTN_MAX_SPLITS;
-    if (n < 1) n = 1;
-    int64_t chunk = (p->skv + n - 1) / n;
-    chunk = (chunk + unit - 1) / unit * unit;
-    plan->chunk = (int)chunk;
-    plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+    /* as many splits as fill one wave of resident blocks */
+    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, sms * per_sm, 1,
+                                                PK_CU_ATTN_MIN_CHUNK, PK_CU_ATTN_MAX_SPLITS, unit);
+    plan->chunk = (int)sp.chunk;
+    plan->n_splits = sp.n;
 }
 
 static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }

@@ -9,11 +9,13 @@
  *   pk_attn_tiled_<dt>_d<D>       vector ALUs, prefill rows (tiled_cfg)
  *   pk_attn_tiled_<dt>_d<D>_rows16  the same for at most 16 rows per kv
  *                                 head (decode), D <= 128: 16 threads a row
- * Split-KV (decode) is the CUDA backend's rule: few rows per kv head and a
- * long key range, as many splits as fill the CUs once. */
+ * Split-KV (decode) when few rows share a kv head and the key range is
+ * long, as many splits as fill the CUs once (pk_attn_split_keys, the rule
+ * every backend shares). */
 #include <stdio.h>
 
 #include "hip_attention_plan.h"
+#include "pk_attn_split.h"
 
 #define SPLIT_MAX_ROWS 64
 #define SPLIT_MIN_SKV 512
@@ -68,16 +70,10 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     plan->chunk = (int)(whole > 0 ? whole : KEY_UNIT);
     if (rows > SPLIT_MAX_ROWS || p->skv < SPLIT_MIN_SKV) return;
 
-    const int64_t blocks = p->batch * p->hkv * plan->row_tiles;
-    int64_t n = cus * BLOCKS_PER_CU / blocks;
-    const int64_t most = p->skv / MIN_CHUNK;
-    if (n > most) n = most;
-    if (n > MAX_SPLITS) n = MAX_SPLITS;
-    if (n < 1) n = 1;
-    int64_t chunk = (p->skv + n - 1) / n;
-    chunk = (chunk + KEY_UNIT - 1) / KEY_UNIT * KEY_UNIT;
-    plan->chunk = (int)chunk;
-    plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, cus * BLOCKS_PER_CU, 1,
+                                                MIN_CHUNK, MAX_SPLITS, KEY_UNIT);
+    plan->chunk = (int)sp.chunk;
+    plan->n_splits = sp.n;
 }
 
 void pk_hip_attn_plan_variant(const pk_hip_attn_plan *plan, char *name, size_t n)

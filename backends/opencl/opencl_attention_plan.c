@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "opencl_attention_plan.h"
+#include "pk_attn_split.h"
 
 #define PK_CL_ATTN_LOCAL_BUDGET 32768u
 
@@ -206,17 +207,12 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
     plan->dec = decode_tile(rows, p->d, pk_cl_attn_vec_ok(p), dp, lm ? lm : budget);
     int step = plan->dec.slots * plan->dec.unroll;
     plan->row_tiles = (int)((rows + plan->dec.rows - 1) / plan->dec.rows);
-    int64_t groups = p->batch * p->hkv * plan->row_tiles;
-    int64_t target = (int64_t)dp->wg_per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
-    int64_t n = (target + groups - 1) / groups;
-    int64_t most = p->skv / dp->min_chunk;
-    if (n > most) n = most;
-    if (n > PK_CL_ATTN_MAX_SPLITS) n = PK_CL_ATTN_MAX_SPLITS;
-    if (n < 1) n = 1;
-    int64_t chunk = (p->skv + n - 1) / n;
-    chunk = (chunk + step - 1) / step * step;
-    plan->chunk = (int)chunk;
-    plan->n_splits = (int)((p->skv + chunk - 1) / chunk);
+    /* at least wg_per_cu work-groups per compute unit */
+    const int64_t target = (int64_t)dp->wg_per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
+    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, target, 0,
+                                                dp->min_chunk, PK_CL_ATTN_MAX_SPLITS, step);
+    plan->chunk = (int)sp.chunk;
+    plan->n_splits = sp.n;
     plan->merge_groups = (int)(dp->merge_wg / p->d);
     plan->max_regs = pk_cl_vendor_of(dev) == PK_CL_VENDOR_NVIDIA ? dp->regs : 0;
 }
