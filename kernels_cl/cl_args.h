@@ -81,4 +81,15 @@
 #define PK_DA_LS 40
 #define PK_DA_LONGS 48
 
+/* gemm_tiled.cl and gemm_mma.cl (both kernels of the host's
+ * GEMM_TILED_ARGS, opencl_gemm.c, in this order): a and b as A and B of
+ * the kernel's element type a_t, d and its epilogue operands of d_t;
+ * strides in elements as {batch, row, col} */
+#define PK_GEMM_TILED_PARAMS(A, B)                                                                         \
+    long batch, long m, long n, long k, __global const a_t *A, long a_off, long a_sb, long a_sm, long a_sk, \
+        __global const a_t *B, long b_off, long b_sb, long b_sk, long b_sn, __global const d_t *c, long c_off,  \
+        long c_sb, long c_sm, long c_sn, __global d_t *d, long d_off, long d_sb, long d_sm, long d_sn,          \
+        __global const d_t *bias, long bias_off, long bias_sn, __global const d_t *res, long res_off,          \
+        long res_sb, long res_sm, long res_sn, float alpha, float beta
+
 #endif

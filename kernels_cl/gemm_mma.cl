@@ -25,7 +25,8 @@
  *
  * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC, PENDING (STAGES - 2, as a
  * literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
- * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too. */
+ * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
+ * (cl_args.h PK_GEMM_TILED_PARAMS). */
 
 #define BK 32
 #define NWARPS (WARPS_M * WARPS_N)
@@ -83,14 +84,7 @@ inline void load_step(__local e_t *as_, __local e_t *bs_, __global const e_t *a,
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-gemm_mma(long batch, long m, long n, long k,
-         __global const a_t *a_, long a_off, long a_sb, long a_sm, long a_sk,
-         __global const a_t *b_, long b_off, long b_sb, long b_sk, long b_sn,
-         __global const d_t *c, long c_off, long c_sb, long c_sm, long c_sn,
-         __global d_t *d, long d_off, long d_sb, long d_sm, long d_sn,
-         __global const d_t *bias, long bias_off, long bias_sn,
-         __global const d_t *res, long res_off, long res_sb, long res_sm, long res_sn,
-         float alpha, float beta)
+gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
 {
     /* cp.async and ldmatrix move 16-byte pieces */
     __local e_t as[STAGES * A_STAGE] __attribute__((aligned(16)));

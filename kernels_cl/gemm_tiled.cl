@@ -376,14 +376,7 @@ inline void gemm_tile_product(__local const float *as, __local const float *bs, 
 /* Groups stride over m-tiles (dim 1) and batches (dim 2), so the host may
  * launch fewer groups there than some drivers allow. */
 __kernel __attribute__((reqd_work_group_size(NTX, NTY, 1))) void
-gemm_tiled(long batch, long m, long n, long k,
-           __global const a_t *a, long a_off, long a_sb, long a_sm, long a_sk,
-           __global const a_t *b, long b_off, long b_sb, long b_sk, long b_sn,
-           __global const d_t *c, long c_off, long c_sb, long c_sm, long c_sn,
-           __global d_t *d, long d_off, long d_sb, long d_sm, long d_sn,
-           __global const d_t *bias, long bias_off, long bias_sn,
-           __global const d_t *res, long res_off, long res_sb, long res_sm, long res_sn,
-           float alpha, float beta)
+gemm_tiled(PK_GEMM_TILED_PARAMS(a, b))
 {
     /* float4s: 16-byte aligned tiles */
     __local float4 lmem[GEMM_LOCAL / 4];

@@ -5,17 +5,7 @@
 #include <stdio.h>
 
 #include "pk_attn_split.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fprintf(stderr, "\n");                                                                         \
-            failures++;                                                                                    \
-        }                                                                                                  \
-    } while (0)
+#include "plan_check.h"
 
 int main(void)
 {

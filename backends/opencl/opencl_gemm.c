@@ -106,7 +106,8 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, args, (int)(sizeof args / sizeof args[0]), 3, mglobal, mlocal, msg);
 }
 
-/* The arguments gemm_tiled.cl and gemm_mma.cl take, in their order. */
+/* The arguments gemm_tiled.cl and gemm_mma.cl take, in the order of
+ * kernels_cl/cl_args.h PK_GEMM_TILED_PARAMS. */
 #define GEMM_TILED_ARGS(p)                                                                                 \
     cl_long batch = (p)->batch, m = (p)->m, n = (p)->n, k = (p)->k;                                        \
     cl_mem a = (p)->a.mem, b = (p)->b.mem;                                                                 \
