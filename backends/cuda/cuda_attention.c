@@ -16,7 +16,7 @@ pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     if (p->batch == 0 || p->sq == 0 || p->hq == 0) return PK_SUCCESS;
 
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make(p, d->sm, d->sm_count, d->smem_optin, &plan);
+    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->attn_knob, &plan);
     if (plan.row_tiles > 65535 || p->batch * p->hkv > 0x7fffffff)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, "CUDA attention: %lld x %lld query rows per kv head exceed the grid",
                        (long long)p->sq, (long long)(p->hq / p->hkv));

@@ -97,12 +97,6 @@ static const rows_variant *knob_variant(const char *knob, int64_t d, size_t smem
     return NULL;
 }
 
-void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
-                          pk_cu_attn_plan *plan)
-{
-    pk_cu_attn_plan_make_knob(p, sm, sm_count, smem_optin, getenv("PORTKERN_CUDA_ATTN"), plan);
-}
-
 void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
                                const char *knob, pk_cu_attn_plan *plan)
 {

@@ -32,15 +32,11 @@ typedef struct pk_cu_attn_plan {
 int pk_cu_attn_mma_layout(const pk_attention_problem *p);
 
 /* sm: compute capability (e.g. 90); sm_count and smem_optin size the split
- * and check the tiles fit. Reads PORTKERN_CUDA_ATTN (see _knob). */
-void pk_cu_attn_plan_make(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
-                          pk_cu_attn_plan *plan);
-
-/* The same with the knob given: "rows", "rows128", "rows128n32" or
- * "rows128w8" forces that prefill kernel wherever it applies (a tensor-core
- * problem with more than 16 packed rows, the variant built for its head
- * dim, its tiles fitting); NULL or any other value leaves the choice to the
- * plan. For A/B timing. */
+ * and check the tiles fit. knob is PORTKERN_CUDA_ATTN as the device read
+ * it at open: "rows", "rows128", "rows128n32" or "rows128w8" forces that
+ * prefill kernel wherever it applies (a tensor-core problem with more than
+ * 16 packed rows, the variant built for its head dim, its tiles fitting);
+ * NULL or any other value leaves the choice to the plan. For A/B timing. */
 void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
                                const char *knob, pk_cu_attn_plan *plan);
 

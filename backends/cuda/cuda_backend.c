@@ -116,6 +116,13 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
      * timing and for ruling it out when something looks wrong */
     const char *pdl = getenv("PORTKERN_CUDA_PDL");
     d->early_launch = d->sm >= 90 && !(pdl && !strcmp(pdl, "0"));
+    static const char *const knob_names[2] = {"PORTKERN_CUDA_GEMM", "PORTKERN_CUDA_ATTN"};
+    const char **knob_at[2] = {&d->gemm_knob, &d->attn_knob};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(knob_names[i]);
+        snprintf(d->knobs[i], sizeof d->knobs[i], "%s", v ? v : "");
+        *knob_at[i] = v ? d->knobs[i] : NULL;
+    }
     d->smem_optin = (size_t)d->info.local_mem_bytes;
     s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);

@@ -33,12 +33,12 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     CUtensorMap maps[2];
     /* a map the driver refuses leaves the problem to the other kernels,
      * which take any layout */
-    int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, getenv("PORTKERN_CUDA_GEMM"), &plan) &&
+    int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, d->gemm_knob, &plan) &&
                 tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], PK_CU_WGMMA_BM) ==
                     CUDA_SUCCESS &&
                 tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], PK_CU_WGMMA_BN) ==
                     CUDA_SUCCESS;
-    if (!wgmma) pk_cu_gemm_plan_pick(p, d->sm_count, d->smem_optin, &plan);
+    if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, d->gemm_knob, &plan);
     CUfunction f;
     pk_status s = pk_cu_function(d, plan.kernel, &f, msg);
     if (s != PK_SUCCESS) return s;

@@ -139,11 +139,6 @@ static char simt_layout_b(const pk_gemm_problem *p)
     return 0;
 }
 
-void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out)
-{
-    pk_cu_gemm_plan_pick_knob(p, sm_count, smem_optin, getenv("PORTKERN_CUDA_GEMM"), out);
-}
-
 void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
                                pk_cu_gemm_plan *out)
 {

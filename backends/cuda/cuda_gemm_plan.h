@@ -30,12 +30,9 @@ typedef struct pk_cu_gemm_plan {
 
 /* Picks the kernel for p on a device with sm_count multiprocessors and
  * smem_optin bytes of dynamic shared memory per block. Always succeeds:
- * the SIMT kernel takes anything. */
-void pk_cu_gemm_plan_pick(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_plan *out);
-
-/* The same with the value of PORTKERN_CUDA_GEMM given (NULL: unset), which
- * pk_cu_gemm_plan_pick reads from the environment: "skinny" or "decode"
- * sends every decode problem (M <= 16, linear layout) to that kernel. */
+ * the SIMT kernel takes anything. knob is PORTKERN_CUDA_GEMM as the device
+ * read it at open (NULL: unset): "skinny" or "decode" sends every decode
+ * problem (M <= 16, linear layout) to that kernel. */
 void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
                                pk_cu_gemm_plan *out);
 
@@ -47,7 +44,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
  * turns it off (A/B timing against the mma.sync kernel). */
 int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out);
 
-/* Every kernel that pk_cu_gemm_plan_pick, after pk_cu_gemm_plan_wgmma
+/* Every kernel that pk_cu_gemm_plan_pick_knob, after pk_cu_gemm_plan_wgmma
  * where has_wgmma (sm_90a code loaded, as pk_cu_gemm does), can name for
  * some problem on a device with smem_optin bytes of dynamic shared memory,
  * without a knob: each name once to fn. The same on every multiprocessor

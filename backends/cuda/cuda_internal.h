@@ -27,6 +27,10 @@ typedef struct pk_cu_device {
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
     int early_launch;          /* programmatic dependent launch: sm_90 on, unless PORTKERN_CUDA_PDL=0 */
+    /* A/B knobs, read once at open: PORTKERN_CUDA_GEMM and PORTKERN_CUDA_ATTN
+     * (the plans' knob arguments); NULL when unset */
+    const char *gemm_knob, *attn_knob;
+    char knobs[2][32];
     size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
     pk_cu_function_entry *functions;
     CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
