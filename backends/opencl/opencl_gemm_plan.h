@@ -67,6 +67,11 @@ const pk_cl_skinny_params *pk_cl_skinny_table(pk_cl_vendor cls);
 /* Local memory of the skinny kernel's reduction */
 size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
 
+/* Local memory a tensor-core tile may take: what NVIDIA's OpenCL gives a
+ * work-group on every GPU with matrix units (a tuned tile over it would
+ * never run: the plan would quietly take another kernel in its place). */
+#define PK_CL_MMA_MAX_LOCAL_BYTES (48u * 1024u)
+
 /* Local memory of gemm_mma.cl with tile t */
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
 /* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */

@@ -209,10 +209,10 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
     case PK_CL_FAMILY_GEMM_MMA:
     case PK_CL_FAMILY_GEMM_MMA_SMALL: {
         const pk_cl_mma_tile *t = &p->mma[f - PK_CL_FAMILY_GEMM_MMA];
-        RULE(pk_cl_mma_tile_valid(t, UINT64_MAX, (size_t)-1),
+        RULE(pk_cl_mma_tile_valid(t, PK_CL_MMA_MAX_LOCAL_BYTES, (size_t)-1),
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
-             "accumulators a lane and 1024 work-items, 2 to 4 stages",
-             t->bm, t->bn, t->warps_m, t->warps_n, t->stages);
+             "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 4 stages",
+             t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         return 0;
     }
     case PK_CL_FAMILY_CHAIN:
