@@ -109,6 +109,9 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         T(GEMM(PK_BF16, 1, 256, 4096, 4096, 1));
         C(GEMM(PK_BF16, 1, 70, 72, 72, 1));
         C(GEMM(PK_F16, 1, 33, 136, 40, 0));
+        /* k long enough to be split */
+        C(GEMM(PK_BF16, 1, 70, 136, 4104, 1));
+        C(GEMM(PK_F16, 2, 33, 72, 2056, 0));
     } else if (!strcmp(family, "skinny")) {
         if (cpu) {
             T(GEMM(PK_BF16, 1, 1, 4096, 2048, 1));

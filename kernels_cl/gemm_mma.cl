@@ -23,12 +23,27 @@
  * n-contiguous: BN n), in 16-byte chunks placed at chunk ^ f(row), so that
  * the 8 rows one ldmatrix matrix reads sit in distinct banks.
  *
- * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC, PENDING (STAGES - 2, as a
+ * Split-K (SPLITS > 1, for too few tiles to fill the device): split sp of
+ * batch z sums its own whole steps of 32 k (k from sp * per_split * 32;
+ * the steps past the end zero-filled as at any edge) into part, f32;
+ * gemm_mma_merge then adds the SPLITS partial sums of each output in split
+ * order and runs the epilogue.
+ *
+ * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS, PENDING (STAGES - 2, as a
  * literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_TILED_PARAMS). */
 
 #define BK 32
+#ifndef SPLITS
+#define SPLITS 1
+#endif
+#if SPLITS > 1
+/* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * n + col] */
+#define PK_MMA_PART , __global float *part
+#else
+#define PK_MMA_PART
+#endif
 #define NWARPS (WARPS_M * WARPS_N)
 #define WG (32 * NWARPS)
 #define WTM (BM / WARPS_M) /* a warp's rows */
@@ -84,7 +99,7 @@ inline void load_step(__local e_t *as_, __local e_t *bs_, __global const e_t *a,
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
+gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
 {
     /* cp.async and ldmatrix move 16-byte pieces */
     __local e_t as[STAGES * A_STAGE] __attribute__((aligned(16)));
@@ -92,17 +107,21 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
     __global const e_t *a = (__global const e_t *)a_, *b = (__global const e_t *)b_;
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-    const long m_tiles = (m + BM - 1) / BM, steps = (k + BK - 1) / BK;
+    const long m_tiles = (m + BM - 1) / BM, per_split = ((k + BK - 1) / BK + SPLITS - 1) / SPLITS;
     (void)a_sk;
 
-    for (long z = get_group_id(2); z < batch; z += get_num_groups(2)) {
+    for (long zs = get_group_id(2); zs < batch * SPLITS; zs += get_num_groups(2)) {
+        const long z = zs / SPLITS, sp = zs % SPLITS;
+        /* this split's k: [k0, k_end), whole steps from k0 */
+        const long k0 = sp * per_split * BK, k_end = min(k, k0 + per_split * BK);
+        const long steps = k_end > k0 ? (k_end - k0 + BK - 1) / BK : 0, k_len = k_end - k0;
         for (long mt_i = get_group_id(1); mt_i < m_tiles; mt_i += get_num_groups(1)) {
             const long m0 = mt_i * BM, n0 = (long)get_group_id(0) * BN;
-            const long a_base = a_off + z * a_sb + m0 * a_sm;
+            const long a_base = a_off + z * a_sb + m0 * a_sm + k0;
 #if B_KC
-            const long b_base = b_off + z * b_sb + n0 * b_sn;
+            const long b_base = b_off + z * b_sb + n0 * b_sn + k0;
 #else
-            const long b_base = b_off + z * b_sb + n0;
+            const long b_base = b_off + z * b_sb + n0 + k0 * b_sk;
 #endif
             float acc[MT][NT][4];
 #pragma unroll
@@ -116,10 +135,10 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
                 if (s < steps)
 #if B_KC
                     load_step(as + s * A_STAGE, bs + s * B_STAGE, a, a_base + s * BK, a_sm, b, b_base + s * BK, b_sk,
-                              b_sn, m - m0, n - n0, k - s * BK, tid);
+                              b_sn, m - m0, n - n0, k_len - s * BK, tid);
 #else
                     load_step(as + s * A_STAGE, bs + s * B_STAGE, a, a_base + s * BK, a_sm, b,
-                              b_base + s * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k - s * BK, tid);
+                              b_base + s * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k_len - s * BK, tid);
 #endif
                 pk_cp_async_commit();
             }
@@ -134,10 +153,10 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
                     const int st = (int)(nx % STAGES);
 #if B_KC
                     load_step(as + st * A_STAGE, bs + st * B_STAGE, a, a_base + nx * BK, a_sm, b, b_base + nx * BK,
-                              b_sk, b_sn, m - m0, n - n0, k - nx * BK, tid);
+                              b_sk, b_sn, m - m0, n - n0, k_len - nx * BK, tid);
 #else
                     load_step(as + st * A_STAGE, bs + st * B_STAGE, a, a_base + nx * BK, a_sm, b,
-                              b_base + nx * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k - nx * BK, tid);
+                              b_base + nx * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k_len - nx * BK, tid);
 #endif
                 }
                 pk_cp_async_commit();
@@ -183,8 +202,30 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_))
                     for (int e = 0; e < 4; e++) {
                         const long gm = m0 + wm * WTM + i * 16 + g + (e >= 2 ? 8 : 0);
                         const long gn = n0 + wn * WTN + j * 8 + 2 * q + (e & 1);
+#if SPLITS > 1
+                        if (gm < m && gn < n) part[((sp * batch + z) * m + gm) * n + gn] = acc[i][j][e];
+#else
                         if (gm < m && gn < n) PK_GEMM_FINISH(acc[i][j][e]);
+#endif
                     }
         }
     }
 }
+
+#if SPLITS > 1
+/* d from the SPLITS partial sums of each output, added in split order (the
+ * same bits on every run), through the common epilogue; an item a column,
+ * groups over rows and batches */
+__kernel void gemm_mma_merge(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
+{
+    (void)a_, (void)b_;
+    const long gn = get_global_id(0);
+    if (gn >= n) return;
+    for (long z = get_global_id(2); z < batch; z += get_global_size(2))
+        for (long gm = get_global_id(1); gm < m; gm += get_global_size(1)) {
+            float sum = 0.0f;
+            for (int sp = 0; sp < SPLITS; sp++) sum += part[((sp * batch + z) * m + gm) * n + gn];
+            PK_GEMM_FINISH(sum);
+        }
+}
+#endif

@@ -334,6 +334,32 @@ static void test_mma_shapes(void)
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_LARGE,
           "3 x 256 x 4096: not the large tile");
 
+    /* split-K while the small tiles alone do not fill the device: 64 x
+     * 4096 is 32 tiles of 64 x 128, so 5 pieces wanted, 4 (a power of two)
+     * given; 256 rows are 128 tiles: 2; 7 steps of k: none; large tiles
+     * never */
+    CHECK(pk_cl_params_set(&prm, "gemm_mma_small.max_splits=8", why, sizeof why) == 0, "%s", why);
+    p = linear(PK_BF16, 1, 64, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_SMALL &&
+              plan.mma_splits == 4,
+          "64 x 4096 x 4096: %d splits", plan.mma_splits);
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "mma_64x128_w2x2_s3_bk_split"), "split variant %s", name);
+    p = linear(PK_BF16, 1, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
+          "256 x 4096 x 4096: %d splits", plan.mma_splits);
+    p = linear(PK_BF16, 1, 64, 4096, 200);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_splits == 1,
+          "k 200: %d splits", plan.mma_splits);
+    p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_LARGE &&
+              plan.mma_splits == 1,
+          "4096^3: %d splits", plan.mma_splits);
+    {
+        pk_cl_params q = prm;
+        CHECK(pk_cl_params_set(&q, "gemm_mma_small.max_splits=3", why, sizeof why) != 0, "3 splits accepted");
+    }
+
     /* the kernel's rules */
     const char *bad[] = {
         "gemm_mma.bn=96",                                                           /* n swizzle groups */

@@ -3,6 +3,7 @@
  * kernels_cl/gemm_mma.cl (tensor cores through inline PTX) or
  * kernels_cl/gemm_tiled.cl. */
 #include <stdint.h>
+#include <string.h>
 
 #include "opencl_gemm_plan.h"
 #include "opencl_internal.h"
@@ -128,21 +129,41 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
                        (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    const int splits = plan->mma_splits > 1 ? plan->mma_splits : 1;
     char options[512];
     pk_cl_options(options, sizeof options,
-                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d "
+                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d -DSPLITS=%d "
                   "-DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
-                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, (int)p->a.dtype,
-                  (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL);
-    pk_cl_kern *kernel;
+                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, splits,
+                  (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
+                  p->residual.mem != NULL);
+    pk_cl_kern *kernel, *merge = NULL;
     pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
+    if (s == PK_SUCCESS && splits > 1) s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma_merge", &merge, msg);
     if (s != PK_SUCCESS) return s;
     GEMM_TILED_ARGS(p);
+    /* split: the partial sums in scratch, one more argument for both kernels */
+    cl_mem part = NULL;
+    if (splits > 1) {
+        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * p->n), &part, msg);
+        if (s != PK_SUCCESS) return s;
+    }
+    enum { NARGS = sizeof args / sizeof args[0] };
+    pk_cl_arg all[NARGS + 1];
+    memcpy(all, args, sizeof args);
+    all[NARGS] = PK_CL_ARG(part);
+    const int nargs = NARGS + (splits > 1);
     const size_t wg = (size_t)(32 * t->warps_m * t->warps_n);
     size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64((p->m + t->bm - 1) / t->bm, PK_CL_GEMM_MAX_GROUPS_YZ),
-                        (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+                        (size_t)min64(p->batch * splits, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t local[3] = {wg, 1, 1};
-    return pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+    s = pk_cl_run(d, kernel, all, nargs, 3, global, local, msg);
+    if (s != PK_SUCCESS || splits == 1) return s;
+
+    size_t mlocal[3] = {64, 1, 1};
+    size_t mglobal[3] = {(size_t)((p->n + 63) / 64 * 64), (size_t)min64(p->m, PK_CL_GEMM_MAX_GROUPS_YZ),
+                         (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+    return pk_cl_run(d, merge, all, nargs, 3, mglobal, mlocal, msg);
 }
 
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)

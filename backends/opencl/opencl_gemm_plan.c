@@ -24,6 +24,7 @@
  *    entry until a device measures it: it cuts a warp's local-memory reads
  *    of a step from 576 to 192 bytes (the layout of our CUDA SIMT kernel,
  *    kernels_cuda/gemm_simt_vec.cuh), and portkern tune searches it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,7 +152,7 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * the same tile until portkern tune has searched gemm_mma_small on a GPU.
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3}, {128, 128, 2, 2, 3}}
+#define MMA_NV {{128, 128, 2, 2, 3, 1}, {128, 128, 2, 2, 3, 1}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -198,6 +199,22 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
     if (lg_ok && (tiles >= units || !sm_ok)) return *shape = PK_CL_MMA_LARGE, lg;
     if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
     return NULL;
+}
+
+/* Pieces of k for tile t: enough that the tiles fill the compute units,
+ * each at least PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits, a
+ * power of two (each count is a program of its own). */
+static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
+{
+    const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
+    const int64_t tiles = p->batch * ((p->m + t->bm - 1) / t->bm) * ((p->n + t->bn - 1) / t->bn);
+    const int64_t steps = (p->k + 31) / 32;
+    int64_t want = (units + tiles - 1) / tiles, most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
+    if (want > most) want = most;
+    if (want > t->max_splits) want = t->max_splits;
+    int n = 1;
+    while (2 * n <= want) n *= 2;
+    return n;
 }
 
 /* gemm_mma.cl's operands: 16-bit, a k-contiguous, b k- or n-contiguous,
@@ -331,6 +348,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
         out->mma = 1;
         out->mma_shape = shape;
         out->mt = *mt;
+        out->mma_splits = shape == PK_CL_MMA_SMALL ? mma_splits(mt, info, p) : 1;
         out->b_kc = b_kc;
         return 0;
     }
@@ -354,8 +372,8 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     }
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
-        snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
-                 plan->b_kc ? "bk" : "bn");
+        snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
+                 plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
         return;
     }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
@@ -381,21 +399,22 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         pk_cl_gemm_plan_variant(&plan, name, sizeof name);
         fn(ctx, name);
     }
-    /* the tensor-core kernel: each tile that fits, both layouts of b (a
-     * small tile equal to the large one is the same variant) */
+    /* the tensor-core kernel: each tile that fits, both layouts of b, the
+     * small one split where it may be (a small tile of the large one's
+     * shape has only its split variants of its own) */
     for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
         const pk_cl_mma_tile *t = &prm->mma[s];
-        if (!mma_tile_fits(t, info, max_work_group) ||
-            (s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], sizeof *t) &&
-             mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group)))
-            continue;
-        for (int b_kc = 0; b_kc < 2; b_kc++) {
-            char name[96];
-            memset(&plan, 0, sizeof plan);
-            plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc;
-            pk_cl_gemm_plan_variant(&plan, name, sizeof name);
-            fn(ctx, name);
-        }
+        if (!mma_tile_fits(t, info, max_work_group)) continue;
+        const int same = s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], offsetof(pk_cl_mma_tile, max_splits)) &&
+                         mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
+        for (int b_kc = 0; b_kc < 2; b_kc++)
+            for (int split = same; split < (s == PK_CL_MMA_SMALL && t->max_splits > 1 ? 2 : 1); split++) {
+                char name[96];
+                memset(&plan, 0, sizeof plan);
+                plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc, plan.mma_splits = split ? 2 : 1;
+                pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+                fn(ctx, name);
+            }
     }
     /* the skinny kernel's names do not depend on the dtype's vw */
     const pk_cl_skinny_params *t = &prm->skinny;

@@ -38,6 +38,7 @@ typedef struct pk_cl_gemm_plan {
     pk_cl_skinny_plan sk;
     int mma;              /* 1: gemm_mma.cl with mt (tensor cores); else gemm_tiled.cl */
     pk_cl_mma_shape mma_shape; /* mma: the table entry mt came from */
+    int mma_splits;       /* mma: pieces of k (gemm_mma.cl SPLITS; > 1: then gemm_mma_merge) */
     pk_cl_mma_tile mt;
     int b_kc;             /* mma: b k-contiguous (else n-contiguous) */
     pk_cl_vendor cls;
@@ -71,6 +72,9 @@ size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
  * work-group on every GPU with matrix units (a tuned tile over it would
  * never run: the plan would quietly take another kernel in its place). */
 #define PK_CL_MMA_MAX_LOCAL_BYTES (48u * 1024u)
+/* Steps of 32 k a split of the tensor-core kernel takes at least, so that
+ * its pipeline fills and the partial sums stay a small part of the traffic. */
+#define PK_CL_MMA_MIN_SPLIT_STEPS 8
 
 /* Local memory of gemm_mma.cl with tile t */
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
@@ -87,7 +91,8 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
  * work-group), else the tensor-core kernel where the device has matrix
  * units and p is 16-bit with a k-contiguous and b k- or n-contiguous, rows
  * 16-byte aligned (its large tile when those number at least the compute
- * units, else its small one), else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
+ * units, else its small one, k split while the small tiles alone do not
+ * fill the device), else pk_cl_gemm_plan_pick's tile. Returns 0, or -1 when
  * nothing fits the device. */
 int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, const pk_gemm_problem *p,
                             pk_cl_gemm_plan *out);
@@ -95,7 +100,8 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
 /* The variant a plan builds: its shape class and tile, e.g.
  * "large_128x64x32_8x8" ("..._fallback" when the table's did not fit),
  * "skinny_m4_128x32x2" ("..._split" when k is split), or
- * "mma_128x128_w2x4_s3_bk" (b k- or n-contiguous: _bk, _bn). */
+ * "mma_128x128_w2x4_s3_bk" (b k- or n-contiguous: _bk, _bn; "..._split"
+ * when k is split). */
 void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n);
 
 /* Every variant pk_cl_gemm_plan_problem can give on the device: each name

@@ -107,6 +107,7 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_CHAIN, "wg", OFF(misc.chain_wg), 1, 1024, CH(64, 128, 256, 512, 1024)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA, PK_CL_MMA_LARGE),
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_SMALL, PK_CL_MMA_SMALL),
+    {PK_CL_FAMILY_GEMM_MMA_SMALL, "max_splits", OFF(mma[PK_CL_MMA_SMALL].max_splits), 1, 64, CH(1, 2, 4, 8)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -213,6 +214,7 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 4 stages",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
+        RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
         return 0;
     }
     case PK_CL_FAMILY_CHAIN:

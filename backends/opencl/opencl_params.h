@@ -87,6 +87,9 @@ typedef struct pk_cl_attn_decode_params {
 typedef enum pk_cl_mma_shape { PK_CL_MMA_LARGE, PK_CL_MMA_SMALL, PK_CL_MMA_SHAPE_COUNT } pk_cl_mma_shape;
 typedef struct pk_cl_mma_tile {
     int bm, bn, warps_m, warps_n, stages;
+    /* small tiles: k split into up to this many pieces (a power of two)
+     * while the tiles alone number fewer than the compute units; 1: never */
+    int max_splits;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
