@@ -382,6 +382,26 @@ void cf_cases_gemm(cf_case_list *l)
             g = G(dt, 72, 40, 48, 1, 1);
             add(l, &g);
         }
+        /* OpenCL's tensor-core small tile (a few tiles for the compute
+         * units) with B k-major: 3 steps of k, unsplit; 129 steps, split in
+         * pieces (the last shorter, ending on an 8-deep edge) whose sums
+         * the merge takes through alpha, beta C, bias, GELU and residual;
+         * B n-major, 65 steps, split, over a batch of 2 */
+        if (dt != PK_F32) {
+            g = G(dt, 70, 136, 72, 0, 1);
+            add(l, &g);
+            g = G(dt, 70, 136, 4104, 0, 1);
+            g.alpha = 0.5f;
+            g.beta = 1.0f;
+            g.c_mode = C_SEPARATE;
+            g.bias = 1;
+            g.act = PK_ACT_GELU;
+            g.res = 1;
+            add(l, &g);
+            g = G(dt, 33, 72, 2056, 0, 0);
+            g.batch = 2;
+            add(l, &g);
+        }
 
         /* NaN and inf in A: rows 1 and m-1 of D are NaN / inf. */
         g = G(dt, 9, 13, 21, t == 1, 1);

@@ -318,7 +318,12 @@ static void test_mma_shapes(void)
     nv.matrix_units = 1;
     pk_cl_params prm = *table_params(&nv);
     char why[256], name[96];
-    CHECK(pk_cl_params_set(&prm, "gemm_mma_small.bm=64,gemm_mma_small.bn=128", why, sizeof why) == 0, "%s", why);
+    /* a small tile of its own (not the table's), unsplit until said */
+    CHECK(pk_cl_params_set(&prm,
+                           "gemm_mma_small.bm=64,gemm_mma_small.bn=128,gemm_mma_small.warps_m=2,"
+                           "gemm_mma_small.warps_n=2,gemm_mma_small.stages=3,gemm_mma_small.max_splits=1",
+                           why, sizeof why) == 0,
+          "%s", why);
     pk_cl_gemm_plan plan;
     /* 4096 x 4096: 1024 large tiles; 256 x 4096: 64 of them, under 132 */
     pk_gemm_problem p = linear(PK_BF16, 1, 4096, 4096, 4096);

@@ -149,10 +149,13 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * while the other multiplies). On the H200 it ran ahead of 128 x 256
  * tiles of 8 such warps with 2 steps in flight, and of 128 x 128 tiles of
  * 8 warps of 64 x 32 (bench/RESULTS.md, 2026-12-02). The small entry is
- * the same tile until portkern tune has searched gemm_mma_small on a GPU.
+ * what portkern tune found on the H200 for M = 64 and 256 by 4096 x 4096:
+ * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
+ * large tile, and 4 steps in flight to cover the memory latency of a
+ * multiprocessor that holds few of them), k split in up to 4 pieces.
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 1}, {128, 128, 2, 2, 3, 1}}
+#define MMA_NV {{128, 128, 2, 2, 3, 1}, {128, 64, 4, 2, 4, 4}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
