@@ -204,19 +204,20 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
     return NULL;
 }
 
-/* Pieces of k for tile t: enough that the tiles fill the compute units,
- * each at least PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits, a
- * power of two (each count is a program of its own). */
+/* Pieces of k for tile t: the power of two (each count is a program of
+ * its own) at or above what fills the compute units, rounded up because
+ * a multiprocessor holds several of these work-groups and the pieces are
+ * bound by memory (on the H200, M = 64 by 4096 x 4096 in 4 pieces ran
+ * ahead of 2); each at least PK_CL_MMA_MIN_SPLIT_STEPS steps, at most
+ * t->max_splits. */
 static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
 {
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = p->batch * ((p->m + t->bm - 1) / t->bm) * ((p->n + t->bn - 1) / t->bn);
     const int64_t steps = (p->k + 31) / 32;
-    int64_t want = (units + tiles - 1) / tiles, most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
-    if (want > most) want = most;
-    if (want > t->max_splits) want = t->max_splits;
+    const int64_t want = (units + tiles - 1) / tiles, most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
     int n = 1;
-    while (2 * n <= want) n *= 2;
+    while (n < want && 2 * n <= most && 2 * n <= t->max_splits) n *= 2;
     return n;
 }
 
