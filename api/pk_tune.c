@@ -75,6 +75,11 @@ void pk_internal_tune_bar(const pk_internal_tune_progress *p, int width, char *c
  * candidate: large GEMM tiles get a batch of at least two tiles per
  * compute unit, small ones fewer tiles than that, decode tiles M = 3..4
  * with B in the [K, N] layout (the linear one goes to the skinny kernel). */
+/* The dtype that reaches a SIMT tile: bf16, except where the device has
+ * matrix units, whose 16-bit GEMM ([K, N] b included) and prefill run on
+ * the tensor-core kernels; there f32 is what takes the tile. */
+static pk_dtype simt_dtype(const pk_device_info *info) { return info->matrix_units ? PK_F32 : PK_BF16; }
+
 static int cases_of(const char *family, const pk_device_info *info, family_cases *fc)
 {
     memset(fc, 0, sizeof *fc);
@@ -90,9 +95,7 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         T(cpu ? GEMM(PK_F32, 1, 128, 128, 2048, 0) : GEMM(PK_F32, 1, 1024, 1024, 4096, 0));
         C(GEMM(PK_F32, 1, 72, 72, 67, 0));
     } else if (!strcmp(family, "gemm_decode")) {
-        /* with matrix units 16-bit [K, N] goes to the tensor cores; f32
-         * is what takes this tile there */
-        const pk_dtype dt = info->matrix_units ? PK_F32 : PK_BF16;
+        const pk_dtype dt = simt_dtype(info);
         T(cpu ? GEMM(dt, 1, 4, 1024, 1024, 0) : GEMM(dt, 1, 4, 4096, 4096, 0));
         C(GEMM(dt, 1, 3, 77, 67, 0));
     } else if (!strcmp(family, "gemm_mma")) {
@@ -143,9 +146,7 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         C(ATTN(PK_BF16, 2, 1, 1000, 8, 2, 128, 0));
         C(ATTN(PK_BF16, 1, 2, 777, 4, 1, 128, 1));
     } else if (!strcmp(family, "attn_prefill")) {
-        /* with matrix units 16-bit prefill runs on the tensor cores; f32
-         * is what takes this tile there */
-        const pk_dtype dt = info->matrix_units ? PK_F32 : PK_BF16;
+        const pk_dtype dt = simt_dtype(info);
         T(cpu ? ATTN(dt, 1, 128, 128, 4, 4, 128, 1) : ATTN(dt, 2, 1024, 1024, 32, 8, 128, 1));
         C(ATTN(dt, 1, 70, 70, 2, 2, 128, 1));
         C(ATTN(dt, 1, 33, 50, 2, 1, 128, 0));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_attention_plan.h"
+#include "pk_attn_layout.h"
 #include "pk_attn_split.h"
 
 /* Split-KV pays off when the rows sharing a kv head are few (decode) and
@@ -23,18 +24,11 @@
  * tensor-core kernels count their own from shared memory. */
 #define PK_CU_ATTN_BLOCKS_PER_SM 4
 
-static int aligned16(int64_t elements, size_t elem_size) { return (elements * (int64_t)elem_size) % 16 == 0; }
-
 int pk_cu_attn_mma_layout(const pk_attention_problem *p)
 {
-    if (p->q.dtype != PK_F16 && p->q.dtype != PK_BF16) return 0;
-    const pk_view *v[3] = {&p->q, &p->k, &p->v};
-    for (int i = 0; i < 3; i++) {
-        if (v[i]->stride[3] != 1 || (uintptr_t)v[i]->mem % 16 || !aligned16(v[i]->offset, 2)) return 0;
-        for (int j = 0; j < 3; j++)
-            if (!aligned16(v[i]->stride[j], 2)) return 0;
-    }
-    return 1;
+    /* the shared rule, and device pointers on 16 bytes */
+    return pk_attn_mma_rows(p) && (uintptr_t)p->q.mem % 16 == 0 && (uintptr_t)p->k.mem % 16 == 0 &&
+           (uintptr_t)p->v.mem % 16 == 0;
 }
 
 /* Dynamic shared memory of mma_cfg<D, nwm, nwn, mt, bn, stages>. */

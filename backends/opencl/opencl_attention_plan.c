@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "opencl_attention_plan.h"
+#include "pk_attn_layout.h"
 #include "pk_attn_split.h"
 
 #define PK_CL_ATTN_LOCAL_BUDGET 32768u
@@ -79,15 +80,9 @@ size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t)
 
 int pk_cl_attn_mma_layout(const pk_attention_problem *p)
 {
-    if (p->q.dtype != PK_F16 && p->q.dtype != PK_BF16) return 0;
-    if (p->d % 16 || p->d > 256) return 0;
-    const pk_view *v[3] = {&p->q, &p->k, &p->v};
-    for (int i = 0; i < 3; i++) {
-        if (v[i]->dtype != p->q.dtype || v[i]->stride[3] != 1 || v[i]->offset % 8) return 0;
-        for (int j = 0; j < 3; j++)
-            if (v[i]->stride[j] % 8) return 0;
-    }
-    return 1;
+    /* the shared rule, for the head dims attention_mma.cl is built for
+     * (buffers themselves are aligned far beyond 16 bytes) */
+    return p->d % 16 == 0 && p->d <= 256 && pk_attn_mma_rows(p);
 }
 
 /* the mma tile for head dim d within local memory lm, or bn = 0 */

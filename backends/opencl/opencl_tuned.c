@@ -214,6 +214,13 @@ static const char *from_name(char c)
     return c == FROM_TUNED ? "tuned" : c == FROM_SET ? "set" : "table";
 }
 
+/* a family whose kernels this device runs (the tensor-core ones only
+ * where the probe passed) */
+static int runs_here(const pk_cl_device *d, pk_cl_family f)
+{
+    return !pk_cl_family_get(f)->matrix_units || d->info.matrix_units;
+}
+
 /* Requests (one per call; reply is one line per item):
  *   list            "family.name lo hi choice..." for every parameter
  *   families        "family source what" per family whose kernels the
@@ -249,7 +256,7 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         /* only the families whose kernels this device runs */
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++) {
             const pk_cl_family_info *fi = pk_cl_family_get((pk_cl_family)f);
-            if (!fi->matrix_units || d->info.matrix_units) OUT("%s %s %s\n", fi->name, fi->source, fi->what);
+            if (runs_here(d, (pk_cl_family)f)) OUT("%s %s %s\n", fi->name, fi->source, fi->what);
         }
     } else if (!strcmp(verb, "status")) {
         static const char *const cls[PK_CL_VENDOR_COUNT] = {"nvidia", "amd", "intel", "cpu", "other"};
@@ -257,7 +264,7 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         pk_cl_autotune_describe(d, at, sizeof at);
         OUT("class %s autotune %s\n", cls[pk_cl_vendor_of(&d->info)], at);
         for (int f = 0; f < PK_CL_FAMILY_COUNT; f++)
-            if (!pk_cl_family_get((pk_cl_family)f)->matrix_units || d->info.matrix_units)
+            if (runs_here(d, (pk_cl_family)f))
                 OUT("%s %s\n", pk_cl_family_get((pk_cl_family)f)->name, from_name(d->prm_from[f]));
     } else if (!strcmp(verb, "ptx")) {
         char why[512];
