@@ -5,7 +5,7 @@
  *   pk_attn_simt_<dt>_d<D>       CUDA cores, any dtype and strides
  *   pk_attn_merge_<dt>           combines split-KV partials
  * All take one pk_attn_params (attention_common.cuh). */
-#include "common.cuh"
+#include "../kernels_gpu/gpu_common.h"
 #include "attention_common.cuh"
 #include "attention_mma.cuh"
 #include "attention_simt.cuh"

@@ -11,7 +11,7 @@
  *                                           (gemm_decode.cuh)
  * All take PK_GEMM_PARAMS (gemm_common.cuh). The Hopper kernel is in
  * gemm_sm90.cu, a fatbin of its own. */
-#include "common.cuh"
+#include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
 #include "gemm_decode.cuh"
 #include "gemm_mma.cuh"

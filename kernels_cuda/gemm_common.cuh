@@ -9,7 +9,7 @@
  * built once per input dtype, not once per output dtype too. */
 #pragma once
 
-#include "common.cuh"
+#include "../kernels_gpu/gpu_common.h"
 
 #define PK_GEMM_PARAMS                                                                                   \
     long long batch, long long m, long long n, long long k, const void *a, long long a_sb,             \

@@ -4,7 +4,7 @@
  *   pk_gemm_wgmma_<dt>_128x256   f16/bf16, A and B k-contiguous (gemm_wgmma.cuh)
  * Parameters: the TMA maps of A and B (built by backends/cuda/cuda_gemm.c),
  * then PK_GEMM_PARAMS as every GEMM kernel. */
-#include "common.cuh"
+#include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
 #include "gemm_wgmma.cuh"
 

@@ -20,7 +20,7 @@
  * with rows = batch * hq * sq. */
 #pragma once
 
-#include "common.h"
+#include "../kernels_gpu/gpu_common.h"
 
 /* Mirrors pk_gpu_attn_params in backends/common/pk_gpu_args.h. */
 struct pk_attn_params {

@@ -8,7 +8,7 @@
  * value, so that each kernel is built once per input dtype. */
 #pragma once
 
-#include "common.h"
+#include "../kernels_gpu/gpu_common.h"
 
 #define PK_GEMM_PARAMS                                                                                   \
     long long batch, long long m, long long n, long long k, const void *a, long long a_sb,             \

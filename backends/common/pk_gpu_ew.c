@@ -1,5 +1,5 @@
-/* The launch plans of the elementwise kernels; kernels_cuda/ew_*.cuh and
- * kernels_hip/ew_*.h say what each kernel does with them. */
+/* The launch plans of the elementwise kernels; kernels_gpu/ew_*.h say
+ * what each kernel does with them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

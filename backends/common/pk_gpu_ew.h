@@ -1,11 +1,11 @@
 /* Host side of the elementwise kernels (rows, rope, chain) of the GPU
- * backends that share kernels_cuda/ew_abi.h (CUDA and HIP): the argument
+ * backends that share kernels_gpu/ew_abi.h (CUDA and HIP): the argument
  * blocks, the kernel names and launch shapes. Plain C; each backend only
  * looks the kernel up and launches it. */
 #ifndef PK_GPU_EW_H
 #define PK_GPU_EW_H
 
-#include "../../kernels_cuda/ew_abi.h"
+#include "../../kernels_gpu/ew_abi.h"
 #include "backend.h"
 
 /* A kernel by name and its launch shape. */

@@ -1,6 +1,6 @@
 /* The elementwise ops on CUDA: row ops, RoPE and the fused chain. Their
- * launch plans are shared with HIP (pk_gpu_ew.c); the kernels are
- * kernels_cuda/ew_*.cuh, built from elementwise.cu. */
+ * launch plans are shared with HIP (pk_gpu_ew.c), and so are the kernels
+ * (kernels_gpu/ew_*.h, built from elementwise.cu). */
 
 #include "cuda_internal.h"
 #include "pk_gpu_ew.h"

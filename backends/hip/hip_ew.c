@@ -1,6 +1,6 @@
 /* The elementwise ops on HIP: row ops, RoPE and the fused chain. Their
- * launch plans are shared with CUDA (pk_gpu_ew.c); the kernels are
- * kernels_hip/ew_*.h, built from elementwise.hip. */
+ * launch plans are shared with CUDA (pk_gpu_ew.c), and so are the kernels
+ * (kernels_gpu/ew_*.h, built from elementwise.hip). */
 
 #include "hip_internal.h"
 #include "pk_gpu_ew.h"

@@ -13,16 +13,16 @@
  *   elementwise.hip. Every entry point is extern "C" __global__. Each .hip
  *   file is one translation unit; it may include any kernels_hip/ header
  *   (the build tracks them through the compiler's depfile).
- * - Device headers. kernels_hip/hip_device.h is the only HIP/CUDA include
+ * - Device headers. kernels_gpu/gpu_dialect.h is the only HIP/CUDA include
  *   a kernel needs: on hipcc it is hip_runtime + fp16/bf16; on nvcc it maps
  *   what we use onto CUDA (warpSize, __shfl_xor(v, lane_mask, width),
  *   __launch_bounds__, the 16-bit types). It defines PK_HIP_MFMA to 1 when
  *   compiling for a target with MFMA (gfx90a, gfx940); MFMA code and every
  *   __builtin_amdgcn_* sit inside #if PK_HIP_MFMA, so the NVIDIA build
- *   leaves them out. kernels_hip/common.h mirrors kernels_cuda/common.cuh:
- *   pk_storage<DT>, PK_T, pk_to_f32, pk_from_f32<T>, pk_act. Wave size is
- *   warpSize on the device and pk_hip_target.wave_size on the host, never
- *   a literal 32 or 64.
+ *   leaves them out. kernels_gpu/gpu_common.h, shared with the CUDA
+ *   kernels: pk_storage<DT>, PK_T, pk_to_f32, pk_from_f32<T>, pk_act. Wave
+ *   size is PK_WAVE on the device and pk_hip_target.wave_size on the host,
+ *   never a literal 32 or 64.
  * - GEMM. Every pk_gemm_* entry point takes PK_GEMM_PARAMS in the order of
  *   kernels_cuda/gemm_common.cuh; the host marshals it with
  *   pk_gpu_gemm_args (backends/common/pk_gpu_args.h). hip_gemm_plan.h
@@ -45,7 +45,8 @@
  *   pk_attn_merge_<f32|f16|bf16>(pk_attn_params, int d) over
  *   ceil(batch * hq * sq * d / 256) blocks of 256. Scratch layout and the
  *   split partials are CUDA's (pk_gpu_attn_scratch in pk_gpu_args.h).
- * - Elementwise kernels (pk_ew_*) take the structs of kernels_cuda/ew_abi.h.
+ * - Elementwise kernels (pk_ew_*): one source with CUDA's
+ *   (kernels_gpu/elementwise.h), taking the structs of kernels_gpu/ew_abi.h.
  */
 #ifndef PK_HIP_INTERNAL_H
 #define PK_HIP_INTERNAL_H

@@ -1,29 +1,54 @@
-/* Shared by every portkern CUDA kernel: storage dtypes and activations.
- * Device code only; dtype codes match pk_dtype (0 f32, 1 f16, 2 bf16).
- * Arithmetic and accumulation are f32. */
+/* Shared by every CUDA-family kernel (kernels_cuda, kernels_hip,
+ * kernels_gpu): storage dtypes, conversions, activations, dependent
+ * launch. Device code only; dtype codes match pk_dtype (0 f32, 1 f16, 2
+ * bf16). Arithmetic and accumulation are f32. */
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <stdint.h>
+#include "gpu_dialect.h"
 
 template <int DT> struct pk_storage;
 template <> struct pk_storage<0> { typedef float type; };
-template <> struct pk_storage<1> { typedef __half type; };
-template <> struct pk_storage<2> { typedef __nv_bfloat16 type; };
+template <> struct pk_storage<1> { typedef pk_f16 type; };
+template <> struct pk_storage<2> { typedef pk_bf16 type; };
 #define PK_T(DT) typename pk_storage<DT>::type
 
 __device__ __forceinline__ float pk_to_f32(float x) { return x; }
-__device__ __forceinline__ float pk_to_f32(__half x) { return __half2float(x); }
-__device__ __forceinline__ float pk_to_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float pk_to_f32(pk_f16 x) { return __half2float(x); }
+__device__ __forceinline__ float pk_to_f32(pk_bf16 x)
+{
+#if PK_HIP_AMD
+    return (float)x;
+#else
+    return __bfloat162float(x);
+#endif
+}
 
 /* round to nearest even, as the host conversions (pk_half.h) do */
 template <typename T> __device__ __forceinline__ T pk_from_f32(float x);
 template <> __device__ __forceinline__ float pk_from_f32<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half pk_from_f32<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 pk_from_f32<__nv_bfloat16>(float x)
+template <> __device__ __forceinline__ pk_f16 pk_from_f32<pk_f16>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ pk_bf16 pk_from_f32<pk_bf16>(float x)
 {
+#if PK_HIP_AMD
+    return pk_bf16(x); /* hip_bfloat16's float constructor rounds to nearest even */
+#else
     return __float2bfloat16_rn(x);
+#endif
+}
+
+/* Element i of a buffer whose dtype is a run-time value (uniform branch). */
+__device__ __forceinline__ float pk_load_dt(const void *p, long long i, int dt)
+{
+    if (dt == 1) return pk_to_f32(static_cast<const pk_f16 *>(p)[i]);
+    if (dt == 2) return pk_to_f32(static_cast<const pk_bf16 *>(p)[i]);
+    return static_cast<const float *>(p)[i];
+}
+
+__device__ __forceinline__ void pk_store_dt(void *p, long long i, int dt, float x)
+{
+    if (dt == 1) static_cast<pk_f16 *>(p)[i] = pk_from_f32<pk_f16>(x);
+    else if (dt == 2) static_cast<pk_bf16 *>(p)[i] = pk_from_f32<pk_bf16>(x);
+    else static_cast<float *>(p)[i] = x;
 }
 
 /* pk_activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu tanh, 4 silu */
@@ -47,7 +72,8 @@ __device__ __forceinline__ float pk_act(int act, float x)
  * Before the wait it may only prefetch; after it, everything the previous
  * kernel wrote is visible and nothing it reads is still being read. The
  * trigger lets such a successor start once every block has issued it. In
- * a kernel launched the usual way, or before sm_90, both do nothing. */
+ * a kernel launched the usual way, before sm_90, or on AMD, both do
+ * nothing. */
 __device__ __forceinline__ void pk_grid_dependency_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -3,21 +3,21 @@
  * kernels are precompiled.
  *
  * Why this shape: a register array indexed by run-time values lives in
- * local memory, so every slot access goes through a switch whose cases
- * name the slot as a constant; the array then stays in registers (ptxas
- * reports no stack frame). The warp runs one program, so every switch is
+ * scratch (local) memory, so every slot access goes through a switch whose cases
+ * name the slot as a constant; the array then stays in registers (no
+ * private segment, no stack frame). The wave runs one program, so every switch is
  * a uniform branch, and its cost is spread over the E elements a thread
  * carries per step (E contiguous elements of the innermost dim, one
  * vector load per input where the layout allows). The host allocates the
  * program's values to as few slots as their lifetimes allow and picks the
  * smallest kernel that fits: SLOTS x E = 8 x 4, 16 x 2, or 40 x 1 (every
  * value of the longest program live at once). More values per thread would
- * cost occupancy: 8 x 8 needs about 160 registers, a quarter of the SM's
- * threads. Steps are read from the parameter bank with a run-time index
- * (an indexed constant load, no local copy). */
+ * cost occupancy. Steps are read from the kernel arguments with a run-time
+ * index (constant memory on NVIDIA, scalar loads of the kernarg segment on
+ * AMD, no local copy). */
 #pragma once
 
-#include "ew_common.cuh"
+#include "ew_common.h"
 
 namespace pk_ew {
 
@@ -113,8 +113,8 @@ __device__ __forceinline__ void load_any(const pk_ew_view &v, int dtype, bool ve
     };
     switch (dtype) {
     case 0: go(float()); break;
-    case 1: go(__half()); break;
-    default: go(__nv_bfloat16()); break;
+    case 1: go(pk_f16()); break;
+    default: go(pk_bf16()); break;
     }
 }
 
@@ -135,8 +135,8 @@ __device__ __forceinline__ void store_any(const pk_ew_view &v, int dtype, bool v
     };
     switch (dtype) {
     case 0: go(float()); break;
-    case 1: go(__half()); break;
-    default: go(__nv_bfloat16()); break;
+    case 1: go(pk_f16()); break;
+    default: go(pk_bf16()); break;
     }
 }
 
@@ -161,10 +161,22 @@ template <int S, int E> __device__ __forceinline__ void chain_kernel(const pk_ew
         for (int s = 0; s < S; s++)
 #pragma unroll
             for (int e = 0; e < E; e++) r[s][e] = 0.0f;
+        /* AMD: not unrolled: input i's view is read from the arguments
+         * when it is loaded, so that the eight views (80 scalar registers)
+         * are not all kept live across the outer loop, which spills there.
+         * NVIDIA reads them from the constant bank: unrolled, each input
+         * lands in its slot by a constant index. */
+#if PK_HIP_AMD
+#pragma unroll 1
+#else
 #pragma unroll
+#endif
         for (int i = 0; i < PK_EW_CHAIN_INPUTS; i++)
-            if (a.used >> i & 1)
-                load_any<E>(a.in[i], a.dtype[i], a.vec >> i & 1, chain_at(a.in[i], oi.i0, oi.i1, oi.i2, c), n, r[i]);
+            if (a.used >> i & 1) {
+                float v[E];
+                load_any<E>(a.in[i], a.dtype[i], a.vec >> i & 1, chain_at(a.in[i], oi.i0, oi.i1, oi.i2, c), n, v);
+                put_slot<S, E>(r, i, v);
+            }
         for (int s = 0; s < a.n_steps; s++) {
             const pk_ew_chain_step st = a.steps[s];
             float x[E], y[E];

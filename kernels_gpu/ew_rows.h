@@ -9,18 +9,22 @@
  *
  * glu and bias_act: one chunk per thread over a columns x rows grid, the
  * rows in a grid-stride loop of EW_U rows a step (grid.y is bounded to
- * 65535). */
+ * 65535).
+ *
+ * The same sums in the same order per wave on every target; red is sized
+ * for the most waves a 512-thread block can have. */
 #pragma once
 
-#include "ew_common.cuh"
+#include "ew_common.h"
 
 namespace pk_ew {
 
 enum { OP_RMSNORM, OP_LAYERNORM, OP_SOFTMAX };
 
-template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kernel(const pk_ew_rows_args &a)
+template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kernel(const pk_ew_rows_args &args)
 {
-    __shared__ float red[32];
+    const pk_ew_rows_args &a = fresh_args(args);
+    __shared__ float red[512 / PK_WAVE_MIN];
     constexpr int K = C > 0 ? C : 1;
     const int64_t nchunk = a.cols / V, tpr = blockDim.x, tid = threadIdx.x;
     const float n = (float)a.cols;
@@ -153,8 +157,8 @@ template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kern
  * residual for the block's next rows are issued, as raw 16-byte
  * registers, before this row's reduction and stores, so every block
  * always has a row's worth of loads in flight. weight is read into
- * registers once per block. x and residual are read with ld.global.cs and
- * the outputs written with st.global.cs (each byte is touched once); a
+ * registers once per block. x and residual are read and the outputs
+ * written with streaming accesses (each byte is touched once); a
  * thread reads a row's chunks before it writes the same chunks, and the
  * next rows it prefetches are other rows, so out == x and residual_out ==
  * residual stay correct. */
@@ -162,7 +166,7 @@ template <int DT, int V, int C> __device__ __forceinline__ void rmsnorm_vec_kern
 {
     typedef PK_T(DT) T;
     static_assert(V * sizeof(T) == 16 && C > 0, "vector path, row in registers");
-    __shared__ float red[32];
+    __shared__ float red[512 / PK_WAVE_MIN];
     /* the row fits in tpr * C <= 512 * C chunks: 32-bit indices */
     const int nchunk = (int)(a.cols / V), tpr = blockDim.x, tid = threadIdx.x;
     const float n = (float)a.cols;
@@ -244,32 +248,37 @@ template <int DT, int V, int C> __device__ __forceinline__ void rmsnorm_vec_kern
 
 enum { OP_GLU, OP_BIAS_ACT };
 
-/* silu for 16-bit outputs: __expf and a one-ulp reciprocal (rcp.approx,
- * not ftz, so a sum near FLT_MAX still gives a tiny, not zero, result)
- * are within ~1e-6 relative of the exact form, far below a 16-bit ulp.
- * f32 outputs, and every other activation, keep pk_act's exact form. */
+/* silu for 16-bit outputs on NVIDIA: __expf and a one-ulp reciprocal
+ * (rcp.approx, not ftz, so a sum near FLT_MAX still gives a tiny, not
+ * zero, result) are within ~1e-6 relative of the exact form, far below a
+ * 16-bit ulp. f32 outputs, every other activation, and AMD keep pk_act's
+ * exact form. */
+#if !PK_HIP_AMD
 __device__ __forceinline__ float silu_fast(float x)
 {
     float r;
     asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(1.0f + __expf(-x)));
     return x * r;
 }
+#endif
 
 template <int DT, int N> __device__ __forceinline__ void act_out(int act, float (&v)[N])
 {
+#if !PK_HIP_AMD
     if (DT != 0 && act == 4) {
 #pragma unroll
         for (int i = 0; i < N; i++) v[i] = silu_fast(v[i]);
-    } else {
-        act_all(act, v);
+        return;
     }
+#endif
+    act_all(act, v);
 }
 
 /* Each thread owns chunk j of EW_U rows per step: rows r, r + S, ..,
  * r + (EW_U - 1) S with S = gridDim.y * blockDim.y, then r += EW_U * S;
  * all their loads are issued before the first store, so a thread has
- * EW_U (glu: 2 EW_U) 16-byte loads in flight. The vector path reads with
- * ld.global.cs and writes with st.global.cs (each byte once). Each value
+ * EW_U (glu: 2 EW_U) 16-byte loads in flight. The vector path reads and
+ * writes with streaming accesses (each byte once). Each value
  * is read before the same thread writes it: out may be exactly x
  * (bias_act) or gate/up (glu). */
 #define EW_U 4

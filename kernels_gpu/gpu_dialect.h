@@ -1,13 +1,16 @@
-/* The one platform header of every HIP kernel. With hipcc it is HIP itself;
- * with nvcc (-Dhip_platform=nvidia) it maps the HIP device built-ins the
- * kernels use onto CUDA, because Debian's HIP 5.2 NVIDIA headers do not
- * compile with CUDA 13. Device code only.
+/* The one platform header of the CUDA-family kernels: kernels_cuda/ and
+ * kernels_hip/ include it, and with it kernels_gpu/ is one source for
+ * both. With hipcc it is HIP itself; with nvcc (the CUDA backend, and the
+ * HIP backend built with -Dhip_platform=nvidia) it maps the HIP device
+ * built-ins the kernels use onto CUDA, because Debian's HIP 5.2 NVIDIA
+ * headers do not compile with CUDA 13. Device code only.
  *
  * PK_HIP_MFMA is 1 while compiling for a target with MFMA matrix cores;
  * MFMA code and every __builtin_amdgcn_* sit inside #if PK_HIP_MFMA.
- * PK_HIP_AMD is 1 for every AMD target (the NVIDIA build leaves such code
- * out). The wave size is warpSize: 64 on CDNA, 32 on RDNA and NVIDIA. Size
- * per-wave arrays with PK_WAVE_MIN (the most waves a block can have). */
+ * PK_HIP_AMD is 1 for every AMD target (NVIDIA builds leave such code
+ * out). PK_WAVE is the wave size: warpSize on AMD (64 on CDNA, 32 on
+ * RDNA), the constant 32 on NVIDIA. Size per-wave arrays with PK_WAVE_MIN
+ * (the most waves a block can have). */
 #pragma once
 
 #include <stdint.h>
@@ -30,6 +33,7 @@
 
 typedef __half pk_f16;
 typedef hip_bfloat16 pk_bf16;
+#define PK_WAVE warpSize
 
 #elif defined(__CUDACC__)
 
@@ -41,6 +45,7 @@ typedef hip_bfloat16 pk_bf16;
 
 typedef __half pk_f16;
 typedef __nv_bfloat16 pk_bf16;
+#define PK_WAVE 32
 
 /* HIP's warp functions act on the whole wave; CUDA spells that with a
  * full mask. Every lane of the wave must take part, as on AMD. */
@@ -58,5 +63,5 @@ template <typename T> __device__ __forceinline__ T __shfl_down(T v, unsigned del
 }
 
 #else
-#error "kernels_hip/ is built by hipcc (AMD) or nvcc (-Dhip_platform=nvidia)"
+#error "the CUDA-family kernels are built by hipcc (AMD) or nvcc"
 #endif

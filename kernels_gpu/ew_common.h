@@ -1,13 +1,13 @@
-/* Helpers shared by the elementwise kernels: vector and strided access to
- * one group of values, row addressing, activations over a group, and the
- * fixed-order row reductions. A port of kernels_cuda/ew_common.cuh with
- * the wave size read from warpSize (64 on CDNA, 32 on RDNA and NVIDIA). */
+/* Helpers shared by the elementwise kernels of CUDA and HIP: vector and
+ * strided access to one group of values, row addressing, activations over
+ * a group, and the fixed-order row reductions over waves of PK_WAVE lanes
+ * (gpu_dialect.h). */
 #pragma once
 
 #include <string.h>
 
-#include "../kernels_cuda/ew_abi.h" /* one argument ABI for both backends' host code */
-#include "common.h"
+#include "ew_abi.h" /* one argument ABI for the kernels and both backends' host code */
+#include "gpu_common.h"
 
 namespace pk_ew {
 
@@ -187,14 +187,15 @@ template <typename T> __device__ __forceinline__ const T &fresh_args(const T &a)
  * thread of the block must call it. */
 template <class Op> __device__ __forceinline__ float row_reduce(float v, float *red)
 {
-    const int tpr = blockDim.x, ws = warpSize, lanes = tpr < ws ? tpr : ws;
-    for (int o = 1; o < lanes; o <<= 1) v = Op()(v, __shfl_xor(v, o));
+    /* unsigned: the divisions by the wave size are shifts */
+    const unsigned tpr = blockDim.x, ws = PK_WAVE, lanes = tpr < ws ? tpr : ws;
+    for (unsigned o = 1; o < lanes; o <<= 1) v = Op()(v, __shfl_xor(v, (int)o));
     if (tpr <= ws) return v;
-    const int wave = (int)(threadIdx.y * tpr + threadIdx.x) / ws, first = wave - (int)threadIdx.x / ws;
+    const unsigned wave = (threadIdx.y * tpr + threadIdx.x) / ws, first = wave - threadIdx.x / ws;
     if (threadIdx.x % ws == 0) red[wave] = v;
     __syncthreads();
     float r = red[first];
-    for (int w = 1; w < tpr / ws; w++) r = Op()(r, red[first + w]);
+    for (unsigned w = 1; w < tpr / ws; w++) r = Op()(r, red[first + w]);
     __syncthreads(); /* red is reused by the next reduction */
     return r;
 }
