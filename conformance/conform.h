@@ -3,7 +3,7 @@
  * The suite runs every op over a list of cases on each target device and
  * compares with the reference backend (float64 accumulation, the oracle)
  * and with the same-precision reference (pk_internal_open_ref_f32), using
- * the rule of DESIGN.md "Numerics". It uses only the public API and
+ * the numerics rule (README "Numerics"; conform_compare.c). It uses only the public API and
  * pk_internal.h.
  *
  * Files, one job each:

@@ -1,4 +1,4 @@
-/* The numerics rule of DESIGN.md and the memory checks on an output.
+/* The numerics rule (README "Numerics") and the memory checks on an output.
  *
  * Over the logical output elements where the oracle (ref, float64
  * accumulation) is finite:

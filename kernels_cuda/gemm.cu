@@ -13,6 +13,7 @@
  * gemm_sm90.cu, a fatbin of its own. */
 #include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
+#include "gemm_tiles.h"
 #include "gemm_decode.cuh"
 #include "gemm_mma.cuh"
 #include "gemm_simt.cuh"
@@ -32,13 +33,8 @@
     PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, m, false, k, true)                              \
     PK_GEMM_MMA_ENTRY(dt, dtn, tile, bm, bn, wm, wn, st, m, false, n, false)
 
-#define PK_GEMM_MMA_TILES(dt, dtn)                                                                        \
-    PK_GEMM_MMA_LAYOUTS(dt, dtn, 128x256, 128, 256, 2, 4, 4)                                              \
-    PK_GEMM_MMA_LAYOUTS(dt, dtn, 128x128, 128, 128, 2, 4, 4)                                              \
-    PK_GEMM_MMA_LAYOUTS(dt, dtn, 64x64, 64, 64, 2, 2, 4)
-
-PK_GEMM_MMA_TILES(1, f16)
-PK_GEMM_MMA_TILES(2, bf16)
+PK_CU_MMA_TILES(PK_GEMM_MMA_LAYOUTS, 1, f16)
+PK_CU_MMA_TILES(PK_GEMM_MMA_LAYOUTS, 2, bf16)
 
 #define PK_GEMM_SIMT_ENTRY(dt, dtn, g, bm)                                                                \
     extern "C" __global__ void __launch_bounds__(256) pk_gemm_simt_##dtn##_##bm(PK_GEMM_PARAMS)          \
@@ -72,13 +68,9 @@ PK_GEMM_SIMT_ENTRY(2, bf16, 1, 64)
 PK_GEMM_SIMT_VEC_LAYOUTS(128, 2)
 PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
 
-/* Blocks per SM the register budget must allow: 4 (32 warps, 64
- * registers) for up to 2 rows, where a W of 4096 columns then runs in one
- * wave on the H200 (at 88 registers it took two); more rows need their
- * accumulators. Must match SKINNY_WARPS_PER_SM in cuda_gemm_plan.c. */
-#define PK_GEMM_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
+/* threads and blocks per SM: gemm_tiles.h */
 #define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr, ks, name)                                                       \
-    extern "C" __global__ void __launch_bounds__(256, PK_GEMM_SKINNY_BLOCKS(mr)) pk_gemm_skinny_##dtn##_##name(PK_GEMM_PARAMS) \
+    extern "C" __global__ void __launch_bounds__(PK_CU_SKINNY_THREADS, PK_CU_SKINNY_BLOCKS(mr)) pk_gemm_skinny_##dtn##_##name(PK_GEMM_PARAMS) \
     {                                                                                                     \
         pk_gemm_skinny<dt, mr, ks>(PK_GEMM_ARGS);                                                         \
     }

@@ -1,5 +1,6 @@
 /* What every GEMM kernel shares: the parameter list (one order for all
- * variants, matching backends/cuda/cuda_gemm.c), the tile order, and the
+ * variants, which the host fills through pk_gpu_gemm_args in
+ * backends/common/pk_gpu_args.c), the tile order, and the
  * fused epilogue.
  *
  * Pointers arrive already advanced by the view's offset; strides are

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "gemm_common.cuh"
+#include "gemm_tiles.h"
 
 extern __shared__ __align__(128) unsigned char pk_gemm_dsmem[];
 
@@ -111,7 +112,7 @@ __device__ __forceinline__ void pk_gemm_mma_load(unsigned smem, const char *g, l
 template <int DT, int BM, int BN, int WARPS_M, int WARPS_N, int STAGES, bool A_K, bool B_K>
 __device__ __forceinline__ void pk_gemm_mma(PK_GEMM_PARAMS)
 {
-    constexpr int BK = 32;
+    constexpr int BK = PK_CU_MMA_BK;
     constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
     constexpr int MI = WM / 16, NI = WN / 8;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels_cuda/gemm_tiles.h"
 #include "cuda_gemm_plan.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
@@ -29,21 +30,17 @@ typedef struct mma_tile {
     int bm, bn, threads, stages;
 } mma_tile;
 
-/* must match PK_GEMM_MMA_TILES in kernels_cuda/gemm.cu; BK is 32 */
-static const mma_tile mma_tiles[] = {
-    {"128x256", 128, 256, 256, 4},
-    {"128x128", 128, 128, 256, 4},
-    {"64x64", 64, 64, 128, 4},
-};
-#define MMA_BK 32
+#define MMA_TILE(a, b, name, bm, bn, wm, wn, st) {#name, bm, bn, 32 * (wm) * (wn), st},
+static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0)};
+#undef MMA_TILE
+#define MMA_BK PK_CU_MMA_BK
 
 /* must match gemm_decode.cuh / PK_GEMM_DECODE_ENTRY in kernels_cuda/gemm.cu:
  * 16 columns (2 n8 tiles) per block, groups of 4 chunks of 32 k per warp,
  * at most 64 registers (32 warps per SM), up to 16 warps per block */
 #define DECODE_MIN_M 5
-/* the one-row skinny kernel's warps that an SM holds (4 blocks of 8, as
- * PK_GEMM_SKINNY_BLOCKS in kernels_cuda/gemm.cu) */
-#define SKINNY_WARPS_PER_SM 32
+/* the one-row skinny kernel's warps that an SM holds */
+#define SKINNY_WARPS_PER_SM (PK_CU_SKINNY_BLOCKS(1) * PK_CU_SKINNY_THREADS / 32)
 #define DECODE_COLS 16
 #define DECODE_GROUP_K (4 * 32)
 #define DECODE_WARPS_PER_SM 32
@@ -177,7 +174,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         int ks = mr == 1 && p->k / 8 >= 2 * 32 && (2 * warps <= slots || (warps <= slots && rounds >= 8)) ? 2 : 1;
         out->kind = PK_CU_GEMM_SKINNY;
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d%s", dt, mr, ks == 2 ? "_k2" : "");
-        set_grid(out, cdiv(cdiv(p->n, nc), 8 / ks), p->batch, 256);
+        set_grid(out, cdiv(cdiv(p->n, nc), PK_CU_SKINNY_THREADS / 32 / ks), p->batch, PK_CU_SKINNY_THREADS);
         out->early = 1;
         return;
     }

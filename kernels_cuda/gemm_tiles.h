@@ -1,0 +1,27 @@
+/* The CUDA GEMM kernels' tiles and launch shapes as data: plain C macros
+ * that the plan (backends/cuda/cuda_gemm_plan.c) and the kernel build
+ * (gemm.cu, gemm_mma.cuh) both read, so that a tile exists in one place. */
+#ifndef PK_CU_GEMM_TILES_H
+#define PK_CU_GEMM_TILES_H
+
+/* k of one mma.sync pipeline step */
+#define PK_CU_MMA_BK 32
+
+/* The mma.sync tiles, largest first (the plan takes the first whose
+ * shared memory the device has): X(a, b, name, BM, BN, warps along m,
+ * warps along n, pipeline stages), a and b passed through (the kernel
+ * build's dtype and its name). */
+#define PK_CU_MMA_TILES(X, a, b)              \
+    X(a, b, 128x256, 128, 256, 2, 4, 4)       \
+    X(a, b, 128x128, 128, 128, 2, 4, 4)       \
+    X(a, b, 64x64, 64, 64, 2, 2, 4)
+
+/* The skinny kernels: 256 threads (8 warps, a column each, or two for
+ * m1_k2); blocks per multiprocessor the register budget must allow: 4
+ * (32 warps, 64 registers) for up to 2 rows, where a W of 4096 columns
+ * then runs in one wave on the H200 (at 88 registers it took two); more
+ * rows need their accumulators. */
+#define PK_CU_SKINNY_THREADS 256
+#define PK_CU_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
+
+#endif
