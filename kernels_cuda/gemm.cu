@@ -87,20 +87,17 @@ PK_GEMM_SIMT_VEC_LAYOUTS(64, 1)
 PK_GEMM_SKINNY_ROWS(1, f16)
 PK_GEMM_SKINNY_ROWS(2, bf16)
 
-/* 16 columns per block, 4 chunks of 32 k per warp and step: 8 loads of
- * 16 bytes in flight per lane (2 chunks before sm_90, where 4 would spill
- * 8 bytes). 64 registers (512 x 2), so that the 4 to 16 warps of a block
- * (the host picks) fit 32 warps per SM. Must match DECODE_* in
- * backends/cuda/cuda_gemm_plan.c. */
+/* its shape: gemm_tiles.h */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define PK_GEMM_DECODE_U 2
+#define PK_GEMM_DECODE_U PK_CU_DECODE_U_SM80
 #else
-#define PK_GEMM_DECODE_U 4
+#define PK_GEMM_DECODE_U PK_CU_DECODE_U_SM90
 #endif
 #define PK_GEMM_DECODE_ENTRY(dt, dtn)                                                                     \
-    extern "C" __global__ void __launch_bounds__(512, 2) pk_gemm_decode_##dtn(PK_GEMM_PARAMS)             \
+    extern "C" __global__ void __launch_bounds__(PK_CU_DECODE_MAX_THREADS, PK_CU_DECODE_BLOCKS)             \
+        pk_gemm_decode_##dtn(PK_GEMM_PARAMS)                                                              \
     {                                                                                                     \
-        pk_gemm_decode<dt, 2, PK_GEMM_DECODE_U>(PK_GEMM_ARGS);                                                           \
+        pk_gemm_decode<dt, PK_CU_DECODE_NT, PK_GEMM_DECODE_U>(PK_GEMM_ARGS);                              \
     }
 
 PK_GEMM_DECODE_ENTRY(1, f16)

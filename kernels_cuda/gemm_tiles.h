@@ -24,4 +24,15 @@
 #define PK_CU_SKINNY_THREADS 256
 #define PK_CU_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
 
+/* The decode kernel (gemm_decode.cuh): a block owns NT n8 tiles (8 NT
+ * columns) and has 4 to 16 warps (the plan picks); each warp takes steps
+ * of U chunks of 32 k, U 16-byte loads of W in flight per tile and lane (2
+ * before sm_90, where 4 would spill). At 64 registers, 2 blocks of the
+ * most threads fill a multiprocessor's 32 warps. */
+#define PK_CU_DECODE_NT 2
+#define PK_CU_DECODE_MAX_THREADS 512
+#define PK_CU_DECODE_BLOCKS 2
+#define PK_CU_DECODE_U_SM90 4
+#define PK_CU_DECODE_U_SM80 2
+
 #endif

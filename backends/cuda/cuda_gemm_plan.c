@@ -35,16 +35,15 @@ static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0)};
 #undef MMA_TILE
 #define MMA_BK PK_CU_MMA_BK
 
-/* must match gemm_decode.cuh / PK_GEMM_DECODE_ENTRY in kernels_cuda/gemm.cu:
- * 16 columns (2 n8 tiles) per block, groups of 4 chunks of 32 k per warp,
- * at most 64 registers (32 warps per SM), up to 16 warps per block */
 #define DECODE_MIN_M 5
 /* the one-row skinny kernel's warps that an SM holds */
 #define SKINNY_WARPS_PER_SM (PK_CU_SKINNY_BLOCKS(1) * PK_CU_SKINNY_THREADS / 32)
-#define DECODE_COLS 16
-#define DECODE_GROUP_K (4 * 32)
-#define DECODE_WARPS_PER_SM 32
-#define DECODE_MAX_WARPS 16
+/* the decode kernel's shape (gemm_tiles.h); its warps take at least two
+ * steps of k each, counted in sm_90's steps */
+#define DECODE_COLS (8 * PK_CU_DECODE_NT)
+#define DECODE_GROUP_K (PK_CU_DECODE_U_SM90 * 32)
+#define DECODE_WARPS_PER_SM (PK_CU_DECODE_BLOCKS * PK_CU_DECODE_MAX_THREADS / 32)
+#define DECODE_MAX_WARPS (PK_CU_DECODE_MAX_THREADS / 32)
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
