@@ -11,6 +11,7 @@
  * The grid covers column groups (x) and batches (y), looping beyond. */
 #pragma once
 
+#include "../kernels_gpu/gemm_skinny_cols.h"
 #include "gemm_common.cuh"
 
 /* two 16-bit values packed in a word, low half first */
@@ -45,7 +46,7 @@ template <int DT, int MR, int KS> __device__ __forceinline__ void pk_gemm_skinny
      * warps share a column group, each taking 1/KS of K: for a narrow W
      * it multiplies the warps, so that a W of few columns still fills the
      * device, and shortens each warp's chain of rounds. */
-    constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
+    constexpr int NC = PK_GPU_SKINNY_COLS(MR);
     constexpr int U = 4 / NC;
     constexpr int GPB = 8 / KS; /* column groups per block of 8 warps */
     static_assert(KS == 1 || KS == 2 || KS == 4 || KS == 8, "1, 2, 4 or 8 warps per column group");

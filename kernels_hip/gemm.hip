@@ -5,14 +5,16 @@
  *                             same names run the tiled body
  *   pk_gemm_tiled_<dt>_64     anything, exact f32 (gemm_tiled.h)
  *   pk_gemm_skinny_<dt>_m<MR> decode, M <= MR (gemm_skinny.h)
- * All take PK_GEMM_PARAMS (gemm_common.h) and 256 threads. */
+ * All take PK_GEMM_PARAMS (gemm_common.h) and PK_HIP_GEMM_THREADS
+ * (gemm_tiles.h). */
 #include "gemm_common.h"
+#include "gemm_tiles.h"
 #include "gemm_mfma.h"
 #include "gemm_skinny.h"
 #include "gemm_tiled.h"
 
 #define PK_GEMM_TILED_ENTRY(dt, dtn, g, bm)                                                               \
-    extern "C" __global__ void __launch_bounds__(256) pk_gemm_tiled_##dtn##_##bm(PK_GEMM_PARAMS)         \
+    extern "C" __global__ void __launch_bounds__(PK_HIP_GEMM_THREADS) pk_gemm_tiled_##dtn##_##bm(PK_GEMM_PARAMS)         \
     {                                                                                                     \
         pk_gemm_tiled<dt, g>(PK_GEMM_KARGS);                                                               \
     }
@@ -32,7 +34,7 @@ PK_GEMM_TILED_ENTRY(2, bf16, 1, 64)
 #endif
 
 #define PK_GEMM_MFMA_ENTRY(dt, dtn, g, bm)                                                                \
-    extern "C" __global__ void __launch_bounds__(256) pk_gemm_mfma_##dtn##_##bm(PK_GEMM_PARAMS)          \
+    extern "C" __global__ void __launch_bounds__(PK_HIP_GEMM_THREADS) pk_gemm_mfma_##dtn##_##bm(PK_GEMM_PARAMS)          \
     {                                                                                                     \
         PK_GEMM_MFMA_BODY(dt, g);                                                                         \
     }
@@ -43,7 +45,7 @@ PK_GEMM_MFMA_ENTRY(2, bf16, 2, 128)
 PK_GEMM_MFMA_ENTRY(2, bf16, 1, 64)
 
 #define PK_GEMM_SKINNY_ENTRY(dt, dtn, mr)                                                                 \
-    extern "C" __global__ void __launch_bounds__(256) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
+    extern "C" __global__ void __launch_bounds__(PK_HIP_GEMM_THREADS) pk_gemm_skinny_##dtn##_m##mr(PK_GEMM_PARAMS)       \
     {                                                                                                     \
         pk_gemm_skinny<dt, mr>(PK_GEMM_KARGS);                                                             \
     }

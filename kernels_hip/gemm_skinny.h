@@ -10,6 +10,7 @@
  * looping beyond. */
 #pragma once
 
+#include "../kernels_gpu/gemm_skinny_cols.h"
 #include "gemm_common.h"
 
 template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v, float (&f)[8])
@@ -31,10 +32,8 @@ template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const p
 {
 #define KA pk_gemm_fresh(ka)
     typedef PK_T(DT) T;
-    /* more rows reuse each weight chunk more; more columns per wave reuse
-     * each x chunk more; U keeps ~4 weight loads per lane in flight.
-     * NC must match SKINNY_COLS in backends/hip/hip_gemm_plan.c. */
-    constexpr int NC = MR <= 2 ? 1 : MR <= 4 ? 2 : 4;
+    /* U keeps ~4 weight loads per lane in flight */
+    constexpr int NC = PK_GPU_SKINNY_COLS(MR);
     constexpr int U = 4 / NC;
     const int wave = warpSize, lane = threadIdx.x % wave, waves_per_block = blockDim.x / wave;
     const long long waves = (long long)gridDim.x * waves_per_block;

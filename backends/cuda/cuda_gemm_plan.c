@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../../kernels_cuda/gemm_tiles.h"
+#include "../../kernels_gpu/gemm_skinny_cols.h"
 #include "cuda_gemm_plan.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
@@ -161,7 +162,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
 
     if (pk_gpu_gemm_decode_fits(p)) {
         int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
-        int nc = mr <= 2 ? 1 : mr <= 4 ? 2 : 4; /* columns per warp, as gemm_skinny.cuh */
+        const int nc = PK_GPU_SKINNY_COLS(mr);
         /* One row: two warps per column where that still fits one wave
          * (W of few columns: more loads in flight), or where one wave of a
          * warp per column would leave each warp a long chain of rounds

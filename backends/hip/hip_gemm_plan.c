@@ -12,14 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../kernels_gpu/gemm_skinny_cols.h"
+#include "../../kernels_hip/gemm_tiles.h"
 #include "hip_gemm_plan.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
 
-/* must match kernels_hip/gemm.hip: 256 threads in every kernel; the skinny
- * kernel gives each wave SKINNY_COLS(mr) columns */
-#define GEMM_THREADS 256
-#define SKINNY_COLS(mr) ((mr) <= 2 ? 1 : (mr) <= 4 ? 2 : 4)
+#define GEMM_THREADS PK_HIP_GEMM_THREADS
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
@@ -49,7 +48,7 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
         const int64_t waves = GEMM_THREADS / wave;
         out->kind = PK_HIP_GEMM_SKINNY;
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
-        set_grid(out, cdiv(cdiv(p->n, SKINNY_COLS(mr)), waves), p->batch);
+        set_grid(out, cdiv(cdiv(p->n, PK_GPU_SKINNY_COLS(mr)), waves), p->batch);
         return;
     }
 
