@@ -161,24 +161,6 @@ struct op_max {
     __device__ float operator()(float a, float b) const { return max_nan(a, b); }
 };
 
-/* The kernel's argument block (its only argument) through a pointer the
- * compiler cannot see through, so that AMD code loads each field from the
- * kernarg segment where it is used instead of loading the whole block up
- * front: the row kernels' views alone would fill the 102 scalar registers
- * of a wave and spill. NVIDIA reads arguments from the constant bank
- * anyway: there it is the argument itself. */
-template <typename T> __device__ __forceinline__ const T &fresh_args(const T &a)
-{
-#if PK_HIP_AMD
-    typedef const __attribute__((address_space(4))) T kernarg;
-    kernarg *p = (kernarg *)__builtin_amdgcn_kernarg_segment_ptr();
-    asm volatile("" : "+s"(p));
-    return *(const T *)p;
-#else
-    return a;
-#endif
-}
-
 /* Reduces v over the blockDim.x threads of this row (threadIdx.y picks the
  * row within the block); every thread of the row gets the same bits. The
  * order is fixed by the launch shape and the wave size: a butterfly inside

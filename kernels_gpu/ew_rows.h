@@ -23,7 +23,7 @@ enum { OP_RMSNORM, OP_LAYERNORM, OP_SOFTMAX };
 
 template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kernel(const pk_ew_rows_args &args)
 {
-    const pk_ew_rows_args &a = fresh_args(args);
+    const pk_ew_rows_args &a = pk_fresh_args(args);
     __shared__ float red[512 / PK_WAVE_MIN];
     constexpr int K = C > 0 ? C : 1;
     const int64_t nchunk = a.cols / V, tpr = blockDim.x, tid = threadIdx.x;

@@ -67,6 +67,25 @@ __device__ __forceinline__ float pk_act(int act, float x)
     }
 }
 
+/* A kernel's argument block (its only argument) through a pointer the
+ * compiler cannot see through, so that AMD code loads each field from the
+ * kernarg segment where it is used instead of loading the whole block up
+ * front: the blocks of the row kernels (their views) and of the GEMM (30
+ * arguments) would fill the ~100 scalar registers of a wave and spill.
+ * NVIDIA reads arguments from the constant bank anyway: there it is the
+ * argument itself. */
+template <typename T> __device__ __forceinline__ const T &pk_fresh_args(const T &a)
+{
+#if PK_HIP_AMD
+    typedef const __attribute__((address_space(4))) T kernarg;
+    kernarg *p = (kernarg *)__builtin_amdgcn_kernarg_segment_ptr();
+    asm volatile("" : "+s"(p));
+    return *(const T *)p;
+#else
+    return a;
+#endif
+}
+
 /* Programmatic dependent launch (sm_90 on): a kernel the host launches
  * with it may start while the previous kernel of the stream still runs.
  * Before the wait it may only prefetch; after it, everything the previous

@@ -44,24 +44,6 @@ static_assert(sizeof(pk_gemm_kargs) == 224, "pk_gemm_kargs must match PK_GEMM_PA
 
 #define PK_GEMM_KARGS pk_gemm_kargs{PK_GEMM_ARGS}
 
-/* The arguments, read where they are used. On AMD, a pointer to the
- * kernarg segment that the compiler cannot see through (as
- * pk_ew::fresh_args): each use is a scalar load there, instead of all 30
- * arguments loaded up front and held in the ~100 scalar registers of a
- * wave, which spilled. NVIDIA reads arguments from the constant bank
- * anyway: there it is the struct itself. */
-__device__ __forceinline__ const pk_gemm_kargs &pk_gemm_fresh(const pk_gemm_kargs &ka)
-{
-#if PK_HIP_AMD
-    typedef const __attribute__((address_space(4))) pk_gemm_kargs kernarg;
-    kernarg *p = (kernarg *)__builtin_amdgcn_kernarg_segment_ptr();
-    asm volatile("" : "+s"(p));
-    return *(const pk_gemm_kargs *)p;
-#else
-    return ka;
-#endif
-}
-
 /* The epilogue's operands, gathered once so that the kernels pass one
  * value around instead of eighteen. */
 struct pk_gemm_out {

@@ -77,15 +77,15 @@ template <int CH> struct pk_mfma_operand {
 
 template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const pk_gemm_kargs &ka)
 {
-#define KA pk_gemm_fresh(ka)
+#define KA pk_fresh_args(ka)
     constexpr int BK = 32, LD = BK + 4, WT = TILE / 2, NB = WT / 32, CH = TILE * BK / 8 / 256;
     /* [buffer][A rows, then B rows][LD] */
     __shared__ __attribute__((aligned(16))) unsigned short lds[2][2 * TILE][LD];
-    /* the arguments are read where they are used (pk_gemm_fresh): held in
+    /* the arguments are read where they are used (pk_fresh_args): held in
      * scalar registers across the loops they spilled; the epilogue's wait
      * in LDS (the k loop's barriers order the store before the reads) */
     __shared__ pk_gemm_out out;
-    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_gemm_fresh(ka));
+    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_fresh_args(ka));
 
     const int lane = threadIdx.x % 64, wave = threadIdx.x / 64;
     const int wm = wave / 2 * WT, wn = wave % 2 * WT;

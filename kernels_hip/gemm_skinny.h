@@ -24,13 +24,13 @@ template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v
     }
 }
 
-/* The arguments are read where they are used (pk_gemm_fresh): held in
+/* The arguments are read where they are used (pk_fresh_args): held in
  * scalar registers across the loops, with the unrolled rows' addresses,
  * they spilled; the epilogue's wait in LDS. Each row's x address is a
  * per-lane value (pk_vgpr). */
 template <int DT, int MR> __device__ __forceinline__ void pk_gemm_skinny(const pk_gemm_kargs &ka)
 {
-#define KA pk_gemm_fresh(ka)
+#define KA pk_fresh_args(ka)
     typedef PK_T(DT) T;
     /* U keeps ~4 weight loads per lane in flight */
     constexpr int NC = PK_GPU_SKINNY_COLS(MR);

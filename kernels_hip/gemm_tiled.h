@@ -27,7 +27,7 @@ template <int DT, int G> struct pk_gemm_tiled_cfg {
 template <int DT, int G, bool AK, bool BKF>
 __device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out &out, const pk_gemm_kargs &ka)
 {
-#define KA pk_gemm_fresh(ka)
+#define KA pk_fresh_args(ka)
     typedef PK_T(DT) T;
     typedef pk_gemm_tiled_cfg<DT, G> C;
     constexpr int NT = C::NT, BM = C::BM, BK = C::BK, LD = C::LD, R = 4 * G;
@@ -144,17 +144,17 @@ __device__ __forceinline__ void pk_gemm_tiled_body(float *lds, const pk_gemm_out
  * are constants. */
 template <int DT, int G> __device__ __forceinline__ void pk_gemm_tiled(const pk_gemm_kargs &ka)
 {
-    const long long a_sk = pk_gemm_fresh(ka).a_sk, a_sm = pk_gemm_fresh(ka).a_sm;
-    const long long b_sk = pk_gemm_fresh(ka).b_sk, b_sn = pk_gemm_fresh(ka).b_sn;
+    const long long a_sk = pk_fresh_args(ka).a_sk, a_sm = pk_fresh_args(ka).a_sm;
+    const long long b_sk = pk_fresh_args(ka).b_sk, b_sn = pk_fresh_args(ka).b_sn;
     const bool ak = a_sk == 1 || (a_sm != 1 && (a_sk < 0 ? -a_sk : a_sk) <= (a_sm < 0 ? -a_sm : a_sm));
     const bool bk = b_sk == 1 || (b_sn != 1 && (b_sk < 0 ? -b_sk : b_sk) <= (b_sn < 0 ? -b_sn : b_sn));
     __shared__ __attribute__((aligned(16))) float lds[pk_gemm_tiled_cfg<DT, G>::LDS];
-    /* The arguments are read where they are used (pk_gemm_fresh): held
+    /* The arguments are read where they are used (pk_fresh_args): held
      * in scalar registers across the k loop they spilled (an AMD wave has
      * about 100). The epilogue's wait in LDS; the k loop's barriers order
      * this store before every read. */
     __shared__ pk_gemm_out out;
-    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_gemm_fresh(ka));
+    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_fresh_args(ka));
     if (ak && bk) pk_gemm_tiled_body<DT, G, true, true>(lds, out, ka);
     else if (ak) pk_gemm_tiled_body<DT, G, true, false>(lds, out, ka);
     else if (bk) pk_gemm_tiled_body<DT, G, false, true>(lds, out, ka);
