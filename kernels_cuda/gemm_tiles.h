@@ -35,4 +35,16 @@
 #define PK_CU_DECODE_U_SM90 4
 #define PK_CU_DECODE_U_SM80 2
 
+/* The Hopper kernel (gemm_wgmma.cuh, sm_90a): one tile, steps of BK k
+ * through a ring of STAGES in shared memory that TMA fills, three
+ * warpgroups of 128 threads; its shared memory is the ring, 1024 bytes to
+ * align the ring's base, and 2 x STAGES barriers of 8 bytes. */
+#define PK_CU_WGMMA_BM 128
+#define PK_CU_WGMMA_BN 256
+#define PK_CU_WGMMA_BK 64
+#define PK_CU_WGMMA_STAGES 4
+#define PK_CU_WGMMA_THREADS (3 * 128)
+#define PK_CU_WGMMA_SMEM                                                                                   \
+    (PK_CU_WGMMA_STAGES * (PK_CU_WGMMA_BM + PK_CU_WGMMA_BN) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * PK_CU_WGMMA_STAGES * 8)
+
 #endif

@@ -32,6 +32,7 @@
 #include <cuda.h>
 
 #include "gemm_common.cuh"
+#include "gemm_tiles.h"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define PK_WGMMA_ENABLED 1
@@ -39,11 +40,11 @@
 
 namespace pk_wgmma {
 
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4;
+/* the tile: gemm_tiles.h */
+constexpr int BM = PK_CU_WGMMA_BM, BN = PK_CU_WGMMA_BN, BK = PK_CU_WGMMA_BK, STAGES = PK_CU_WGMMA_STAGES;
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-/* the ring, 1024 bytes to align its base, and the 2 x STAGES barriers */
-constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
-constexpr int THREADS = 3 * 128;
+constexpr int SMEM_BYTES = PK_CU_WGMMA_SMEM;
+constexpr int THREADS = PK_CU_WGMMA_THREADS;
 
 #ifdef PK_WGMMA_ENABLED
 __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)

@@ -22,22 +22,7 @@
 
 #include "../kernels_gpu/gpu_common.h"
 
-/* Mirrors pk_gpu_attn_params in backends/common/pk_gpu_args.h. */
-struct pk_attn_params {
-    const void *q, *k, *v;
-    void *o;
-    float *lse;           /* NULL: not written */
-    float *part;          /* split partials; NULL in one pass */
-    const int *lens;      /* NULL: all sq / skv; else len_q[batch] then len_kv[batch] */
-    int64_t off[5];       /* elements: q, k, v, o, lse */
-    int64_t qs[4], ks[4], vs[4], os[4], ls[4]; /* {B, S, H, D}; lse {B, H, S, -} */
-    int64_t wl, wr;       /* < 0: unbounded */
-    int32_t batch, sq, skv, hq, hkv;
-    int32_t chunk;        /* keys per split, a multiple of every key tile */
-    int32_t n_splits;
-    float qscale;         /* scale * log2(e): scores are kept in base 2 */
-};
-static_assert(sizeof(pk_attn_params) == 304, "pk_attn_params must match the host's pk_gpu_attn_params");
+#include "../kernels_gpu/attn_abi.h" /* pk_attn_params */
 
 namespace pk_attn {
 

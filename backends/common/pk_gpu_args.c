@@ -1,7 +1,5 @@
 #include "pk_gpu_args.h"
 
-_Static_assert(sizeof(pk_gpu_attn_params) == 304, "pk_gpu_attn_params must match the kernels' pk_attn_params");
-
 #define PK_LOG2E 1.44269504088896340736
 
 static size_t esize(pk_dtype t) { return t == PK_F32 ? 4 : 2; }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../kernels_gpu/attn_abi.h"
 #include "backend.h"
 
 static inline uint64_t pk_gpu_addr(pk_mem m) { return (uint64_t)(uintptr_t)m; }
@@ -36,17 +37,9 @@ typedef struct pk_gpu_gemm_args {
 
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g);
 
-/* Attention: the kernels' pk_attn_params (kernels_cuda/attention_common.cuh)
- * field for field. */
-typedef struct pk_gpu_attn_params {
-    uint64_t q, k, v, o, lse, part, lens; /* device addresses; 0: absent */
-    int64_t off[5];
-    int64_t qs[4], ks[4], vs[4], os[4], ls[4];
-    int64_t wl, wr;
-    int32_t batch, sq, skv, hq, hkv;
-    int32_t chunk, n_splits;
-    float qscale;
-} pk_gpu_attn_params;
+/* Attention: the kernels' own argument block (device addresses as
+ * integers on this side). */
+typedef pk_attn_params pk_gpu_attn_params;
 
 /* Scratch of one attention call: per-batch lengths (int32, len_q then
  * len_kv; none when uniform), then from a 256-byte boundary the split

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "../../kernels_cuda/gemm_tiles.h" /* the kernels' tiles: PK_CU_WGMMA_* for the Hopper plan */
 #include "backend.h"
 
 /* grid.y and grid.z limit; the kernels loop over batches beyond it */
@@ -54,12 +55,5 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *kn
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
 /* Those only PORTKERN_CUDA_GEMM=skinny picks (the skinny kernel's 8- and 16-row forms). */
 void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx);
-
-/* tile of the Hopper kernel; must match pk_wgmma:: in gemm_wgmma.cuh */
-#define PK_CU_WGMMA_BM 128
-#define PK_CU_WGMMA_BN 256
-#define PK_CU_WGMMA_BK 64
-#define PK_CU_WGMMA_THREADS 384
-#define PK_CU_WGMMA_SMEM (4 * (128 + 256) * 64 * 2 + 1024 + 2 * 4 * 8)
 
 #endif

@@ -32,8 +32,8 @@
  *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields: kind, char kernel[64]
  *   (the entry point), grid[3], block[3], smem (dynamic LDS bytes).
  * - Attention. Every pk_attn_* kernel but the merge takes one
- *   pk_attn_params (kernels_cuda/attention_common.cuh layout, 304 bytes;
- *   host side pk_gpu_attn_params in pk_gpu_args.h). hip_attention_plan.h
+ *   pk_attn_params (kernels_gpu/attn_abi.h, one definition for the kernels
+ *   and the host, which fills it in pk_gpu_args.c). hip_attention_plan.h
  *   declares
  *     void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t,
  *                                pk_hip_attn_plan *plan);
