@@ -42,10 +42,10 @@ static void gemm_args(void)
 static void attention(void)
 {
     /* the kernels' struct: 7 pointers, 5 + 20 + 2 int64, 7 int32, 1 float */
-    CHECK(offsetof(pk_gpu_attn_params, off) == 56);
-    CHECK(offsetof(pk_gpu_attn_params, wl) == 56 + 25 * 8);
-    CHECK(offsetof(pk_gpu_attn_params, batch) == 272);
-    CHECK(offsetof(pk_gpu_attn_params, qscale) == 300);
+    CHECK(offsetof(pk_attn_params, off) == 56);
+    CHECK(offsetof(pk_attn_params, wl) == 56 + 25 * 8);
+    CHECK(offsetof(pk_attn_params, batch) == 272);
+    CHECK(offsetof(pk_attn_params, qscale) == 300);
 
     int32_t lq[3] = {1, 1, 1}, lkv[3] = {9, 9, 9};
     pk_attention_problem p = {.batch = 3, .sq = 1, .skv = 9, .hq = 8, .hkv = 2, .d = 64,
@@ -57,7 +57,7 @@ static void attention(void)
     s = pk_gpu_attn_scratch_layout(&p, 1);
     CHECK(s.lens_bytes == 0 && s.part_start == 0 && s.part_bytes == 0);
 
-    pk_gpu_attn_params a;
+    pk_attn_params a;
     p.scale = 0.125f;
     p.window_left = -5;
     p.window_right = 0;

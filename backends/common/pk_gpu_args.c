@@ -44,9 +44,9 @@ pk_gpu_attn_scratch pk_gpu_attn_scratch_layout(const pk_attention_problem *p, in
 }
 
 void pk_gpu_attn_params_fill(const pk_attention_problem *p, int chunk, int n_splits, uint64_t lens, uint64_t part,
-                             pk_gpu_attn_params *a)
+                             pk_attn_params *a)
 {
-    *a = (pk_gpu_attn_params){
+    *a = (pk_attn_params){
         .q = pk_gpu_addr(p->q.mem), .k = pk_gpu_addr(p->k.mem), .v = pk_gpu_addr(p->v.mem),
         .o = pk_gpu_addr(p->o.mem), .lse = p->lse.mem ? pk_gpu_addr(p->lse.mem) : 0, .part = part, .lens = lens,
         .wl = p->window_left < 0 ? -1 : p->window_left, .wr = p->window_right < 0 ? -1 : p->window_right,

@@ -37,10 +37,6 @@ typedef struct pk_gpu_gemm_args {
 
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g);
 
-/* Attention: the kernels' own argument block (device addresses as
- * integers on this side). */
-typedef pk_attn_params pk_gpu_attn_params;
-
 /* Scratch of one attention call: per-batch lengths (int32, len_q then
  * len_kv; none when uniform), then from a 256-byte boundary the split
  * partials (f32): (m, l) per row and split, then d accumulators per row
@@ -53,7 +49,7 @@ pk_gpu_attn_scratch pk_gpu_attn_scratch_layout(const pk_attention_problem *p, in
 
 /* lens and part: device addresses of the lengths and partials, 0 if none. */
 void pk_gpu_attn_params_fill(const pk_attention_problem *p, int chunk, int n_splits, uint64_t lens, uint64_t part,
-                             pk_gpu_attn_params *a);
+                             pk_attn_params *a);
 
 /* "f32", "f16", "bf16": the dtype part of kernel names */
 const char *pk_gpu_dtype_tag(pk_dtype t);

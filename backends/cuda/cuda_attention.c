@@ -34,7 +34,7 @@ pk_status pk_cu_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     }
     if (s != PK_SUCCESS) return s;
 
-    pk_gpu_attn_params a;
+    pk_attn_params a;
     pk_gpu_attn_params_fill(p, plan.chunk, plan.n_splits, lens, sc.part_bytes ? scratch + sc.part_start : 0, &a);
     char name[64];
     CUfunction f;

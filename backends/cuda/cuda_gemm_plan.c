@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels_cuda/gemm_tiles.h"
 #include "../../kernels_gpu/gemm_skinny_cols.h"
 #include "cuda_gemm_plan.h"
 #include "pk_gpu_args.h"
@@ -34,7 +33,6 @@ typedef struct mma_tile {
 #define MMA_TILE(a, b, name, bm, bn, wm, wn, st) {#name, bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0)};
 #undef MMA_TILE
-#define MMA_BK PK_CU_MMA_BK
 
 #define DECODE_MIN_M 5
 /* the one-row skinny kernel's warps that an SM holds */
@@ -186,7 +184,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         const mma_tile *t = NULL;
         for (int i = 0; i < count; i++) {
             const mma_tile *c = &mma_tiles[i];
-            size_t smem = (size_t)c->stages * (size_t)(c->bm + c->bn) * MMA_BK * 2;
+            size_t smem = (size_t)c->stages * (size_t)(c->bm + c->bn) * PK_CU_MMA_BK * 2;
             if (smem > smem_optin) continue;
             t = c;
             if (tiles_of(p, c->bm, c->bn) >= 2 * (int64_t)sm_count) break;
@@ -194,7 +192,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         if (t) {
             out->kind = PK_CU_GEMM_MMA;
             snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mma_%s_%s_a%c_b%c", dt, t->name, la, lb);
-            out->smem = (unsigned)(t->stages * (t->bm + t->bn) * MMA_BK * 2);
+            out->smem = (unsigned)(t->stages * (t->bm + t->bn) * PK_CU_MMA_BK * 2);
             set_grid(out, cdiv(p->m, t->bm) * cdiv(p->n, t->bn), p->batch, (unsigned)t->threads);
             return;
         }
@@ -236,7 +234,7 @@ void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *
          * that a TMA map cannot describe (overlapping rows or batches) */
         for (size_t i = 0; i < sizeof mma_tiles / sizeof mma_tiles[0]; i++) {
             const mma_tile *c = &mma_tiles[i];
-            if ((size_t)c->stages * (size_t)(c->bm + c->bn) * MMA_BK * 2 > smem_optin) continue;
+            if ((size_t)c->stages * (size_t)(c->bm + c->bn) * PK_CU_MMA_BK * 2 > smem_optin) continue;
             for (int a = 0; a < 2; a++)
                 for (int b = 0; b < 2; b++) {
                     snprintf(name, sizeof name, "pk_gemm_mma_%s_%s_a%c_b%c", dt, c->name, la[a], lb[b]);

@@ -8,7 +8,7 @@
  *      partials (params.part, f32): batch * hq * sq * n_splits * (d + 2)
  *      floats.
  *   2. kernel_name with one argument, the params struct by value
- *      (pk_gpu_attn_params of backends/common/pk_gpu_args.h, as for CUDA):
+ *      (pk_attn_params of kernels_gpu/attn_abi.h, as for CUDA):
  *        grid  {batch * hkv, n_splits, row_tiles}
  *        block {threads, 1, 1}, dynamic LDS smem (always 0: static LDS)
  *   3. when n_splits > 1: "pk_attn_merge_<dt of o>" with the arguments

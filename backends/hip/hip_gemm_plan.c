@@ -18,8 +18,6 @@
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
 
-#define GEMM_THREADS PK_HIP_GEMM_THREADS
-
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 static unsigned clamp_grid(int64_t x, unsigned limit)
@@ -32,7 +30,7 @@ static void set_grid(pk_hip_gemm_plan *out, int64_t blocks_x, int64_t batch)
     out->grid[0] = clamp_grid(blocks_x, PK_HIP_GEMM_MAX_GRID_X);
     out->grid[1] = clamp_grid(batch, PK_HIP_GEMM_MAX_GRID_Y);
     out->grid[2] = 1;
-    out->block[0] = GEMM_THREADS;
+    out->block[0] = PK_HIP_GEMM_THREADS;
     out->block[1] = out->block[2] = 1;
 }
 
@@ -45,7 +43,7 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
 
     if (pk_gpu_gemm_decode_fits(p)) {
         const int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
-        const int64_t waves = GEMM_THREADS / wave;
+        const int64_t waves = PK_HIP_GEMM_THREADS / wave;
         out->kind = PK_HIP_GEMM_SKINNY;
         snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
         set_grid(out, cdiv(cdiv(p->n, PK_GPU_SKINNY_COLS(mr)), waves), p->batch);
