@@ -76,8 +76,9 @@ void pk_internal_tune_bar(const pk_internal_tune_progress *p, int width, char *c
  * compute unit, small ones fewer tiles than that, decode tiles M = 3..4
  * with B in the [K, N] layout (the linear one goes to the skinny kernel). */
 /* The dtype that reaches a SIMT tile: bf16, except where the device has
- * matrix units, whose 16-bit GEMM ([K, N] b included) and prefill run on
- * the tensor-core kernels; there f32 is what takes the tile. */
+ * matrix units, whose 16-bit GEMM ([K, N] b included), prefill and decode
+ * attention run on the tensor-core kernels; there f32 is what takes the
+ * tile. */
 static pk_dtype simt_dtype(const pk_device_info *info) { return info->matrix_units ? PK_F32 : PK_BF16; }
 
 static int cases_of(const char *family, const pk_device_info *info, family_cases *fc)
@@ -137,14 +138,15 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         C(ROWS(OP_GLU, PK_BF16, 37, 1000));
         C(ROWS(OP_GLU, PK_F32, 3, 4096));
     } else if (!strcmp(family, "attn_decode")) {
+        const pk_dtype dt = simt_dtype(info);
         if (cpu) {
-            T(ATTN(PK_BF16, 1, 1, 4096, 8, 2, 128, 0));
+            T(ATTN(dt, 1, 1, 4096, 8, 2, 128, 0));
         } else {
-            T(ATTN(PK_BF16, 32, 1, 4096, 32, 8, 128, 0));
-            T(ATTN(PK_BF16, 1, 1, 131072, 32, 8, 128, 0));
+            T(ATTN(dt, 32, 1, 4096, 32, 8, 128, 0));
+            T(ATTN(dt, 1, 1, 131072, 32, 8, 128, 0));
         }
-        C(ATTN(PK_BF16, 2, 1, 1000, 8, 2, 128, 0));
-        C(ATTN(PK_BF16, 1, 2, 777, 4, 1, 128, 1));
+        C(ATTN(dt, 2, 1, 1000, 8, 2, 128, 0));
+        C(ATTN(dt, 1, 2, 777, 4, 1, 128, 1));
     } else if (!strcmp(family, "attn_prefill")) {
         const pk_dtype dt = simt_dtype(info);
         T(cpu ? ATTN(dt, 1, 128, 128, 4, 4, 128, 1) : ATTN(dt, 2, 1024, 1024, 32, 8, 128, 1));

@@ -282,6 +282,13 @@ void cf_cases_attention(cf_case_list *l)
         a = A(dt, 1, 16, 16, 2, 2, 64, 1);
         a.nan_v = 1;
         add(l, &a);
+        /* Decode beside a NaN in V: key 350 sits in the tile of the
+         * window's first key (351), masked: the output stays finite (the
+         * tensor-core decode's path for non-finite V in edge tiles). */
+        a = A(dt, 1, 1, 700, 8, 2, 128, 0);
+        a.nan_v = 1;
+        a.wl = 348;
+        add(l, &a);
     }
 
     /* Every kernel variant at every head dim (tests/test_cover_attention.c
@@ -291,6 +298,9 @@ void cf_cases_attention(cf_case_list *l)
     static const struct { int dt; int64_t b, sq, hq, hkv; } dec[] = {
         {0, 1, 1, 2, 2},  {1, 2, 1, 4, 2}, {2, 1, 2, 4, 2},  {0, 1, 2, 8, 2},
         {2, 1, 4, 4, 1},  {0, 2, 4, 16, 2}, {1, 1, 1, 32, 1}, {2, 1, 3, 16, 1},
+        /* f32 at 2 and 4 rows: where 16-bit decode runs on tensor cores
+         * (NVIDIA's OpenCL), f32 is what reaches the portable tiles */
+        {0, 1, 1, 4, 2},  {0, 2, 1, 8, 2},
     };
     for (int i = 0; i < 5; i++)
         for (int j = 0; j < (int)(sizeof dec / sizeof dec[0]); j++) {
@@ -344,6 +354,15 @@ void cf_cases_attention(cf_case_list *l)
         a = A(dts[1 + (i + r) % 2], 33, 1, 512 + 3 * i, 8 * r, 8, hd[i], 0);
         a.layout = fill[j].dstr ? AL_DSTRIDED : a.layout;
         a.lse = r == 4;
+        a.large = 1;
+        add(l, &a);
+    }
+    /* The tensor-core decode (NVIDIA's OpenCL) storing its output itself:
+     * 400 groups, more than one wave of it holds twice on the H200, GQA 4
+     * and one head per kv head, each 16-bit dtype */
+    for (int t = 1; t < 3; t++) {
+        a = A(dts[t], 50, 1, 520, 8 * (t == 1 ? 4 : 1), 8, 128, 0);
+        a.lse = 1;
         a.large = 1;
         add(l, &a);
     }

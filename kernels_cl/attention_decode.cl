@@ -57,17 +57,11 @@
  * pk_cl_attn_decode); for pk_attn_merge MG. Masks and lengths as in
  * attention_prefill.cl. Both kernels take the buffers, then the scalars
  * packed as cl_args.h says (PK_DA_*), unpacked under their names by
- * PK_DECODE_UNPACK (what both read) and each kernel's first lines. */
+ * cl_args.h's PK_DECODE_UNPACK (what both read) and each kernel's first
+ * lines. */
 
 typedef PK_TYPE(DT) pk_t;
 
-#define PK_DECODE_UNPACK                                                                                   \
-    PK_ARGS_UNPACK3(pk_d, PK_DA_LONGS, pk_d0, pk_d1, pk_d2);                                              \
-    const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
-    const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
-
-/* NaN wins, as in the reference (fmax would drop it). */
-inline float pk_attn_merge_max(float a, float b) { return (a > b || isnan(a)) ? a : b; }
 
 #ifdef SLOTS
 

@@ -24,16 +24,35 @@
  * * NaN is NaN: when an edge tile's V holds a NaN or Inf, its P V runs on
  * the CUDA cores over the visible keys only (rare: non-finite V only).
  *
- * Build defines: DT (1 f16, 2 bf16), D, NW, BN, ST, PENDING (ST - 2 as a
- * literal: cp.async.wait_group takes no expression). */
+ * Decode (DECODE = 1, pk_attn_mma_decode): the arguments, grid and
+ * results of pk_attn_decode (attention_decode.cl): per-chunk partials that
+ * its pk_attn_merge combines, or with one chunk the output itself. A
+ * work-group owns 16 GQA-packed rows (the heads that share a kv head,
+ * times sq; row pr is query pr % sq of head kvh * group + pr / sq) and one
+ * chunk of keys; decode is bound by reading K and V, and the stages keep
+ * ST - 1 tiles of them in flight without registers. Its NWN warps split
+ * each tile's keys (KW = BN / NWN each), each warp with its own online
+ * softmax; the warps' states merge through local memory at the end.
+ *
+ * Build defines: DT (1 f16, 2 bf16), D, NW (warps of rows; 1 for decode),
+ * NWN (warps of keys; 1 for prefill), BN, ST, PENDING (ST - 2 as a literal:
+ * cp.async.wait_group takes no expression), DECODE. */
 
+#ifndef NWN
+#define NWN 1
+#endif
 #define BM (16 * NW)
-#define WG (32 * NW)
-#define RS (D + 8)   /* elements of a local row */
-#define DCH (D / 8)  /* 16-byte chunks of a row */
+#define WG (32 * NW * NWN)
+#define KW (BN / NWN) /* keys of a tile each warp takes */
+#define RS (D + 8)    /* elements of a local row */
+#define DCH (D / 8)   /* 16-byte chunks of a row */
 #define TILE (BN * RS)
-#define NKT (BN / 8) /* n8 tiles of keys a tile */
-#define NDT (D / 8)  /* n8 tiles of output columns */
+#define NKT (KW / 8)  /* n8 tiles of a warp's keys a tile */
+#define NDT (D / 8)   /* n8 tiles of output columns */
+#define OS (D + 4)    /* floats of a row of the warps' merge (decode) */
+#if DECODE && NWN * BM * OS * 4 > 2 * ST * TILE * 2
+#error "the warps' merge must fit in the stages"
+#endif
 
 typedef ushort e_t;
 typedef PK_TYPE(DT) pk_t;
@@ -76,19 +95,52 @@ inline int nonfinite(__local const e_t *tile, int tid)
     return bad;
 }
 
+#if DECODE
+/* Grid: (split, b * hkv + kvh, row tile), as pk_attn_decode. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+pk_attn_mma_decode(__global const pk_t *q_, __global const pk_t *k_, __global const pk_t *v_, __global float *part,
+                   __global pk_t *o, __global float *lse, __global const int *lens, long16 pk_d0, long16 pk_d1,
+                   long16 pk_d2, float qscale)
+#else
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_t *v_, __global pk_t *o,
             __global float *lse, long8 off, long4 qs, long4 ks, long4 vs, long4 os, long4 ls, int sq, int skv,
             int hq, int hkv, __global const int *lens, float qscale, long wl, long wr)
+#endif
 {
-    /* K stages, then V stages; Q passes through the start first */
+    /* K stages, then V stages; Q passes through the start first (and
+     * in decode, after the key loop, the warps' merge) */
     __local e_t kv[2 * ST * TILE] __attribute__((aligned(16)));
     __local int s_lo[BM], s_hi[BM];
     __global const e_t *q = (__global const e_t *)q_, *k = (__global const e_t *)k_, *v = (__global const e_t *)v_;
     __local e_t *sk = kv, *sv = kv + ST * TILE;
 
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
+    const int wm = warp % NW, wn = warp / NW; /* the warp's rows and keys */
     const int g = lane / 4, t4 = lane % 4;
+#if DECODE
+    PK_DECODE_UNPACK;
+    const long8 off = vload8(0, pk_d + PK_DA_OFF);
+    const long4 qs = vload4(0, pk_d + PK_DA_QS), ks = vload4(0, pk_d + PK_DA_KS), vs = vload4(0, pk_d + PK_DA_VS);
+    const long wl = pk_d[PK_DA_WL], wr = pk_d[PK_DA_WR];
+    const int skv = (int)pk_d[PK_DA_SKV], hkv = (int)pk_d[PK_DA_HKV], chunk = (int)pk_d[PK_DA_CHUNK];
+    __local float s_m[NWN * BM], s_l[NWN * BM];
+    const int split = (int)get_group_id(0), n_splits = (int)get_num_groups(0);
+    const int b = (int)get_group_id(1) / hkv, kvh = (int)get_group_id(1) % hkv;
+    const int group = hq / hkv, rows = group * sq, m0 = (int)get_group_id(2) * BM;
+    const int lq = lens ? lens[b] : sq;
+    const int lkv = lens ? lens[get_num_groups(1) / hkv + b] : skv;
+    const int c0 = split * chunk, c1 = min(c0 + chunk, lkv);
+    for (int r = tid; r < BM; r += WG) {
+        const int pr = m0 + r, i = pr % sq;
+        pk_attn_window(pr < rows && i < lq, (long)i + lkv - lq, wl, wr, c0, c1, &s_lo[r], &s_hi[r]);
+    }
+    for (int x = tid; x < BM * DCH; x += WG) {
+        const int r = x / DCH, ch = x % DCH, pr = m0 + r, i = pr % sq, in = pr < rows && i < lq;
+        const long qb = off.s0 + b * qs.s0 + (long)i * qs.s1 + (long)(kvh * group + pr / sq) * qs.s2;
+        pk_cp_async16_zfill(kv + r * RS + ch * 8, in ? q + qb + ch * 8 : q, in ? 16u : 0u);
+    }
+#else
     const int h = (int)get_group_id(1), b = (int)get_group_id(2);
     /* causal: the last row tiles see the most keys, so start them first */
     const int m0 = ((int)get_num_groups(0) - 1 - (int)get_group_id(0)) * BM;
@@ -96,8 +148,6 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     const int lkv = lens ? lens[get_num_groups(2) + b] : skv;
     const int kvh = h / (hq / hkv);
     const long q_base = off.s0 + b * qs.s0 + h * qs.s2;
-    const long k_base = off.s1 + b * ks.s0 + kvh * ks.s2, v_base = off.s2 + b * vs.s0 + kvh * vs.s2;
-
     for (int r = tid; r < BM; r += WG)
         pk_attn_window(m0 + r < lq, (long)(m0 + r) + lkv - lq, wl, wr, 0, lkv, &s_lo[r], &s_hi[r]);
     for (int x = tid; x < BM * DCH; x += WG) {
@@ -105,6 +155,8 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
         pk_cp_async16_zfill(kv + r * RS + ch * 8, in ? q + q_base + (long)(m0 + r) * qs.s1 + ch * 8 : q,
                             in ? 16u : 0u);
     }
+#endif
+    const long k_base = off.s1 + b * ks.s0 + kvh * ks.s2, v_base = off.s2 + b * vs.s0 + kvh * vs.s2;
     pk_cp_async_commit();
     pk_cp_async_wait(0);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -114,7 +166,7 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     uint qf[D / 16][4];
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++)
-        pk_ldmatrix_x4(qf[kk], kv + (warp * 16 + (mi & 1) * 8 + mr) * RS + kk * 16 + (mi >> 1) * 8);
+        pk_ldmatrix_x4(qf[kk], kv + (wm * 16 + (mi & 1) * 8 + mr) * RS + kk * 16 + (mi >> 1) * 8);
 
     /* The work-group's keys (the union of its rows' windows) and the keys
      * every row with a window sees (their intersection): tiles inside the
@@ -148,7 +200,7 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int j = 0; j < NDT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-    const int row_a = warp * 16 + g; /* this lane's rows: row_a, row_a + 8 */
+    const int row_a = wm * 16 + g; /* this lane's rows: row_a, row_a + 8 */
 
     for (int it = 0; it < n_tiles; it++) {
         const int n0 = n_begin + it * BN, buf = it % ST;
@@ -175,9 +227,9 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
 #pragma unroll
-            for (int np = 0; np < BN / 16; np++) {
+            for (int np = 0; np < KW / 16; np++) {
                 uint bk[4];
-                pk_ldmatrix_x4(bk, kt + (np * 16 + (mi >> 1) * 8 + mr) * RS + kk * 16 + (mi & 1) * 8);
+                pk_ldmatrix_x4(bk, kt + (wn * KW + np * 16 + (mi >> 1) * 8 + mr) * RS + kk * 16 + (mi & 1) * 8);
                 MMA(sc[2 * np], qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], bk[0], bk[1]);
                 MMA(sc[2 * np + 1], qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], bk[2], bk[3]);
             }
@@ -189,7 +241,7 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
         if (edge) {
             /* each row's window relative to this lane's first key: one
              * compare with a constant a score */
-            const int k0 = n0 + 2 * t4;
+            const int k0 = n0 + wn * KW + 2 * t4;
 #pragma unroll
             for (int hf = 0; hf < 2; hf++) {
                 const int lo = s_lo[row_a + 8 * hf] - k0, hi = s_hi[row_a + 8 * hf] - k0;
@@ -239,14 +291,15 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
 
         if (!slow) {
 #pragma unroll
-            for (int kk = 0; kk < BN / 16; kk++) {
+            for (int kk = 0; kk < KW / 16; kk++) {
                 const uint a0 = PACK(sc[2 * kk][0], sc[2 * kk][1]), a1 = PACK(sc[2 * kk][2], sc[2 * kk][3]);
                 const uint a2 = PACK(sc[2 * kk + 1][0], sc[2 * kk + 1][1]);
                 const uint a3 = PACK(sc[2 * kk + 1][2], sc[2 * kk + 1][3]);
 #pragma unroll
                 for (int dp = 0; dp < D / 16; dp++) {
                     uint bv[4];
-                    pk_ldmatrix_x4_trans(bv, vt + (kk * 16 + (mi & 1) * 8 + mr) * RS + dp * 16 + (mi >> 1) * 8);
+                    pk_ldmatrix_x4_trans(bv, vt + (wn * KW + kk * 16 + (mi & 1) * 8 + mr) * RS + dp * 16 +
+                                                 (mi >> 1) * 8);
                     MMA(acc[2 * dp], a0, a1, a2, a3, bv[0], bv[1]);
                     MMA(acc[2 * dp + 1], a0, a1, a2, a3, bv[2], bv[3]);
                 }
@@ -263,7 +316,7 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
                 for (int e = 0; e < 2; e++)
 #pragma unroll 1
                     for (int qd = 0; qd < 4; qd++) {
-                        const int kr = j * 8 + 2 * qd + e, key = n0 + kr, src = (lane & ~3) | qd;
+                        const int kr = wn * KW + j * 8 + 2 * qd + e, key = n0 + kr, src = (lane & ~3) | qd;
                         const float p0 = pk_shfl_idx(sc[j][e], src), p1 = pk_shfl_idx(sc[j][2 + e], src);
                         const int s0 = key >= lo0 && key <= hi0, s1 = key >= lo1 && key <= hi1;
                         __local const e_t *vr = vt + kr * RS + 2 * t4;
@@ -280,6 +333,68 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     }
     pk_cp_async_wait(0);
 
+#if DECODE
+    /* The warps' states of each row merged through local memory (the
+     * stages, free once every warp is past the loop), then written so
+     * that the stores of a row are contiguous: the output with one
+     * chunk, else the chunk's partials for pk_attn_merge. */
+    __local float *stage = (__local float *)kv;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int hf = 0; hf < 2; hf++) {
+        float l = l_run[hf];
+        l += pk_shfl_xor(l, 1);
+        l += pk_shfl_xor(l, 2);
+        if (t4 == 0) {
+            s_m[wn * BM + row_a + 8 * hf] = m_run[hf];
+            s_l[wn * BM + row_a + 8 * hf] = l;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int hf = 0; hf < 2; hf++) {
+        const int r = row_a + 8 * hf;
+        float big = -INFINITY;
+        for (int w = 0; w < NWN; w++) big = pk_attn_merge_max(big, s_m[w * BM + r]);
+        /* a warp that saw no key of this row adds nothing, NaN V or not */
+        const int none = m_run[hf] == -INFINITY;
+        const float f = none ? 0.0f : pk_ex2(m_run[hf] - big);
+        __local float *dst = stage + (wn * BM + r) * OS + 2 * t4;
+#pragma unroll
+        for (int j = 0; j < NDT; j++)
+            vstore2((float2)(none ? 0.0f : f * acc[j][2 * hf], none ? 0.0f : f * acc[j][2 * hf + 1]), 0, dst + j * 8);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const long4 o_st = vload4(0, pk_d + PK_DA_OS), l_st = vload4(0, pk_d + PK_DA_LS);
+    for (int x = tid; x < BM * D; x += WG) {
+        const int r = x / D, c = x % D, pr = m0 + r;
+        if (pr >= rows) break; /* rows only grow with x */
+        float big = -INFINITY, l = 0.0f, acc_c = 0.0f;
+        for (int w = 0; w < NWN; w++) big = pk_attn_merge_max(big, s_m[w * BM + r]);
+        for (int w = 0; w < NWN; w++) {
+            const float m = s_m[w * BM + r];
+            if (m != -INFINITY) l += pk_ex2(m - big) * s_l[w * BM + r];
+            acc_c += stage[(w * BM + r) * OS + c];
+        }
+        const int live = s_lo[r] <= s_hi[r] && l != 0.0f;
+        const int h = kvh * group + pr / sq, i = pr % sq;
+        if (n_splits == 1) {
+            PK_STORE(DT, o, off.s3 + b * o_st.s0 + (long)i * o_st.s1 + h * o_st.s2 + c * o_st.s3,
+                     live ? acc_c / l : 0.0f);
+            if (lse && c == 0)
+                lse[off.s4 + b * l_st.s0 + h * l_st.s1 + (long)i * l_st.s2] =
+                    live ? (big + log2(l)) * M_LN2_F : -INFINITY;
+        } else {
+            /* an empty chunk contributes exactly 0, even beside a NaN V */
+            const long slot = ((long)(b * hq + h) * sq + i) * n_splits + split;
+            part[acc_off + slot * D + c] = live ? acc_c : 0.0f;
+            if (c == 0) {
+                part[ml_off + 2 * slot] = live ? big : -INFINITY;
+                part[ml_off + 2 * slot + 1] = live ? l : 0.0f;
+            }
+        }
+    }
+#else
 #pragma unroll
     for (int hf = 0; hf < 2; hf++) {
         float l = l_run[hf];
@@ -299,4 +414,5 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
         if (lse && t4 == 0)
             lse[off.s4 + b * ls.s0 + h * ls.s1 + (long)i * ls.s2] = live ? (m_run[hf] + log2(l)) * M_LN2_F : -INFINITY;
     }
+#endif
 }

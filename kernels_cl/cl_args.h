@@ -60,7 +60,8 @@
 #define PK_SA_RES 26 /* residual: offset, strides batch, m, n */
 #define PK_SA_LONGS 32
 
-/* attention_decode.cl (pk_attn_decode, pk_attn_merge): three long16s;
+/* attention_decode.cl (pk_attn_decode, pk_attn_merge) and attention_mma.cl
+ * (pk_attn_mma_decode): three long16s;
  * strides in elements, each view's four in its own order (q, k, v:
  * {batch, seq, head, d}; o the same; lse {batch, head, seq}) */
 #define PK_DA_ML_OFF 0  /* the partials' (m, l) pairs in part */
@@ -80,6 +81,11 @@
 #define PK_DA_OS 36
 #define PK_DA_LS 40
 #define PK_DA_LONGS 48
+/* Kernel side: the slots every decode-path kernel reads, by name. */
+#define PK_DECODE_UNPACK                                                                                   \
+    PK_ARGS_UNPACK3(pk_d, PK_DA_LONGS, pk_d0, pk_d1, pk_d2);                                              \
+    const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
+    const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
 
 /* gemm_tiled.cl and gemm_mma.cl (both kernels of the host's
  * GEMM_TILED_ARGS, opencl_gemm.c, in this order): a and b as A and B of

@@ -66,6 +66,10 @@ inline float pk_act(int act, float x)
         PK_STORE(DT_D, d, d_off + z * d_sb + gm * d_sm + gn * d_sn, x_);                                   \
     } while (0)
 
+/* Attention: the larger of two row maxima of split or warp partials, NaN
+ * winning, as in the reference (fmax would drop it). */
+inline float pk_attn_merge_max(float a, float b) { return (a > b || isnan(a)) ? a : b; }
+
 /* Attention (attention_prefill.cl, attention_mma.cl): the visible keys of
  * a row at position pos (bottom-right aligned), clipped to the chunk [c0,
  * c1); lo > hi when none. */

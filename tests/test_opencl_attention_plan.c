@@ -180,7 +180,7 @@ static void test_tensor_core_prefill(void)
             char want[64];
             snprintf(want, sizeof want, "mma_d%d_w4_n%d_s2", d, fits[i].bn);
             CHECK(!pl.split && pl.mma && !strcmp(name, want), "D %d dtype %d: %s, not %s", d, dt, name, want);
-            const size_t bytes = pk_cl_attn_mma_local_bytes(d, pl.mt);
+            const size_t bytes = pk_cl_attn_mma_local_bytes(d, pl.mt, 0);
             CHECK(bytes <= 48 * 1024, "D %d: %zu bytes of local memory", d, bytes);
             CHECK((size_t)16 * pl.mt.nw * (d + 8) * 2 <= (size_t)2 * pl.mt.st * pl.mt.bn * (d + 8) * 2,
                   "D %d: the Q tile does not fit the stages", d);
@@ -190,8 +190,8 @@ static void test_tensor_core_prefill(void)
      * bytes, and 64 rows' windows */
     pk_attention_problem p = dense(PK_BF16, 2048, 2048, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
-    CHECK(pk_cl_attn_mma_local_bytes(128, pl.mt) == 2 * 2 * 32 * 136 * 2 + 64 * 8, "D 128: %zu bytes",
-          pk_cl_attn_mma_local_bytes(128, pl.mt));
+    CHECK(pk_cl_attn_mma_local_bytes(128, pl.mt, 0) == 2 * 2 * 32 * 136 * 2 + 64 * 8, "D 128: %zu bytes",
+          pk_cl_attn_mma_local_bytes(128, pl.mt, 0));
 
     /* what it refuses goes to the portable prefill */
     struct {
@@ -220,15 +220,81 @@ static void test_tensor_core_prefill(void)
     const pk_device_info pocl = device("PoCL", 1, 1024 * 1024, 2);
     pk_cl_attn_plan_make(table_params(&pocl), &p, &pocl, &pl);
     CHECK(!pl.mma, "PoCL: mma");
+}
+
+/* problem() with q and o [B, sq, hq, D] contiguous too */
+static pk_attention_problem dense_decode(pk_dtype dt, int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv,
+                                         int64_t d)
+{
+    pk_attention_problem p = problem(dt, b, sq, skv, hq, hkv, d);
+    int64_t s[4] = {sq * hq * d, hq * d, d, 1};
+    memcpy(p.q.stride, s, sizeof s);
+    memcpy(p.o.stride, s, sizeof s);
+    return p;
+}
+
+static void test_tensor_core_decode(void)
+{
+    pk_device_info h200 = device("H200", 0, 48 * 1024, 132);
     h200.matrix_units = 1;
-    p = dense(PK_BF16, 1, 4096, 128);
+    pk_cl_attn_plan pl;
+    char name[64];
+    /* 2 warps on tiles of 32 keys where two stages fit 48 KiB; D 256 only
+     * with one warp on 16 keys (2 x 2 x 32 x 264 x 2 bytes would not) */
+    static const struct {
+        int d, nwn, bn;
+    } fits[] = {{64, 2, 32}, {80, 2, 32}, {96, 2, 32}, {128, 2, 32}, {256, 1, 16}, {16, 2, 32}, {192, 1, 16}};
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++)
+        for (int dt = PK_F16; dt <= PK_BF16; dt++)
+            for (int64_t sq = 1; sq <= 4; sq++) {
+                const int d = fits[i].d;
+                pk_attention_problem p = dense_decode((pk_dtype)dt, 3, sq, 4097, 8, 2, d);
+                pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+                pk_cl_attn_plan_variant(&pl, d, name, sizeof name);
+                char want[64];
+                snprintf(want, sizeof want, "mma_decode_d%d_k%d_n%d_s2", d, fits[i].nwn, fits[i].bn);
+                CHECK(pl.split && pl.mma && !strcmp(name, want), "D %d sq %lld: %s, not %s", d, (long long)sq, name,
+                      want);
+                if (!pl.mma) continue;
+                CHECK(pk_cl_attn_mma_local_bytes(d, pl.mt, 1) <= 48 * 1024, "D %d: %zu bytes", d,
+                      pk_cl_attn_mma_local_bytes(d, pl.mt, 1));
+                /* the warps' merge (f32 rows of d + 4) reuses the stages */
+                CHECK((size_t)pl.mt.nwn * 16 * (d + 4) * 4 <= (size_t)2 * pl.mt.st * pl.mt.bn * (d + 8) * 2,
+                      "D %d: the merge does not fit the stages", d);
+                const int64_t rows = sq * 4;
+                CHECK(pl.row_tiles == (rows + 15) / 16, "D %d: %d row tiles for %lld rows", d, pl.row_tiles,
+                      (long long)rows);
+                CHECK(pl.chunk % pl.mt.bn == 0 && (int64_t)pl.n_splits * pl.chunk >= 4097 &&
+                          (int64_t)(pl.n_splits - 1) * pl.chunk < 4097,
+                      "D %d: %d chunks of %d", d, pl.n_splits, pl.chunk);
+            }
+    /* counted by hand: 2 stages x (K, V) x 32 keys x 136 elements x 2
+     * bytes, 16 rows' windows, and 2 warps' (m, l) of each row */
+    pk_attention_problem p = dense_decode(PK_BF16, 32, 1, 4096, 32, 8, 128);
     pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
-    CHECK(pl.split && !pl.mma, "decode: not the split path");
+    CHECK(pk_cl_attn_mma_local_bytes(128, pl.mt, 1) == 2 * 2 * 32 * 136 * 2 + 16 * 8 + 2 * 16 * 8,
+          "D 128: %zu bytes", pk_cl_attn_mma_local_bytes(128, pl.mt, 1));
+    /* B32: 256 (batch, kv head) groups, one wave of 6 a compute unit:
+     * 792 / 256 = 3 chunks, of 1366 keys rounded up to whole tiles */
+    CHECK(pl.n_splits == 3 && pl.chunk == 1376, "B32: %d chunks of %d", pl.n_splits, pl.chunk);
+    /* f32, or K with strided D: the portable decode kernel */
+    p = dense_decode(PK_F32, 32, 1, 4096, 32, 8, 128);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pl.split && !pl.mma, "f32 decode on the tensor cores");
+    p = dense_decode(PK_BF16, 32, 1, 4096, 32, 8, 128);
+    p.k.stride[3] = 2;
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pl.split && !pl.mma, "strided K on the tensor cores");
+    h200.matrix_units = 0;
+    p = dense_decode(PK_BF16, 32, 1, 4096, 32, 8, 128);
+    pk_cl_attn_plan_make(table_params(&h200), &p, &h200, &pl);
+    CHECK(pl.split && !pl.mma, "no matrix units: mma decode");
 }
 
 int main(void)
 {
     test_tensor_core_prefill();
+    test_tensor_core_decode();
     test_decode_tiles();
     test_bench_shapes_fill_h200();
     test_paths_and_loads();

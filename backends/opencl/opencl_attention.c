@@ -1,8 +1,10 @@
 /* OpenCL attention: one fused pass (attention_prefill.cl), or for decode
  * shapes a split-KV pass whose per-chunk partials a merge kernel combines
  * (attention_decode.cl; with one chunk the pass stores the output itself).
- * On NVIDIA with inline PTX, 16-bit prefill runs on the tensor cores
- * (attention_mma.cl, the same arguments). The plan
+ * On NVIDIA with inline PTX, 16-bit attention runs on the tensor cores
+ * (attention_mma.cl: pk_attn_mma with the prefill's arguments,
+ * pk_attn_mma_decode with the decode pass's, whose partials the same
+ * merge combines). The plan
  * (opencl_attention_plan.c) chooses the path, the tiles and the splits.
  *
  * Scratch layout: per-batch lengths (int, 2 * batch, only when they are
@@ -35,10 +37,11 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
 {
     char opts[192];
     int n = pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d", (int)p->q.dtype, (int)p->d);
-    if (plan && !plan->split && plan->mma) {
+    if (plan && plan->mma) {
         const pk_cl_attn_mma_tile *t = &plan->mt;
-        pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DPK_PTX=1 -DNW=%d -DBN=%d -DST=%d -DPENDING=%d", t->nw,
-                      t->bn, t->st, t->st - 2);
+        pk_cl_options(opts + n, sizeof opts - (size_t)n,
+                      " -DPK_PTX=1 -DNW=%d -DNWN=%d -DBN=%d -DST=%d -DPENDING=%d -DDECODE=%d", t->nw, t->nwn, t->bn,
+                      t->st, t->st - 2, plan->split);
     } else if (plan && !plan->split) {
         const pk_cl_attn_tile *t = &plan->tile;
         pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DBM=%d -DBN=%d -DTPR=%d", t->bm, t->bn, t->tpr);
@@ -89,7 +92,8 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
                             const pk_cl_attn_args *a, cl_mem part, cl_long ml_off, pk_msg *msg)
 {
     pk_cl_kern *decode, *merge;
-    pk_status s = get_kernel(d, "attention_decode.cl", "pk_attn_decode", p, plan, &decode, msg);
+    pk_status s = plan->mma ? get_kernel(d, "attention_mma.cl", "pk_attn_mma_decode", p, plan, &decode, msg)
+                            : get_kernel(d, "attention_decode.cl", "pk_attn_decode", p, plan, &decode, msg);
     if (s == PK_SUCCESS) {
         char opts[96];
         pk_cl_options(opts, sizeof opts, "-DDT=%d -DD=%d -DMG=%d", (int)p->q.dtype, (int)p->d, plan->merge_groups);
@@ -116,7 +120,7 @@ static pk_status run_decode(pk_cl_device *d, const pk_attention_problem *p, cons
         PK_CL_ARG(a->q), PK_CL_ARG(a->k), PK_CL_ARG(a->v), PK_CL_ARG(part), PK_CL_ARG(o), PK_CL_ARG(lse),
         PK_CL_ARG(a->lens), packed[0], packed[1], packed[2], PK_CL_ARG(a->qscale),
     };
-    size_t wg = (size_t)(plan->dec.slots * plan->dec.tpk);
+    size_t wg = plan->mma ? (size_t)(32 * plan->mt.nw * plan->mt.nwn) : (size_t)(plan->dec.slots * plan->dec.tpk);
     size_t global[3] = {(size_t)plan->n_splits * wg, (size_t)(p->batch * p->hkv), (size_t)plan->row_tiles};
     size_t local[3] = {wg, 1, 1};
     s = pk_cl_run(d, decode, decode_args, (int)(sizeof decode_args / sizeof decode_args[0]), 3, global, local, msg);

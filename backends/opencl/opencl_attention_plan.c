@@ -69,13 +69,20 @@ static const pk_cl_attn_prefill_params prefill_table[PK_CL_VENDOR_COUNT] = {
 /* The tensor-core prefill: 4 warps (64 query rows) and 2 stages of K and
  * V; the most keys a tile (64, 32, 16) whose stages fit the device's local
  * memory (NVIDIA's OpenCL: 48 KiB a work-group), which also holds the Q
- * tile on its way to registers. Not searched by the tuner. */
-static const pk_cl_attn_mma_tile mma_tile = {4, 64, 2};
+ * tile on its way to registers. Decode: 16 rows, 2 warps splitting tiles
+ * of 32 keys, 2 stages (35 KiB at D = 128), and splits for 6 work-groups
+ * a compute unit in one wave (the best of the five tiles timed on the
+ * H200, bench/RESULTS.md 2026-12-02). Not searched by the tuner. */
+static const pk_cl_attn_mma_tile mma_tile = {4, 64, 2, 1, 0};
+static const pk_cl_attn_mma_tile mma_decode_tile = {1, 32, 2, 2, 6};
 
-size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t)
+size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t, int decode)
 {
-    /* K and V stages of rows of d + 8 elements, then each row's window */
-    return (size_t)2 * t.st * t.bn * (d + 8) * 2 + (size_t)16 * t.nw * 2 * sizeof(int);
+    /* K and V stages of rows of d + 8 elements, then each row's window;
+     * decode: each warp's (m, l) of each row */
+    size_t rows = (size_t)16 * t.nw;
+    return (size_t)2 * t.st * t.bn * (d + 8) * 2 + rows * 2 * sizeof(int) +
+           (decode ? rows * t.nwn * 2 * sizeof(float) : 0);
 }
 
 int pk_cl_attn_mma_layout(const pk_attention_problem *p)
@@ -85,13 +92,28 @@ int pk_cl_attn_mma_layout(const pk_attention_problem *p)
     return p->d % 16 == 0 && p->d <= 256 && pk_attn_mma_rows(p);
 }
 
-/* the mma tile for head dim d within local memory lm, or bn = 0 */
-static pk_cl_attn_mma_tile mma_fit(int64_t d, uint64_t lm)
+/* Whether tile t of head dim d fits local memory lm: every warp's keys
+ * whole k16 steps, Q (16 nw rows) passing through the stages, and in
+ * decode the warps' merge (f32 rows of d + 4) in them after the loop. */
+static int mma_fits(int64_t d, pk_cl_attn_mma_tile t, int decode, uint64_t lm)
 {
-    pk_cl_attn_mma_tile t = mma_tile;
-    while (t.bn >= 16 && pk_cl_attn_mma_local_bytes((int)d, t) > lm) t.bn /= 2;
-    /* Q (16 nw rows) passes through the stages */
-    if (t.bn < 16 || 2 * t.st * t.bn < 16 * t.nw) t.bn = 0;
+    const int64_t stage_bytes = (int64_t)2 * t.st * t.bn * (d + 8) * 2;
+    return t.bn >= 16 * t.nwn && 2 * t.st * t.bn >= 16 * t.nw &&
+           (!decode || (int64_t)t.nwn * 16 * t.nw * (d + 4) * 4 <= stage_bytes) &&
+           pk_cl_attn_mma_local_bytes((int)d, t, decode) <= lm;
+}
+
+/* the mma tile for head dim d within local memory lm: fewer keys a tile,
+ * then (decode) fewer warps to split them; bn = 0 when none fits */
+static pk_cl_attn_mma_tile mma_fit(int64_t d, int decode, uint64_t lm)
+{
+    pk_cl_attn_mma_tile t = decode ? mma_decode_tile : mma_tile;
+    while (!mma_fits(d, t, decode, lm) && t.bn > 16 * t.nwn) t.bn /= 2;
+    while (!mma_fits(d, t, decode, lm) && t.nwn > 1) {
+        t.nwn /= 2;
+        t.bn /= 2;
+    }
+    if (!mma_fits(d, t, decode, lm)) t.bn = 0;
     return t;
 }
 
@@ -188,12 +210,23 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
     int64_t rows = p->sq * (p->hq / p->hkv);
     *plan = (pk_cl_attn_plan){0};
     plan->split = p->sq <= PK_CL_ATTN_SPLIT_MAX_SQ && p->skv >= PK_CL_ATTN_SPLIT_MIN_SKV;
+    if (dev->matrix_units && pk_cl_attn_mma_layout(p)) {
+        plan->mt = mma_fit(p->d, plan->split, lm);
+        plan->mma = plan->mt.bn > 0;
+    }
+    if (plan->split && plan->mma) {
+        /* one wave of per_cu work-groups a compute unit, chunks of whole tiles */
+        plan->row_tiles = (int)((rows + 16 * plan->mt.nw - 1) / (16 * plan->mt.nw));
+        const int64_t want = (int64_t)plan->mt.per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
+        const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, want, 1,
+                                                    dp->min_chunk, PK_CL_ATTN_MAX_SPLITS, plan->mt.bn);
+        plan->chunk = (int)sp.chunk;
+        plan->n_splits = sp.n;
+        plan->merge_groups = (int)(dp->merge_wg / p->d);
+        return;
+    }
     if (!plan->split) {
-        if (dev->matrix_units && pk_cl_attn_mma_layout(p)) {
-            plan->mt = mma_fit(p->d, lm);
-            plan->mma = plan->mt.bn > 0;
-            if (plan->mma) return;
-        }
+        if (plan->mma) return;
         plan->tile = prefill_tile(&prm->prefill, p->d);
         fit((int)p->d, budget, &plan->tile);
         return;
@@ -218,6 +251,8 @@ void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name,
     const pk_cl_attn_decode *c = &plan->dec;
     if (!plan->split && plan->mma)
         snprintf(name, n, "mma_d%d_w%d_n%d_s%d", (int)d, plan->mt.nw, plan->mt.bn, plan->mt.st);
+    else if (plan->mma)
+        snprintf(name, n, "mma_decode_d%d_k%d_n%d_s%d", (int)d, plan->mt.nwn, plan->mt.bn, plan->mt.st);
     else if (!plan->split)
         snprintf(name, n, "prefill_d%d_%dx%dx%d", (int)d, t->bm, t->bn, t->tpr);
     else
@@ -227,18 +262,18 @@ void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name,
 
 /* A problem of one batch and kv head: q rows per kv head, K and V either
  * contiguous or with D strided. */
-static pk_attention_problem probe(int64_t sq, int64_t group, int64_t skv, int64_t d, int vec)
+static pk_attention_problem probe(int64_t sq, int64_t group, int64_t skv, int64_t d, int vec, pk_dtype dt)
 {
     pk_attention_problem p = {0};
     p.batch = 1, p.sq = sq, p.skv = skv, p.hq = group, p.hkv = 1, p.d = d;
     pk_view *kv[2] = {&p.k, &p.v};
     for (int i = 0; i < 2; i++) {
-        kv[i]->dtype = PK_BF16;
+        kv[i]->dtype = dt;
         int64_t s[4] = {skv * d, d, d, 1}, t[4] = {skv * d, 1, 1, skv};
         for (int k = 0; k < 4; k++) kv[i]->stride[k] = vec ? s[k] : t[k];
     }
     /* q [1, sq, group, d], the same dtype */
-    p.q.dtype = PK_BF16;
+    p.q.dtype = dt;
     int64_t qs[4] = {sq * group * d, group * d, d, 1};
     for (int k = 0; k < 4; k++) p.q.stride[k] = qs[k];
     return p;
@@ -252,23 +287,33 @@ void pk_cl_attn_plan_variants(const pk_cl_params *prm, const pk_device_info *dev
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         const int d = dims[i];
         pk_cl_attn_plan plan;
-        pk_attention_problem p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 1);
+        pk_attention_problem p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 1, PK_BF16);
         pk_cl_attn_plan_make(prm, &p, dev, &plan);
         pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
         fn(ctx, name);
         /* the portable prefill too, where the tensor-core one takes 16-bit
          * contiguous rows */
         if (plan.mma) {
-            p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 0);
+            p = probe(PK_CL_ATTN_SPLIT_MAX_SQ + 1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 0, PK_BF16);
             pk_cl_attn_plan_make(prm, &p, dev, &plan);
             pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
             fn(ctx, name);
         }
-        /* decode: 1, 2, 4, ... rows per kv head, both loads, up to the
-         * widest row tile (more rows take more work-groups of it) */
+        /* decode on the tensor cores (one tile for any rows), which then
+         * leaves f32 to the portable decode */
+        pk_dtype dt = PK_BF16;
+        p = probe(1, 1, PK_CL_ATTN_SPLIT_MIN_SKV, d, 1, dt);
+        pk_cl_attn_plan_make(prm, &p, dev, &plan);
+        if (plan.mma) {
+            pk_cl_attn_plan_variant(&plan, d, name, sizeof name);
+            fn(ctx, name);
+            dt = PK_F32;
+        }
+        /* portable decode: 1, 2, 4, ... rows per kv head, both loads, up
+         * to the widest row tile (more rows take more work-groups of it) */
         for (int vec = 1; vec >= 0; vec--)
             for (int64_t rows = 1;; rows *= 2) {
-                p = probe(1, rows, PK_CL_ATTN_SPLIT_MIN_SKV, d, vec);
+                p = probe(1, rows, PK_CL_ATTN_SPLIT_MIN_SKV, d, vec, dt);
                 pk_cl_attn_plan_make(prm, &p, dev, &plan);
                 if (plan.dec.rows < rows) break;
                 pk_cl_attn_plan_variant(&plan, d, name, sizeof name);

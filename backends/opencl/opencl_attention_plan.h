@@ -26,21 +26,23 @@ typedef struct pk_cl_attn_decode {
     int rows, tpk, nv, slots, unroll, vec;
 } pk_cl_attn_decode;
 
-/* Prefill on NVIDIA's tensor cores (attention_mma.cl): nw warps of 16
- * query rows each, bn keys a tile, st tiles of K and V in flight. */
+/* NVIDIA's tensor cores (attention_mma.cl): nw warps of 16 query rows
+ * each, nwn warps that split each tile's keys, bn keys a tile, st tiles
+ * of K and V in flight. Prefill: nwn = 1. Decode: nw = 1 (16 GQA-packed
+ * rows), and the splits aim at per_cu work-groups a compute unit. */
 typedef struct pk_cl_attn_mma_tile {
-    int nw, bn, st;
+    int nw, bn, st, nwn, per_cu;
 } pk_cl_attn_mma_tile;
 
 typedef struct pk_cl_attn_plan {
     int split;       /* 0: one fused pass (prefill); 1: decode partials, then a merge */
-    int mma;         /* prefill on the tensor cores (mt), not the portable tile */
+    int mma;         /* on the tensor cores (mt), not the portable tile or decode kernel */
     pk_cl_attn_tile tile;   /* prefill */
-    pk_cl_attn_mma_tile mt; /* prefill, mma */
+    pk_cl_attn_mma_tile mt; /* mma, prefill or split */
     pk_cl_attn_decode dec;  /* split */
     int row_tiles;   /* split: tiles of the query rows that share a kv head */
     int n_splits;    /* split: chunks of the key range */
-    int chunk;       /* split: keys per chunk, a multiple of slots * unroll */
+    int chunk;       /* split: keys per chunk, a multiple of slots * unroll (mma: of bn) */
     int merge_groups;/* split: groups of D work-items that share a row's merge */
     int max_regs;    /* split, NVIDIA: registers a work-item of the decode kernel may use
                         (-cl-nv-maxrregcount); 0: no bound */
@@ -49,8 +51,9 @@ typedef struct pk_cl_attn_plan {
 /* Local memory the prefill kernel declares for head dim d and tile t. */
 size_t pk_cl_attn_local_bytes(int d, pk_cl_attn_tile t);
 
-/* Local memory attention_mma.cl declares for head dim d and tile t. */
-size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t);
+/* Local memory attention_mma.cl declares for head dim d and tile t
+ * (decode: pk_attn_mma_decode, else pk_attn_mma). */
+size_t pk_cl_attn_mma_local_bytes(int d, pk_cl_attn_mma_tile t, int decode);
 
 /* Whether attention_mma.cl takes p's operands: 16-bit, D a multiple of
  * 16 up to 256 and contiguous, every offset and stride of q, k and v a
@@ -75,7 +78,8 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
 
 /* The variant a plan builds for head dim d: its path and tile, e.g.
  * "prefill_d64_64x16x4" (bm x bn x tpr), "mma_d128_w4_n32_s2" (warps,
- * keys a tile, stages) or "decode_d128_r4_t8x2_u2_vec" (rows, tpk x nv,
+ * keys a tile, stages), "mma_decode_d128_k2_n32_s2" (warps of keys, keys
+ * a tile, stages) or "decode_d128_r4_t8x2_u2_vec" (rows, tpk x nv,
  * unroll, loads). */
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n);
 
