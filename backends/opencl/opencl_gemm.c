@@ -189,10 +189,10 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     gemm_layout la = layout_of(p->a.stride[2], p->a.stride[1]);
     gemm_layout lb = layout_of(p->b.stride[1], p->b.stride[2]);
     /* gemm_tiled.cl's pipeline (its header): GPUs prefetch into registers,
-     * read runs of 4 where aligned, keep the k loop rolled (KUNROLL 1: few
-     * registers) and finish through local memory; CPUs (PoCL) copy straight
-     * to local memory, leave the unrolling to the compiler (KUNROLL 0) and
-     * finish in place (each 1.5-2x faster there) */
+     * read runs of 4 where aligned and finish through local memory; CPUs
+     * (PoCL) copy straight to local memory and finish in place (each
+     * 1.5-2x faster there). The k loop's unrolling is the tile's (the
+     * tables: rolled on GPUs, few registers; the compiler's choice on CPUs) */
     const int gpu = plan.cls != PK_CL_VENDOR_CPU;
     const int a_vec = gpu && runs_of_4(&p->a, la, p->batch, la.kfast ? p->a.stride[1] : p->a.stride[2],
                                        la.kfast ? p->m : p->k);
@@ -205,7 +205,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                   "-DA_VEC=%d -DB_VEC=%d -DPREFETCH=%d -DKUNROLL=%d -DEPI_LOCAL=%d -DLANES=%d",
                   t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
                   (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
-                  la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, gpu, gpu, t->lanes);
+                  la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, t->kunroll, gpu, t->lanes);
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;

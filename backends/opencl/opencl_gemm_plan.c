@@ -31,12 +31,12 @@
 #include "opencl_gemm_plan.h"
 
 static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
-    /*                      large: TM, TN, TK, WM, WN, lanes  small                 decode */
-    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0}, {64, 64, 16, 4, 4, 0}, {16, 32, 32, 2, 2, 0}},
-    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0}, {64, 64, 16, 4, 4, 0}, {16, 64, 32, 2, 4, 0}},
-    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0},   {32, 32, 16, 2, 2, 0}, {16, 32, 32, 2, 2, 0}},
-    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0}, {128, 64, 32, 8, 8, 0}, {8, 64, 32, 8, 4, 0}},
-    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4, 0},   {32, 32, 16, 2, 2, 0}, {16, 32, 32, 2, 2, 0}},
+    /*                      large: TM, TN, TK, WM, WN, lanes, kunroll   small                    decode */
+    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0, 1}, {64, 64, 16, 4, 4, 0, 1}, {16, 32, 32, 2, 2, 0, 1}},
+    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0, 1}, {64, 64, 16, 4, 4, 0, 1}, {16, 64, 32, 2, 4, 0, 1}},
+    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0, 1},   {32, 32, 16, 2, 2, 0, 1}, {16, 32, 32, 2, 2, 0, 1}},
+    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0, 0}, {128, 64, 32, 8, 8, 0, 0}, {8, 64, 32, 8, 4, 0, 0}},
+    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4, 0, 1},   {32, 32, 16, 2, 2, 0, 1}, {16, 32, 32, 2, 2, 0, 1}},
 };
 
 /* The skinny kernel streams b once; per class:
@@ -77,7 +77,7 @@ static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
-static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2, 0};
+static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2, 0, 1};
 
 const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_vendor cls, pk_cl_gemm_shape shape)
 {

@@ -27,6 +27,7 @@ typedef struct pk_cl_gemm_tile {
     int tm, tn, tk;
     int wm, wn;
     int lanes; /* 1: warps of 4 x 8 items (gemm_tiled.cl LANES) */
+    int kunroll; /* unrolling of a step's k loop (gemm_tiled.cl KUNROLL): 0 the compiler's choice, 1 none */
 } pk_cl_gemm_tile;
 
 /* gemm_skinny.cl: work-groups of wg items in teams of kl; a team owns
