@@ -9,7 +9,7 @@
  *   pk_gemm_skinny_<dt>_m1_k2               decode, M = 1, 2 warps per column
  *   pk_gemm_decode_<dt>                     decode on tensor cores, M <= 16
  *                                           (gemm_decode.cuh)
- * All take PK_GEMM_PARAMS (gemm_common.cuh). The Hopper kernel is in
+ * All take PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h). The Hopper kernel is in
  * gemm_sm90.cu, a fatbin of its own. */
 #include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"

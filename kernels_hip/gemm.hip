@@ -5,7 +5,7 @@
  *                             same names run the tiled body
  *   pk_gemm_tiled_<dt>_64     anything, exact f32 (gemm_tiled.h)
  *   pk_gemm_skinny_<dt>_m<MR> decode, M <= MR (gemm_skinny.h)
- * All take PK_GEMM_PARAMS (gemm_common.h) and PK_HIP_GEMM_THREADS
+ * All take PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h) and PK_HIP_GEMM_THREADS
  * (gemm_tiles.h). */
 #include "gemm_common.h"
 #include "gemm_tiles.h"

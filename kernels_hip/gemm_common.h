@@ -1,86 +1,14 @@
-/* What every HIP GEMM kernel shares: the parameter list (the order of
- * kernels_cuda/gemm_common.cuh, which the host marshals with
- * pk_gpu_gemm_args), the tile order, and the fused epilogue.
- *
- * Pointers arrive already advanced by the view's offset; strides are
- * {batch, row, col} in elements, 0 broadcasts. c, bias and res are NULL
- * when absent. d_dt is the dtype code of c, d, bias and res, a run-time
- * value, so that each kernel is built once per input dtype. */
+/* What every HIP GEMM kernel shares beyond the parameter list
+ * (kernels_gpu/gemm_abi.h) and the fused epilogue (gemm_epilogue.h): the
+ * arguments as one value (PK_GEMM_KARGS), the tile order, 16-bit pairs
+ * and the per-lane register hint. */
 #pragma once
 
-#include "../kernels_gpu/gpu_common.h"
+#include "../kernels_gpu/gemm_epilogue.h"
 
-#define PK_GEMM_PARAMS                                                                                   \
-    long long batch, long long m, long long n, long long k, const void *a, long long a_sb,             \
-        long long a_sm, long long a_sk, const void *b, long long b_sb, long long b_sk, long long b_sn,   \
-        const void *c, long long c_sb, long long c_sm, long long c_sn, void *d, long long d_sb,          \
-        long long d_sm, long long d_sn, const void *bias, long long bias_sn, const void *res,            \
-        long long r_sb, long long r_sm, long long r_sn, float alpha, float beta, int act, int d_dt
-
-#define PK_GEMM_ARGS                                                                                     \
-    batch, m, n, k, a, a_sb, a_sm, a_sk, b, b_sb, b_sk, b_sn, c, c_sb, c_sm, c_sn, d, d_sb, d_sm, d_sn, \
-        bias, bias_sn, res, r_sb, r_sm, r_sn, alpha, beta, act, d_dt
-
-/* The arguments as one struct, laid out as the kernel's parameter list
- * (natural alignment, in order: the kernarg segment's layout). */
-struct pk_gemm_kargs {
-    long long batch, m, n, k;
-    const void *a;
-    long long a_sb, a_sm, a_sk;
-    const void *b;
-    long long b_sb, b_sk, b_sn;
-    const void *c;
-    long long c_sb, c_sm, c_sn;
-    void *d;
-    long long d_sb, d_sm, d_sn;
-    const void *bias;
-    long long bias_sn;
-    const void *res;
-    long long r_sb, r_sm, r_sn;
-    float alpha, beta;
-    int act, d_dt;
-};
-static_assert(sizeof(pk_gemm_kargs) == 224, "pk_gemm_kargs must match PK_GEMM_PARAMS");
-
+/* Inside a kernel: its parameters as one pk_gemm_kargs, which the kernel
+ * bodies take (and re-read through pk_fresh_args on AMD). */
 #define PK_GEMM_KARGS pk_gemm_kargs{PK_GEMM_ARGS}
-
-/* The epilogue's operands, gathered once so that the kernels pass one
- * value around instead of eighteen. */
-struct pk_gemm_out {
-    void *d;
-    long long d_sb, d_sm, d_sn;
-    const void *c;
-    long long c_sb, c_sm, c_sn;
-    const void *bias;
-    long long bias_sn;
-    const void *res;
-    long long r_sb, r_sm, r_sn;
-    float alpha, beta;
-    int act, dt;
-};
-
-#define PK_GEMM_OUT                                                                                      \
-    pk_gemm_out{d, d_sb, d_sm, d_sn, c, c_sb, c_sm, c_sn, bias, bias_sn, res, r_sb, r_sm, r_sn, alpha,  \
-                beta, act, d_dt}
-
-__device__ __forceinline__ pk_gemm_out pk_gemm_out_of(const pk_gemm_kargs &a)
-{
-    return pk_gemm_out{a.d,    a.d_sb, a.d_sm, a.d_sn, a.c,    a.c_sb, a.c_sm, a.c_sn, a.bias,
-                       a.bias_sn, a.res, a.r_sb, a.r_sm, a.r_sn, a.alpha, a.beta, a.act, a.d_dt};
-}
-
-/* d[z][i][j] = act(alpha * acc + beta * c + bias) + res. The thread reads
- * c before it writes d, which makes c == d safe. */
-__device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z, long long i, long long j,
-                                               float acc)
-{
-    float x = o.alpha * acc;
-    if (o.c) x += o.beta * pk_load_dt(o.c, z * o.c_sb + i * o.c_sm + j * o.c_sn, o.dt);
-    if (o.bias) x += pk_load_dt(o.bias, j * o.bias_sn, o.dt);
-    x = pk_act(o.act, x);
-    if (o.res) x += pk_load_dt(o.res, z * o.r_sb + i * o.r_sm + j * o.r_sn, o.dt);
-    pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, x);
-}
 
 /* Tile t of an m_tiles x n_tiles grid, in groups of 8 m-tiles walked
  * m-first: the blocks running at once share a few B column panels, which

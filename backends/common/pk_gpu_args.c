@@ -14,7 +14,7 @@ const char *pk_gpu_dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_
 
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g)
 {
-    *g = (pk_gpu_gemm_args){
+    g->v = (pk_gemm_kargs){
         .batch = p->batch, .m = p->m, .n = p->n, .k = p->k,
         .a = origin(&p->a), .a_sb = p->a.stride[0], .a_sm = p->a.stride[1], .a_sk = p->a.stride[2],
         .b = origin(&p->b), .b_sb = p->b.stride[0], .b_sk = p->b.stride[1], .b_sn = p->b.stride[2],
@@ -25,11 +25,9 @@ void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g)
         .r_sn = p->residual.stride[2],
         .alpha = p->alpha, .beta = p->beta, .act = (int)p->act, .d_dt = (int)p->d.dtype,
     };
-    void *args[] = {&g->batch, &g->m,    &g->n,    &g->k,    &g->a,       &g->a_sb, &g->a_sm, &g->a_sk,
-                    &g->b,     &g->b_sb, &g->b_sk, &g->b_sn, &g->c,       &g->c_sb, &g->c_sm, &g->c_sn,
-                    &g->d,     &g->d_sb, &g->d_sm, &g->d_sn, &g->bias,    &g->bias_sn, &g->res, &g->r_sb,
-                    &g->r_sm,  &g->r_sn, &g->alpha, &g->beta, &g->act,    &g->d_dt};
-    _Static_assert(sizeof args == sizeof g->args, "one pointer per parameter of PK_GEMM_PARAMS");
+#define PK_GEMM_ADDR_(type, name) &g->v.name,
+    void *args[] = {PK_GEMM_ABI(PK_GEMM_ADDR_, PK_GEMM_ADDR_)};
+#undef PK_GEMM_ADDR_
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) g->args[i] = args[i];
 }
 

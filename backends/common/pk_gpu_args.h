@@ -9,30 +9,17 @@
 #include <stdint.h>
 
 #include "../../kernels_gpu/attn_abi.h"
+#include "../../kernels_gpu/gemm_abi.h"
 #include "backend.h"
 
 static inline uint64_t pk_gpu_addr(pk_mem m) { return (uint64_t)(uintptr_t)m; }
 
-/* GEMM: the values of PK_GEMM_PARAMS (kernels_cuda/gemm_common.cuh) and
- * `args`, the launch's parameter array, which points into this struct:
- * fill it where it will stay until the launch, and do not copy it. */
+/* GEMM: the values of the kernels' parameters (kernels_gpu/gemm_abi.h)
+ * and `args`, the launch's parameter array, which points into this
+ * struct: fill it where it will stay until the launch, and do not copy it. */
 typedef struct pk_gpu_gemm_args {
-    long long batch, m, n, k;
-    uint64_t a;
-    long long a_sb, a_sm, a_sk;
-    uint64_t b;
-    long long b_sb, b_sk, b_sn;
-    uint64_t c;
-    long long c_sb, c_sm, c_sn;
-    uint64_t d;
-    long long d_sb, d_sm, d_sn;
-    uint64_t bias;
-    long long bias_sn;
-    uint64_t res;
-    long long r_sb, r_sm, r_sn;
-    float alpha, beta;
-    int act, d_dt;
-    void *args[30];
+    pk_gemm_kargs v;
+    void *args[PK_GEMM_NPARAMS];
 } pk_gpu_gemm_args;
 
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g);
