@@ -1,5 +1,5 @@
 /* CUDA GEMM host side: plan, arguments and launch of kernels_cuda/gemm.cu.
- * Every entry point takes PK_GEMM_PARAMS (kernels_cuda/gemm_common.cuh),
+ * Every entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
  * marshalled as for HIP (pk_gpu_args); the Hopper kernel takes the TMA
  * maps of A and B before them. */
 #include <stdlib.h>

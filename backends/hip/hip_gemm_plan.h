@@ -2,7 +2,7 @@
  * with what grid. Plain C without HIP headers, so that it is unit-tested
  * on any machine.
  *
- * Every GEMM entry point takes PK_GEMM_PARAMS (kernels_hip/gemm_common.h),
+ * Every GEMM entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
  * the same list in the same order as the CUDA backend's. Every kernel uses
  * static LDS only (at most 48 KiB where the portable body is built, so that
  * the HIP-on-NVIDIA build needs no opt-in), so smem is always 0. Launch:

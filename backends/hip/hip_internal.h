@@ -23,9 +23,9 @@
  *   kernels: pk_storage<DT>, PK_T, pk_to_f32, pk_from_f32<T>, pk_act. Wave
  *   size is PK_WAVE on the device and pk_hip_target.wave_size on the host,
  *   never a literal 32 or 64.
- * - GEMM. Every pk_gemm_* entry point takes PK_GEMM_PARAMS in the order of
- *   kernels_cuda/gemm_common.cuh; the host marshals it with
- *   pk_gpu_gemm_args (backends/common/pk_gpu_args.h). hip_gemm_plan.h
+ * - GEMM. Every pk_gemm_* entry point takes PK_GEMM_PARAMS, the list of
+ *   kernels_gpu/gemm_abi.h that CUDA's kernels take too; the host marshals
+ *   it with pk_gpu_gemm_args (backends/common/pk_gpu_args.h). hip_gemm_plan.h
  *   declares
  *     void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t,
  *                                pk_hip_gemm_plan *out);
