@@ -214,17 +214,6 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
         plan->mt = mma_fit(p->d, plan->split, lm);
         plan->mma = plan->mt.bn > 0;
     }
-    if (plan->split && plan->mma) {
-        /* one wave of per_cu work-groups a compute unit, chunks of whole tiles */
-        plan->row_tiles = (int)((rows + 16 * plan->mt.nw - 1) / (16 * plan->mt.nw));
-        const int64_t want = (int64_t)plan->mt.per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
-        const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, want, 1,
-                                                    dp->min_chunk, PK_CL_ATTN_MAX_SPLITS, plan->mt.bn);
-        plan->chunk = (int)sp.chunk;
-        plan->n_splits = sp.n;
-        plan->merge_groups = (int)(dp->merge_wg / p->d);
-        return;
-    }
     if (!plan->split) {
         if (plan->mma) return;
         plan->tile = prefill_tile(&prm->prefill, p->d);
@@ -232,17 +221,32 @@ void pk_cl_attn_plan_make(const pk_cl_params *prm, const pk_attention_problem *p
         return;
     }
 
-    plan->dec = decode_tile(rows, p->d, pk_cl_attn_vec_ok(p), dp, lm ? lm : budget);
-    int step = plan->dec.slots * plan->dec.unroll;
-    plan->row_tiles = (int)((rows + plan->dec.rows - 1) / plan->dec.rows);
-    /* at least wg_per_cu work-groups per compute unit */
-    const int64_t target = (int64_t)dp->wg_per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
-    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, target, 0,
-                                                dp->min_chunk, PK_CL_ATTN_MAX_SPLITS, step);
+    /* Split: the tensor-core tile takes 16 rows per warp of rows and aims at
+     * one wave of per_cu work-groups a compute unit, in chunks of whole
+     * tiles; the portable one its own rows and at least wg_per_cu
+     * work-groups, in chunks of whole steps. */
+    int tile_rows, wave;
+    int64_t per_cu, key_unit;
+    if (plan->mma) {
+        tile_rows = 16 * plan->mt.nw;
+        per_cu = plan->mt.per_cu;
+        wave = 1;
+        key_unit = plan->mt.bn;
+    } else {
+        plan->dec = decode_tile(rows, p->d, pk_cl_attn_vec_ok(p), dp, lm ? lm : budget);
+        tile_rows = plan->dec.rows;
+        per_cu = dp->wg_per_cu;
+        wave = 0;
+        key_unit = plan->dec.slots * plan->dec.unroll;
+        plan->max_regs = pk_cl_vendor_of(dev) == PK_CL_VENDOR_NVIDIA ? dp->regs : 0;
+    }
+    plan->row_tiles = (int)((rows + tile_rows - 1) / tile_rows);
+    const int64_t want = per_cu * (dev->compute_units > 0 ? dev->compute_units : 1);
+    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, want, wave,
+                                                dp->min_chunk, PK_CL_ATTN_MAX_SPLITS, key_unit);
     plan->chunk = (int)sp.chunk;
     plan->n_splits = sp.n;
     plan->merge_groups = (int)(dp->merge_wg / p->d);
-    plan->max_regs = pk_cl_vendor_of(dev) == PK_CL_VENDOR_NVIDIA ? dp->regs : 0;
 }
 
 void pk_cl_attn_plan_variant(const pk_cl_attn_plan *plan, int64_t d, char *name, size_t n)
