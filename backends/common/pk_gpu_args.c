@@ -25,10 +25,10 @@ void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g)
         .r_sn = p->residual.stride[2],
         .alpha = p->alpha, .beta = p->beta, .act = (int)p->act, .d_dt = (int)p->d.dtype,
     };
-#define PK_GEMM_ADDR_(type, name) &g->v.name,
-    void *args[] = {PK_GEMM_ABI(PK_GEMM_ADDR_, PK_GEMM_ADDR_)};
+    void **arg = g->args;
+#define PK_GEMM_ADDR_(type, name) *arg++ = &g->v.name;
+    PK_GEMM_ABI(PK_GEMM_ADDR_, PK_GEMM_ADDR_)
 #undef PK_GEMM_ADDR_
-    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) g->args[i] = args[i];
 }
 
 pk_gpu_attn_scratch pk_gpu_attn_scratch_layout(const pk_attention_problem *p, int n_splits)
