@@ -358,7 +358,8 @@ void cf_cases_attention(cf_case_list *l)
         add(l, &a);
     }
     /* The tensor-core decode (NVIDIA's OpenCL) storing its output itself:
-     * 400 groups, more than one wave of it holds twice on the H200, GQA 4
+     * 400 groups, more than half of the one wave it aims at on the H200
+     * (6 work-groups on each of 132 compute units), so one split; GQA 4
      * and one head per kv head, each 16-bit dtype */
     for (int t = 1; t < 3; t++) {
         a = A(dts[t], 50, 1, 520, 8 * (t == 1 ? 4 : 1), 8, 128, 0);
