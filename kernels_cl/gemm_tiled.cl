@@ -20,6 +20,10 @@
  * TK-deep steps where they fit in 32 KiB (the least local memory an OpenCL
  * 1.2 device has), else the plan's TK-deep tiles as two halves (KS = TK /
  * 2) where the loads divide evenly; else one TK-deep step, two barriers.
+ * A tile whose rows and columns all lie inside the matrix loads its whole
+ * steps unguarded, from indices computed once a tile (a step's guarded
+ * loads recompute 64-bit indices per element: as many instructions as a
+ * third of a KS = 8 step's multiply-adds).
  * PREFETCH = 0 (CPUs, which run a work-group as a loop over its items and
  * keep what lives across a barrier in memory): each item copies its share
  * straight from global to local memory; KS = TK.
@@ -300,6 +304,39 @@ inline void gemm_fetch(__global const a_t *x, long base, long sr, long sk, long 
     }
 }
 
+/* Interior steps: the block lies inside the matrix, so its loads need no
+ * guards and their indices no recomputation: o[q] is load q's element in
+ * step 0 (gemm_offsets, once a tile), and a step adds adv. */
+#define GEMM_LOADS(R, v) ((v) ? (R) * KS / 4 / NT : (R) * KS / NT)
+
+inline void gemm_offsets(long base, long sr, long sk, long r0, long *o, int tid, const int R, const int kf,
+                         const int v)
+{
+    int r, kk;
+#pragma unroll
+    for (int q = 0; q < GEMM_LOADS(R, v); q++) {
+        gemm_slot(tid, q, R, kf, v, &r, &kk);
+        o[q] = base + (r0 + r) * sr + kk * sk;
+    }
+}
+
+inline void gemm_fetch_in(__global const a_t *x, const long *o, long adv, float *reg, const int R, const int v)
+{
+    if (v) {
+#pragma unroll
+        for (int q = 0; q < GEMM_LOADS(R, 1); q++) {
+            const float4 x4 = gemm_load4(x, o[q] + adv);
+            reg[4 * q + 0] = x4.s0;
+            reg[4 * q + 1] = x4.s1;
+            reg[4 * q + 2] = x4.s2;
+            reg[4 * q + 3] = x4.s3;
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < GEMM_LOADS(R, 0); q++) reg[q] = PK_LOAD(DT_A, x, o[q] + adv);
+    }
+}
+
 /* ... and the stores into the local tile t. */
 inline void gemm_stash(const float *reg, __local float *t, int tid, const int R, const int LD, const int kf,
                        const int v)
@@ -416,8 +453,13 @@ gemm_tiled(PK_GEMM_TILED_PARAMS(a, b))
     } while (0)
 #define GEMM_FETCH(k0)                                                                                     \
     do {                                                                                                   \
-        gemm_fetch(a, a_base, a_sm, a_sk, m, k, row0, (k0), ra, tid, TM, A_KFAST, A_V);                    \
-        gemm_fetch(b, b_base, b_sn, b_sk, n, k, col0, (k0), rb, tid, TN, B_KFAST, B_V);                    \
+        if ((k0) + KS <= k_in) {                                                                           \
+            gemm_fetch_in(a, oa, (k0) * a_sk, ra, TM, A_V);                                                \
+            gemm_fetch_in(b, ob, (k0) * b_sk, rb, TN, B_V);                                                \
+        } else {                                                                                           \
+            gemm_fetch(a, a_base, a_sm, a_sk, m, k, row0, (k0), ra, tid, TM, A_KFAST, A_V);                \
+            gemm_fetch(b, b_base, b_sn, b_sk, n, k, col0, (k0), rb, tid, TN, B_KFAST, B_V);                \
+        }                                                                                                  \
     } while (0)
 #define GEMM_STASH(buf)                                                                                    \
     do {                                                                                                   \
@@ -425,6 +467,14 @@ gemm_tiled(PK_GEMM_TILED_PARAMS(a, b))
         gemm_stash(rb, bs0 + (buf) * (KS * LDB), tid, TN, LDB, B_KFAST, B_V);                              \
     } while (0)
 
+#if PREFETCH
+            /* steps below k_in are interior: all of the tile's rows and
+             * columns inside the matrix (else none is) */
+            const long k_in = row0 + TM <= m && col0 + TN <= n ? k : 0;
+            long oa[GEMM_LOADS(TM, A_V)], ob[GEMM_LOADS(TN, B_V)];
+            gemm_offsets(a_base, a_sm, a_sk, row0, oa, tid, TM, A_KFAST, A_V);
+            gemm_offsets(b_base, b_sn, b_sk, col0, ob, tid, TN, B_KFAST, B_V);
+#endif
 #if PREFETCH && NST == 2
             /* step s reads buffer s % 2 while the next step's elements go
              * into the other, last read before the previous barrier */

@@ -49,12 +49,13 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
         const pk_cl_attn_decode *t = &plan->dec;
         n += pk_cl_options(opts + n, sizeof opts - (size_t)n, " -DROWS=%d -DTPK=%d -DNV=%d -DSLOTS=%d -DUNROLL=%d -DVEC=%d",
                            t->rows, t->tpk, t->nv, t->slots, t->unroll, t->vec);
-        /* NVIDIA's cl_nv_compiler_options bound the registers, so that the
-         * work-groups the plan counts on share a multiprocessor; a driver
-         * that refuses the option gets the kernel without it. Written with
-         * '=' as the extension's text has it: driver 580 refused the form
-         * with a space as an unknown argument (bench/RESULTS.md,
-         * 2026-12-02), so that every bound was dropped. */
+        /* NVIDIA: a register bound, so that the work-groups the plan counts
+         * on share a multiprocessor; the driver takes the option and does
+         * not keep it, so opencl_nv_regs.c writes it into the program's
+         * PTX. A driver that refuses the option gets the kernel without it.
+         * Written with '=' as the extension's text has it: driver 580
+         * refused the form with a space as an unknown argument
+         * (bench/RESULTS.md, 2026-12-02). */
         if (plan->max_regs > 0 && n > 0 && (size_t)n < sizeof opts) {
             pk_cl_options(opts + n, sizeof opts - (size_t)n, " -cl-nv-maxrregcount=%d", plan->max_regs);
             pk_status s = pk_cl_kernel(d, source, opts, name, out, msg);

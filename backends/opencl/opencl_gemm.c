@@ -191,8 +191,8 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* gemm_tiled.cl's pipeline (its header): GPUs prefetch into registers,
      * read runs of 4 where aligned and finish through local memory; CPUs
      * (PoCL) copy straight to local memory and finish in place (each
-     * 1.5-2x faster there). The k loop's unrolling is the tile's (the
-     * tables: rolled on GPUs, few registers; the compiler's choice on CPUs) */
+     * 1.5-2x faster there). The k loop's unrolling and the register bound
+     * are the tile's (opencl_gemm_plan.c says why) */
     const int gpu = plan.cls != PK_CL_VENDOR_CPU;
     const int a_vec = gpu && runs_of_4(&p->a, la, p->batch, la.kfast ? p->a.stride[1] : p->a.stride[2],
                                        la.kfast ? p->m : p->k);
@@ -206,6 +206,10 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                   t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
                   (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
                   la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, t->kunroll, gpu, t->lanes);
+    if (t->regs > 0 && plan.cls == PK_CL_VENDOR_NVIDIA) {
+        const size_t used = strlen(options);
+        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
+    }
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;

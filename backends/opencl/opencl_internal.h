@@ -75,6 +75,11 @@ int pk_cl_ptx_state(int index, char *why, size_t n);
  * its last launch (opencl_program.c). */
 typedef struct pk_cl_kern pk_cl_kern;
 
+/* Where `options` bound the registers (-cl-nv-maxrregcount=N) on NVIDIA's
+ * OpenCL, rebuilds *prog from its PTX with the bound written into it
+ * (opencl_nv_regs.c); otherwise leaves it. */
+pk_status pk_cl_nv_regs(pk_cl_device *d, cl_program *prog, const char *options, pk_msg *msg);
+
 /* The kernel `kernel` of the program built from the embedded sources
  * common.cl + `source` with build `options`, for this device. Built once
  * per (source, options) and kept; binaries are cached on disk. */

@@ -38,7 +38,8 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "wm", OFF(gemm[s].wm), 1, 16, CH(1, 2, 4, 8)},                                          \
     {fam, "wn", OFF(gemm[s].wn), 1, 16, CH(1, 2, 4, 8)},                                          \
     {fam, "lanes", OFF(gemm[s].lanes), 0, 1, CH(0, 1)},                                           \
-    {fam, "kunroll", OFF(gemm[s].kunroll), 0, 64, CH(0, 1, 4, 64)}
+    {fam, "kunroll", OFF(gemm[s].kunroll), 0, 64, CH(0, 1, 4, 64)},                               \
+    {fam, "regs", OFF(gemm[s].regs), 0, 255, CH(0, 128, 168)}
 
 #define MMA_TILE(fam, s)                                                                          \
     {fam, "bm", OFF(mma[s].bm), 16, 512, CH(64, 128, 256)},                                       \
@@ -180,6 +181,8 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
              "at most %u work-items or %u bytes of local memory", t->tm, t->tn, t->tk, t->wm, t->wn,
              PK_CL_GEMM_MAX_WORK_GROUP, PK_CL_GEMM_MAX_LOCAL_BYTES);
         RULE(t->kunroll == 0 || is_pow2(t->kunroll), "kunroll (%d) is not 0 or a power of two", t->kunroll);
+        /* below 64 a 64-accumulator tile could not run at all */
+        RULE(t->regs == 0 || t->regs >= 64, "regs (%d) is neither 0 nor at least 64", t->regs);
         return 0;
     }
     case PK_CL_FAMILY_SKINNY:

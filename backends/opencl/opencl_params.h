@@ -28,6 +28,8 @@ typedef struct pk_cl_gemm_tile {
     int wm, wn;
     int lanes; /* 1: warps of 4 x 8 items (gemm_tiled.cl LANES) */
     int kunroll; /* unrolling of a step's k loop (gemm_tiled.cl KUNROLL): 0 the compiler's choice, 1 none */
+    int regs;    /* NVIDIA: registers a work-item may use (opencl_nv_regs.c), so that the work-groups the tile
+                  * counts on share a multiprocessor; 0 the compiler's choice. Other devices ignore it */
 } pk_cl_gemm_tile;
 
 /* gemm_skinny.cl: work-groups of wg items in teams of kl; a team owns

@@ -258,6 +258,11 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
         free(log);
         return PK_ERR_BUILD_FAILED;
     }
+    pk_status s = pk_cl_nv_regs(d, &prog, options, msg);
+    if (s != PK_SUCCESS) {
+        clReleaseProgram(prog);
+        return s;
+    }
     if (cached) save_binary(d, prog, path);
     *out = prog;
     return PK_SUCCESS;
