@@ -47,7 +47,8 @@ typedef struct pk_bench_case {
 
 /* The figures of one timed case. */
 typedef struct pk_bench_result {
-    double ms, spread;         /* median, (p90 - p10) / median */
+    double ms, spread;         /* median, (p90 - p10) / median, of the intervals' time a call */
+    int calls;                 /* calls an interval held */
     double flops, bytes, metric_bytes;
     double vendor_ms;          /* 0: no vendor baseline */
     const char *vendor;
@@ -63,8 +64,10 @@ int pk_bench_cases(const pk_bench_case **out);
 /* Runs one case on ctx; fills r. Returns the status of the portkern op. */
 pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_bench_result *r);
 
-/* Times `reps` calls of run(state, i), back to back with a device event
- * between each two, after a warm-up; fills r->ms (median) and r->spread. */
+/* Times `reps` intervals of back-to-back calls of run(state, i) (as many
+ * calls as fill PK_BENCH_INTERVAL_MS, at least one), a device event between
+ * each two intervals, after a warm-up; fills r->ms (median time a call),
+ * r->spread and r->calls. */
 typedef pk_status (*pk_bench_run_fn)(void *state, int i);
 pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int reps, pk_bench_result *r);
 

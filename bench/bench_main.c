@@ -14,11 +14,12 @@ static void usage(FILE *f)
 {
     fputs("usage: portkern bench [options]\n"
           "Times issue 3's cases on one device with device events (warm-up, median of\n"
-          "--reps runs, inputs rotated past the L2) beside the vendor library.\n"
+          "--reps intervals of back-to-back calls, each >= 0.25 ms, inputs rotated past\n"
+          "the L2) beside the vendor library.\n"
           "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip; opencl:IDX/portable\n"
           "                        runs OpenCL with its inline PTX (tensor-core) kernels off\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
-          "  --reps N              timed runs per case (default 20, at least 5)\n"
+          "  --reps N              timed intervals per case (default 20, at least 5)\n"
           "  --record FILE         append the table as markdown to FILE (e.g. bench/RESULTS.md)\n"
           "  --no-vendor           do not time the vendor library (cuBLAS, CLBlast); without it a\n"
           "                        vendor library that tools/setup.sh installs but that cannot be\n"
@@ -105,12 +106,12 @@ int pk_bench_main(int argc, char **argv)
      * the caller's word on which commit it is wins */
     const char *commit = getenv("PORTKERN_COMMIT") && *getenv("PORTKERN_COMMIT") ? getenv("PORTKERN_COMMIT") : PK_COMMIT;
     char header[768];
-    snprintf(header, sizeof header, "%s, %s %d%s: %s (%s), commit %s, median of %d runs", date,
+    snprintf(header, sizeof header, "%s, %s %d%s: %s (%s), commit %s, median of %d intervals of back-to-back calls (>= 0.25 ms each)", date,
              pk_backend_name(info.backend), info.index, portable ? " (portable kernels, inline PTX off)" : "",
              info.name, info.driver, commit, reps);
     printf("%s\n", header);
-    printf("%-38s %9s %6s %10s %-13s %6s %9s %10s %6s\n", "case", "ms", "spread", "result", "unit", "floor",
-           "vendor ms", "vendor", "ratio");
+    printf("%-38s %9s %6s %10s %-13s %6s %9s %10s %6s  %s\n", "case", "ms", "spread", "result", "unit", "floor",
+           "vendor ms", "vendor", "ratio", "calls/interval");
 
     char *table = NULL;
     size_t table_len = 0;
@@ -136,8 +137,8 @@ int pk_bench_main(int argc, char **argv)
             failed++;
         }
         double ours = metric(c, &r, r.ms), theirs = metric(c, &r, r.vendor_ms);
-        printf("%-38s %9.4f %5.1f%% %10.3f %-13s %6g %9.4f %10.3f %6.2f%s%s%s\n", c->name, r.ms, 100 * r.spread, ours,
-               unit(c), c->floor, r.vendor_ms, theirs, theirs > 0 ? ours / theirs : 0,
+        printf("%-38s %9.4f %5.1f%% %10.3f %-13s %6g %9.4f %10.3f %6.2f  x%d%s%s%s\n", c->name, r.ms, 100 * r.spread, ours,
+               unit(c), c->floor, r.vendor_ms, theirs, theirs > 0 ? ours / theirs : 0, r.calls,
                r.spread > 0.10 ? "  (spread > 10%)" : "", r.note[0] ? "  " : "", r.note);
         fprintf(t, "| %s | %.4f | %.1f%% | %.3f | %s | %g | %s | %.3f | %.2f |\n", c->name, r.ms, 100 * r.spread,
                 ours, unit(c), c->floor, r.vendor_ms > 0 ? r.vendor : "-", theirs, theirs > 0 ? ours / theirs : 0);

@@ -307,7 +307,7 @@ int pk_bench_report_main(int argc, char **argv)
     rep.pp_vendor_roof = calloc((size_t)nc, sizeof(double));
     if (!rep.rows || !rep.pp_roof || !rep.pp_best || !rep.pp_vendor_roof) return 1;
 
-    printf("portkern bench --suite %s, %s, commit %s, median of %d runs\n", suite_label, rep.date, rep.commit, reps);
+    printf("portkern bench --suite %s, %s, commit %s, median of %d intervals of back-to-back calls (>= 0.25 ms each)\n", suite_label, rep.date, rep.commit, reps);
     for (int p = 0; p < np; p++) {
         read_clocks(&plat[p]);
         pk_status s = pk_bench_roofline(ctx[p], cases, nc, refresh, &plat[p].roof);

@@ -1,8 +1,8 @@
 /* Runs and times one bench case: inputs of random values (never zeros,
  * which can run faster than real data), rotated over enough copies that
- * the 60 MB L2 of an H200 cannot hold them, warm-up, then the repetitions
- * back to back with a device event between each two; the median and the
- * p10..p90 spread. */
+ * the 60 MB L2 of an H200 cannot hold them, warm-up, then the repetitions:
+ * intervals of back-to-back calls between device events; the median of
+ * their time a call and the p10..p90 spread. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +55,42 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Intervals of back-to-back calls long enough that the events bounding
+ * them weigh little: NVIDIA's OpenCL spends microseconds of host time on
+ * each marker and leaves the device that long idle, so that an event
+ * between every two calls of a 13 us decode GEMM timed 18.6 us a call where
+ * the same calls without events ran at 12.9 (bench/RESULTS.md,
+ * 2026-12-02 13:50). Each interval still holds every call's host cost: a
+ * host slower than the device shows. */
+#define PK_BENCH_INTERVAL_MS 0.25
+#define PK_BENCH_MAX_CALLS 64
+
+static pk_status elapsed_between(pk_context *ctx, pk_bench_run_fn run, void *state, int first, int calls, float *ms)
+{
+    pk_event *a = NULL, *b = NULL;
+    pk_status s = pk_internal_event_record(ctx, &a);
+    for (int i = 0; i < calls && s == PK_SUCCESS; i++) s = run(state, first + i);
+    if (s == PK_SUCCESS) s = pk_internal_event_record(ctx, &b);
+    if (s == PK_SUCCESS) s = pk_internal_event_elapsed(a, b, ms);
+    pk_internal_event_free(a);
+    pk_internal_event_free(b);
+    return s;
+}
+
 pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int reps, pk_bench_result *r)
 {
     pk_status s = PK_SUCCESS;
     for (int i = 0; i < PK_BENCH_WARMUP && s == PK_SUCCESS; i++) s = run(state, i);
     if (s == PK_SUCCESS) s = pk_finish(ctx);
+    /* the warm calls once more, timed together: the calls an interval takes */
+    float warm = 0;
+    if (s == PK_SUCCESS) s = elapsed_between(ctx, run, state, 0, PK_BENCH_WARMUP, &warm);
     if (s != PK_SUCCESS) return s;
-    /* One event between two repetitions ends the first's interval and
-     * starts the next's: each interval holds one call, as a pair around
-     * each would, without a second event's host cost between the calls
-     * (on NVIDIA's OpenCL a marker costs the host microseconds, which a
-     * short op's interval would otherwise measure instead of the device). */
+    const double one = warm / PK_BENCH_WARMUP;
+    int calls = one >= PK_BENCH_INTERVAL_MS ? 1 : one > 0 ? (int)ceil(PK_BENCH_INTERVAL_MS / one) : PK_BENCH_MAX_CALLS;
+    if (calls > PK_BENCH_MAX_CALLS) calls = PK_BENCH_MAX_CALLS;
+    /* One event between two intervals ends the first and starts the next,
+     * without a second event's host cost between them. */
     pk_event **ev = calloc((size_t)reps + 1, sizeof *ev);
     double *ms = calloc((size_t)reps, sizeof *ms);
     if (!ev || !ms) {
@@ -73,22 +98,23 @@ pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int r
         free(ms);
         return PK_ERR_OUT_OF_MEMORY;
     }
-    int done = 0;
+    int done = 0, call = 0;
     s = pk_internal_event_record(ctx, &ev[0]);
     for (; done < reps && s == PK_SUCCESS; done++) {
-        s = run(state, done);
+        for (int j = 0; j < calls && s == PK_SUCCESS; j++) s = run(state, call++);
         if (s == PK_SUCCESS) s = pk_internal_event_record(ctx, &ev[done + 1]);
     }
     for (int i = 0; i < done && s == PK_SUCCESS; i++) {
         float t = 0;
         s = pk_internal_event_elapsed(ev[i], ev[i + 1], &t);
-        ms[i] = t;
+        ms[i] = t / calls;
     }
     for (int i = 0; i <= reps; i++) pk_internal_event_free(ev[i]);
     if (s == PK_SUCCESS) {
         qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
         r->ms = ms[reps / 2];
         r->spread = (ms[reps * 9 / 10] - ms[reps / 10]) / r->ms;
+        r->calls = calls;
     }
     free(ev);
     free(ms);
