@@ -55,19 +55,19 @@ static void test_table_valid(void)
 
 static void test_validity_rules(void)
 {
-    pk_cl_gemm_tile odd = {64, 64, 16, 3, 4, 0, 1, 0};
+    pk_cl_gemm_tile odd = {64, 64, 16, 3, 4, 0, 1, 0, 0};
     CHECK(!pk_cl_gemm_tile_valid(&odd, 65536, 1024), "WM that does not divide TM accepted");
-    pk_cl_gemm_tile big = {128, 128, 64, 8, 8, 0, 1, 0};
+    pk_cl_gemm_tile big = {128, 128, 64, 8, 8, 0, 1, 0, 0};
     CHECK(!pk_cl_gemm_tile_valid(&big, 65536, 1024), "64 KiB of local memory accepted");
-    pk_cl_gemm_tile wide = {128, 128, 16, 4, 4, 0, 1, 0};
+    pk_cl_gemm_tile wide = {128, 128, 16, 4, 4, 0, 1, 0, 0};
     CHECK(!pk_cl_gemm_tile_valid(&wide, 65536, 1024), "1024 work-items accepted");
-    pk_cl_gemm_tile uneven = {16, 16, 4, 1, 2, 0, 1, 0};
+    pk_cl_gemm_tile uneven = {16, 16, 4, 1, 2, 0, 1, 0, 0};
     CHECK(!pk_cl_gemm_tile_valid(&uneven, 65536, 1024), "uneven tile loads accepted");
     /* warps of 4 x 8 items need the item grid in whole warps of that shape */
-    pk_cl_gemm_tile lanes = {128, 128, 16, 8, 8, 1, 1, 0}, flat = {8, 64, 32, 8, 4, 1, 1, 0};
+    pk_cl_gemm_tile lanes = {128, 128, 16, 8, 8, 1, 1, 0, 0}, flat = {8, 64, 32, 8, 4, 1, 1, 0, 0};
     CHECK(pk_cl_gemm_tile_valid(&lanes, 65536, 256), "16 x 16 items in warps of 4 x 8 rejected");
     CHECK(!pk_cl_gemm_tile_valid(&flat, 65536, 256), "16 x 1 items in warps of 4 x 8 accepted");
-    pk_cl_gemm_tile ok = {64, 64, 16, 4, 4, 0, 1, 0};
+    pk_cl_gemm_tile ok = {64, 64, 16, 4, 4, 0, 1, 0, 0};
     CHECK(pk_cl_gemm_tile_valid(&ok, 65536, 256), "64x64x16/4x4 rejected");
     CHECK(!pk_cl_gemm_tile_valid(&ok, 65536, 128), "256 work-items accepted where the device allows 128");
     CHECK(!pk_cl_gemm_tile_valid(&ok, 4096, 256), "8 KiB tile accepted on a 4 KiB device");

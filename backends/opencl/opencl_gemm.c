@@ -206,6 +206,10 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                   t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
                   (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
                   la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, t->kunroll, gpu, t->lanes);
+    if (t->unpadded) {
+        const size_t used = strlen(options);
+        pk_cl_options(options + used, sizeof options - used, " -DVPAD=0");
+    }
     if (t->regs > 0 && plan.cls == PK_CL_VENDOR_NVIDIA) {
         const size_t used = strlen(options);
         pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);

@@ -25,6 +25,9 @@
  *    that two work-groups of 256 share a multiprocessor; the loop rolled
  *    (122 registers) spends a tenth of its instructions on addresses, and
  *    unbounded the unrolled loop takes ~200 registers, one work-group.
+ *    Unpadded local rows, so that steps are 16 deep (32 KiB, half the
+ *    barriers) rather than 8: 2-way bank conflicts on the 4 transposing
+ *    stores of a step cost less than a barrier.
  *  - lanes (warps of 4 x 8 items, gemm_tiled.cl LANES) is off in every
  *    entry until a device measures it: it cuts a warp's local-memory reads
  *    of a step from 576 to 192 bytes (the layout of our CUDA SIMT kernel,
@@ -36,12 +39,12 @@
 #include "opencl_gemm_plan.h"
 
 static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
-    /*                      large: TM, TN, TK, WM, WN, lanes, kunroll, regs   small                    decode */
-    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0, 64, 128}, {64, 64, 16, 4, 4, 0, 1, 0}, {16, 32, 32, 2, 2, 0, 1, 0}},
-    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0, 1, 0}, {64, 64, 16, 4, 4, 0, 1, 0}, {16, 64, 32, 2, 4, 0, 1, 0}},
-    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0, 1, 0},   {32, 32, 16, 2, 2, 0, 1, 0}, {16, 32, 32, 2, 2, 0, 1, 0}},
-    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0, 0, 0}, {128, 64, 32, 8, 8, 0, 0, 0}, {8, 64, 32, 8, 4, 0, 0, 0}},
-    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4, 0, 1, 0},   {32, 32, 16, 2, 2, 0, 1, 0}, {16, 32, 32, 2, 2, 0, 1, 0}},
+    /*                      large: TM, TN, TK, WM, WN, lanes, kunroll, regs, unpadded   small            decode */
+    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0, 64, 128, 1}, {64, 64, 16, 4, 4, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
+    [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0, 1, 0, 0}, {64, 64, 16, 4, 4, 0, 1, 0, 0}, {16, 64, 32, 2, 4, 0, 1, 0, 0}},
+    [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0, 1, 0, 0},   {32, 32, 16, 2, 2, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
+    [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0, 0, 0, 0}, {128, 64, 32, 8, 8, 0, 0, 0, 0}, {8, 64, 32, 8, 4, 0, 0, 0, 0}},
+    [PK_CL_VENDOR_OTHER]  = {{64, 64, 16, 4, 4, 0, 1, 0, 0},   {32, 32, 16, 2, 2, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
 };
 
 /* The skinny kernel streams b once; per class:
@@ -82,7 +85,7 @@ static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
 };
 
 /* 64 items and 1 KiB of local memory: within any OpenCL device's limits. */
-static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2, 0, 1, 0};
+static const pk_cl_gemm_tile fallback = {16, 16, 8, 2, 2, 0, 1, 0, 0};
 
 const pk_cl_gemm_tile *pk_cl_gemm_table(pk_cl_vendor cls, pk_cl_gemm_shape shape)
 {

@@ -39,7 +39,8 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "wn", OFF(gemm[s].wn), 1, 16, CH(1, 2, 4, 8)},                                          \
     {fam, "lanes", OFF(gemm[s].lanes), 0, 1, CH(0, 1)},                                           \
     {fam, "kunroll", OFF(gemm[s].kunroll), 0, 64, CH(0, 1, 4, 64)},                               \
-    {fam, "regs", OFF(gemm[s].regs), 0, 255, CH(0, 128, 168)}
+    {fam, "regs", OFF(gemm[s].regs), 0, 255, CH(0, 128, 168)},                                    \
+    {fam, "unpadded", OFF(gemm[s].unpadded), 0, 1, CH(0, 1)}
 
 #define MMA_TILE(fam, s)                                                                          \
     {fam, "bm", OFF(mma[s].bm), 16, 512, CH(64, 128, 256)},                                       \
