@@ -280,6 +280,15 @@ inline void gemm_copy(__global const a_t *x, long base, long sr, long sk, long r
     }
 }
 
+/* run q of 4 into the registers of a step's loads */
+inline void gemm_reg4(float *reg, int q, float4 v)
+{
+    reg[4 * q + 0] = v.s0;
+    reg[4 * q + 1] = v.s1;
+    reg[4 * q + 2] = v.s2;
+    reg[4 * q + 3] = v.s3;
+}
+
 /* gemm_copy in two halves: the loads into reg (R * KS / NT floats) ... */
 inline void gemm_fetch(__global const a_t *x, long base, long sr, long sk, long rows, long k, long r0, long k0,
                        float *reg, int tid, const int R, const int kf, const int v)
@@ -289,11 +298,7 @@ inline void gemm_fetch(__global const a_t *x, long base, long sr, long sk, long 
 #pragma unroll
         for (int q = 0; q < R * KS / 4 / NT; q++) {
             gemm_slot(tid, q, R, kf, 1, &r, &kk);
-            const float4 x4 = gemm_get4(x, base, sr, sk, rows, k, r0 + r, k0 + kk, kf);
-            reg[4 * q + 0] = x4.s0;
-            reg[4 * q + 1] = x4.s1;
-            reg[4 * q + 2] = x4.s2;
-            reg[4 * q + 3] = x4.s3;
+            gemm_reg4(reg, q, gemm_get4(x, base, sr, sk, rows, k, r0 + r, k0 + kk, kf));
         }
     } else {
 #pragma unroll
@@ -324,13 +329,7 @@ inline void gemm_fetch_in(__global const a_t *x, const long *o, long adv, float 
 {
     if (v) {
 #pragma unroll
-        for (int q = 0; q < GEMM_LOADS(R, 1); q++) {
-            const float4 x4 = gemm_load4(x, o[q] + adv);
-            reg[4 * q + 0] = x4.s0;
-            reg[4 * q + 1] = x4.s1;
-            reg[4 * q + 2] = x4.s2;
-            reg[4 * q + 3] = x4.s3;
-        }
+        for (int q = 0; q < GEMM_LOADS(R, 1); q++) gemm_reg4(reg, q, gemm_load4(x, o[q] + adv));
     } else {
 #pragma unroll
         for (int q = 0; q < GEMM_LOADS(R, 0); q++) reg[q] = PK_LOAD(DT_A, x, o[q] + adv);
