@@ -197,6 +197,9 @@ inline float4 gemm_part4(__global const a_t *p, long i, long left)
     return v;
 }
 
+/* The loads of an item in an R x KS block: runs of 4 (v = 1) or elements */
+#define GEMM_LOADS(R, v) ((v) ? (R) * KS / 4 / NT : (R) * KS / NT)
+
 /* Which element (v = 0) or run of 4 (v = 1) load q of item tid covers in
  * an R x KS block (R rows of a, or columns of b; kf: k is the contiguous
  * direction): row *r and k *kk within the block. */
@@ -268,12 +271,12 @@ inline void gemm_copy(__global const a_t *x, long base, long sr, long sk, long r
     int r, kk;
     if (v) {
 #pragma unroll
-        for (int q = 0; q < R * KS / 4 / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 1); q++) {
             gemm_slot(tid, q, R, kf, 1, &r, &kk);
             gemm_put4(t, r, kk, LD, kf, gemm_get4(x, base, sr, sk, rows, k, r0 + r, k0 + kk, kf));
         }
     } else {
-        for (int q = 0; q < R * KS / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 0); q++) {
             gemm_slot(tid, q, R, kf, 0, &r, &kk);
             t[kk * LD + r] = gemm_get1(x, base, sr, sk, rows, k, r0 + r, k0 + kk);
         }
@@ -296,13 +299,13 @@ inline void gemm_fetch(__global const a_t *x, long base, long sr, long sk, long 
     int r, kk;
     if (v) {
 #pragma unroll
-        for (int q = 0; q < R * KS / 4 / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 1); q++) {
             gemm_slot(tid, q, R, kf, 1, &r, &kk);
             gemm_reg4(reg, q, gemm_get4(x, base, sr, sk, rows, k, r0 + r, k0 + kk, kf));
         }
     } else {
 #pragma unroll
-        for (int q = 0; q < R * KS / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 0); q++) {
             gemm_slot(tid, q, R, kf, 0, &r, &kk);
             reg[q] = gemm_get1(x, base, sr, sk, rows, k, r0 + r, k0 + kk);
         }
@@ -312,7 +315,6 @@ inline void gemm_fetch(__global const a_t *x, long base, long sr, long sk, long 
 /* Interior steps: the block lies inside the matrix, so its loads need no
  * guards and their indices no recomputation: o[q] is load q's element in
  * step 0 (gemm_offsets, once a tile), and a step adds adv. */
-#define GEMM_LOADS(R, v) ((v) ? (R) * KS / 4 / NT : (R) * KS / NT)
 
 inline void gemm_offsets(long base, long sr, long sk, long r0, long *o, int tid, const int R, const int kf,
                          const int v)
@@ -343,13 +345,13 @@ inline void gemm_stash(const float *reg, __local float *t, int tid, const int R,
     int r, kk;
     if (v) {
 #pragma unroll
-        for (int q = 0; q < R * KS / 4 / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 1); q++) {
             gemm_slot(tid, q, R, kf, 1, &r, &kk);
             gemm_put4(t, r, kk, LD, kf, (float4)(reg[4 * q + 0], reg[4 * q + 1], reg[4 * q + 2], reg[4 * q + 3]));
         }
     } else {
 #pragma unroll
-        for (int q = 0; q < R * KS / NT; q++) {
+        for (int q = 0; q < GEMM_LOADS(R, 0); q++) {
             gemm_slot(tid, q, R, kf, 0, &r, &kk);
             t[kk * LD + r] = reg[q];
         }
