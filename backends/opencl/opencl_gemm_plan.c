@@ -20,18 +20,19 @@
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
  *    That layout, with aligned rows, goes to the skinny kernel instead.
- *  - NVIDIA's large tile: its step's k loop whole, in at most 128
- *    registers (the bound opencl_nv_regs.c makes the driver keep), so
- *    that two work-groups of 256 share a multiprocessor; the loop rolled
- *    (122 registers) spends a tenth of its instructions on addresses, and
- *    unbounded the unrolled loop takes ~200 registers, one work-group.
+ *  - NVIDIA's large tile: its step's k loop whole, in warps of 4 x 8
+ *    items (lanes, gemm_tiled.cl LANES: a warp's local-memory reads of a
+ *    step 192 bytes rather than 576, the layout of our CUDA SIMT kernel,
+ *    kernels_cuda/gemm_simt_vec.cuh), with the registers the driver picks
+ *    (~200, one work-group a multiprocessor). Measured beside it: the same
+ *    without lanes, or bounded to 128 registers for two work-groups a
+ *    multiprocessor (opencl_nv_regs.c), or rolled, are all slower.
  *    Unpadded local rows, so that steps are 16 deep (32 KiB, half the
  *    barriers) rather than 8: 2-way bank conflicts on the 4 transposing
  *    stores of a step cost less than a barrier.
- *  - lanes (warps of 4 x 8 items, gemm_tiled.cl LANES) is off in every
- *    entry until a device measures it: it cuts a warp's local-memory reads
- *    of a step from 576 to 192 bytes (the layout of our CUDA SIMT kernel,
- *    kernels_cuda/gemm_simt_vec.cuh), and portkern tune searches it. */
+ *  - lanes elsewhere is off until a device measures it; portkern tune
+ *    searches it.
+ */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,7 +41,7 @@
 
 static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] = {
     /*                      large: TM, TN, TK, WM, WN, lanes, kunroll, regs, unpadded   small            decode */
-    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 0, 64, 128, 1}, {64, 64, 16, 4, 4, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
+    [PK_CL_VENDOR_NVIDIA] = {{128, 128, 16, 8, 8, 1, 64, 0, 1}, {64, 64, 16, 4, 4, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
     [PK_CL_VENDOR_AMD]    = {{128, 128, 16, 8, 8, 0, 1, 0, 0}, {64, 64, 16, 4, 4, 0, 1, 0, 0}, {16, 64, 32, 2, 4, 0, 1, 0, 0}},
     [PK_CL_VENDOR_INTEL]  = {{64, 64, 16, 4, 4, 0, 1, 0, 0},   {32, 32, 16, 2, 2, 0, 1, 0, 0}, {16, 32, 32, 2, 2, 0, 1, 0, 0}},
     [PK_CL_VENDOR_CPU]    = {{128, 128, 16, 8, 8, 0, 0, 0, 0}, {128, 64, 32, 8, 8, 0, 0, 0, 0}, {8, 64, 32, 8, 4, 0, 0, 0, 0}},
