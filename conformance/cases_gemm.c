@@ -436,6 +436,20 @@ void cf_cases_gemm(cf_case_list *l)
     g = G(PK_BF16, 1, 1, 1, 0, 0);
     g.out = PK_F16;
     add(l, &g);
+    /* f32 output of the Hopper kernel (144 tiles of 128 x 256, both
+     * operands k-major with 16-byte rows: a TMA map each): its paired
+     * stores, then its out-of-line fused epilogue, GPU-only */
+    g = G(PK_BF16, 1096, 3896, 40, 0, 1);
+    g.out = PK_F32;
+    g.large = 1;
+    add(l, &g);
+    g.alpha = 0.5f;
+    g.beta = 1.0f;
+    g.c_mode = C_SEPARATE;
+    g.bias = 1;
+    g.res = 1;
+    g.act = PK_ACT_GELU_TANH;
+    add(l, &g);
 
     /* A 2-D A with a batched B (batch 1 broadcast), and empty outputs. */
     g = G(PK_F32, 9, 17, 12, 0, 0);

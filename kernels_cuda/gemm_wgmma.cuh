@@ -134,24 +134,38 @@ __device__ __forceinline__ void fence_acc(float (&d)[128])
 #undef PK_WG_D128
 #undef PK_WG_REGS
 
-/* Stores (i, j) and (i, j + 1) through the fused epilogue; one 32-bit
- * store when both are in the matrix, adjacent and 4-byte aligned (the
- * common row-major 16-bit output). */
+/* The fused epilogue of (i, j) and (i, j + 1), kept out of line: inlined
+ * at each of a thread's 64 pairs it made the tile's code too large for the
+ * instruction cache, and a persistent block runs it between its tiles'
+ * mainloops (bench/RESULTS.md, 2026-12-02 17:20). */
+__device__ __noinline__ void finish_pair_fused(const pk_gemm_out &o, long long z, long long i, long long j,
+                                               long long n, float x0, float x1)
+{
+    if (j < n) pk_gemm_finish(o, z, i, j, x0);
+    if (j + 1 < n) pk_gemm_finish(o, z, i, j + 1, x1);
+}
+
+/* Stores (i, j) and (i, j + 1); without c, bias, activation or residual
+ * and with both adjacent and inside the matrix, one store of the pair
+ * (bf16x2, half2 or float2) where its address is aligned for it. */
 __device__ __forceinline__ void finish_pair(const pk_gemm_out &o, long long z, long long i, long long j, long long n,
                                             float x0, float x1)
 {
     const long long at = z * o.d_sb + i * o.d_sm + j * o.d_sn;
-    if (o.dt != 0 && o.d_sn == 1 && j + 1 < n && (at & 1) == 0 && !o.c && !o.bias && !o.res && o.act == 0) {
+    const size_t size = o.dt == 0 ? 4 : 2;
+    if (o.d_sn == 1 && j + 1 < n && !o.c && !o.bias && !o.res && o.act == 0 &&
+        (reinterpret_cast<size_t>(o.d) + (size_t)at * size) % (2 * size) == 0) {
         x0 *= o.alpha;
         x1 *= o.alpha;
-        if (o.dt == 2)
+        if (o.dt == 0)
+            *reinterpret_cast<float2 *>(static_cast<float *>(o.d) + at) = make_float2(x0, x1);
+        else if (o.dt == 2)
             *reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(o.d) + at) = __floats2bfloat162_rn(x0, x1);
         else
             *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
         return;
     }
-    if (j < n) pk_gemm_finish(o, z, i, j, x0);
-    if (j + 1 < n) pk_gemm_finish(o, z, i, j + 1, x1);
+    finish_pair_fused(o, z, i, j, n, x0, x1);
 }
 #endif
 
