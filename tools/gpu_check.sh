@@ -30,6 +30,8 @@
 #             narrows it to some ops (e.g. "gemm attention")
 #   cldecode  the Llama-3-8B-shaped checkpoint's decode (127 steps) on
 #             NVIDIA's OpenCL alone
+#   mmapeak   tools/mma_sync_peak.c: the mma.sync rate of NVIDIA's OpenCL
+#             (bf16, f16; 1 to 16 warps a work-group), no memory traffic
 #   hostile   issue 14's device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
@@ -175,6 +177,14 @@ if [[ $parts == *llama* ]]; then
       --backend cuda:0 >"$logs/llama31-decode-cuda-$run.txt" 2>&1
     summary+=("llama3.1 cuda:0 run $run: $(grep -E '^[0-9 ]+$' "$logs/llama31-decode-cuda-$run.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama31-decode-cuda-$run.txt")")
   done
+fi
+if [[ $parts == *mmapeak* ]]; then
+  # the mma.sync rate NVIDIA's OpenCL gives (the OpenCL tensor-core ceiling)
+  t0=$(date +%s)
+  { cc -O2 -I/usr/local/cuda/include tools/mma_sync_peak.c -L/usr/local/cuda/lib64 -lOpenCL -o /tmp/mma_peak &&
+    timeout "$step" /tmp/mma_peak; } >"$logs/mma-peak.txt" 2>&1
+  summary+=("mma_sync_peak rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'TFLOP/s' "$logs/mma-peak.txt" | sort -k6 -g -r | head -1)")
+  cat "$logs/mma-peak.txt"
 fi
 if [[ $parts == *cldecode* && -n "$cl" ]]; then
   make_8b
