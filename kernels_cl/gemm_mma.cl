@@ -52,6 +52,9 @@
 #define NT (WTN / 8)
 #define A_STAGE (BM * BK) /* elements of a step's a tile */
 #define B_STAGE (BN * BK)
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
 
 typedef ushort e_t; /* the 16-bit elements, as bits */
 typedef PK_TYPE(DT_A) a_t;
@@ -68,34 +71,219 @@ inline int kc_at(int row, int chunk) { return row * BK + ((chunk ^ ((row >> 1) &
 /* the same for rows of BN / 8 chunks (b n-contiguous: k rows) */
 inline int nc_at(int row, int chunk) { return row * BN + ((chunk ^ (row & 7)) << 3); }
 
-/* 16 bytes at element i of p, `valid` (clamped to 0..8) elements of which
- * exist; the rest zeros */
-inline void copy16(__local e_t *dst, __global const e_t *p, long i, long valid)
+/* A work-item's 16-byte copies of a step: chunk q = tid + i WG of the
+ * tile, i < CP(chunks). A row's chunks divide WG (the tile's validity
+ * rule), so a work-item's chunks share a column and lie WG / row_chunks
+ * rows apart; in a k-contiguous tile that is a multiple of 8 rows, which
+ * keeps the swizzle of the first chunk. */
+#define CP(chunks) (((chunks) + WG - 1) / WG)
+#define A_CH (BM * BK / 8)
+#define B_CH (BN * BK / 8)
+#define B_ROW_CH (B_KC ? BK / 8 : BN / 8) /* chunks of a b tile row */
+#define A_ROWS_APART (WG / (BK / 8))
+#define B_ROWS_APART (WG / B_ROW_CH)
+
+/* 16 bytes at p, `valid` (clamped to 0..8) elements of which exist; the
+ * rest zeros. With none, the copy reads from `inside`, an address in the
+ * matrix, since p may lie outside it. */
+inline void copy16(__local e_t *dst, __global const e_t *p, __global const e_t *inside, long valid)
 {
     const uint bytes = (uint)(2 * clamp(valid, 0L, 8L));
-    pk_cp_async16_zfill(dst, bytes ? p + i : p, bytes);
+    pk_cp_async16_zfill(dst, bytes ? p : inside, bytes);
 }
 
-/* step t's copies (k from t * BK) into stage buffers as_, bs_ */
-inline void load_step(__local e_t *as_, __local e_t *bs_, __global const e_t *a, long a_base, long a_sm,
-                      __global const e_t *b, long b_base, long b_sk, long b_sn, long m_left, long n_left,
-                      long k_left, int tid)
+/* Where a work-item's copies go and come from: its first chunk's row
+ * (a_row, b_row) and chunk (a_ch, b_ch) in a step's tiles, and for the
+ * k-contiguous ones its element offset in a stage (a_dst, b_dst). */
+typedef struct {
+    int a_dst, b_dst, a_row, a_ch, b_row, b_ch;
+} copy_plan;
+
+inline copy_plan copy_plan_of(int tid)
 {
-    for (int q = tid; q < BM * BK / 8; q += WG) {
-        const int row = q / (BK / 8), ch = q % (BK / 8);
-        copy16(as_ + kc_at(row, ch), a, a_base + row * a_sm + ch * 8, row < m_left ? k_left - ch * 8 : 0);
+    copy_plan c;
+    c.a_row = tid / (BK / 8), c.a_ch = tid % (BK / 8);
+    c.b_row = tid / B_ROW_CH, c.b_ch = tid % B_ROW_CH;
+    c.a_dst = kc_at(c.a_row, c.a_ch);
+    c.b_dst = kc_at(c.b_row, c.b_ch);
+    return c;
+}
+
+/* the local element offset of a work-item's copy i of b in a stage */
+inline int b_dst(const copy_plan *c, int i)
+{
+    return B_KC ? c->b_dst + i * B_ROWS_APART * BK : nc_at(c->b_row + i * B_ROWS_APART, c->b_ch);
+}
+
+/* A step's copies into stage buffers as_, bs_: pa and pb point at the
+ * work-item's first chunk of the step in a and b, whose tile rows are
+ * a_s and b_s elements apart. Every chunk inside the matrix: no bounds. */
+inline void load_whole(__local e_t *as_, __local e_t *bs_, __global const e_t *pa, long a_s, __global const e_t *pb,
+                       long b_s, const copy_plan *c, int tid)
+{
+#pragma unroll
+    for (int i = 0; i < CP(A_CH); i++)
+        if (A_CH % WG == 0 || tid + i * WG < A_CH)
+            pk_cp_async16_off(as_ + c->a_dst + i * A_ROWS_APART * BK, pa, (long)i * A_ROWS_APART * a_s * 2);
+#pragma unroll
+    for (int i = 0; i < CP(B_CH); i++)
+        if (B_CH % WG == 0 || tid + i * WG < B_CH)
+            pk_cp_async16_off(bs_ + b_dst(c, i), pb, (long)i * B_ROWS_APART * b_s * 2);
+}
+
+/* The same at an edge: m_left, n_left and k_left (from the step's first k)
+ * bound the chunks, and what lies outside is zeros; a and b are the
+ * matrices' first elements. */
+inline void load_edge(__local e_t *as_, __local e_t *bs_, __global const e_t *pa, long a_s, __global const e_t *pb,
+                      long b_s, const copy_plan *c, int tid, long m_left, long n_left, long k_left,
+                      __global const e_t *a, __global const e_t *b)
+{
+#pragma unroll
+    for (int i = 0; i < CP(A_CH); i++) {
+        const int row = c->a_row + i * A_ROWS_APART;
+        if (A_CH % WG == 0 || tid + i * WG < A_CH)
+            copy16(as_ + c->a_dst + i * A_ROWS_APART * BK, pa + i * A_ROWS_APART * a_s, a,
+                   row < m_left ? k_left - c->a_ch * 8 : 0);
     }
+#pragma unroll
+    for (int i = 0; i < CP(B_CH); i++) {
+        const int row = c->b_row + i * B_ROWS_APART;
+        if (B_CH % WG == 0 || tid + i * WG < B_CH)
+            copy16(bs_ + b_dst(c, i), pb + i * B_ROWS_APART * b_s, b,
 #if B_KC
-    for (int q = tid; q < BN * BK / 8; q += WG) {
-        const int row = q / (BK / 8), ch = q % (BK / 8);
-        copy16(bs_ + kc_at(row, ch), b, b_base + row * b_sn + ch * 8, row < n_left ? k_left - ch * 8 : 0);
-    }
+                   row < n_left ? k_left - c->b_ch * 8 : 0);
 #else
-    for (int q = tid; q < BK * BN / 8; q += WG) {
-        const int row = q / (BN / 8), ch = q % (BN / 8);
-        copy16(bs_ + nc_at(row, ch), b, b_base + row * b_sk + ch * 8, row < k_left ? n_left - ch * 8 : 0);
-    }
+                   row < k_left ? n_left - c->b_ch * 8 : 0);
 #endif
+    }
+}
+
+/* A lane's ldmatrix rows in a stage, for the slice at k 0 and k 16: the
+ * element offsets of its first a tile and (k-contiguous b) its first b
+ * tile pair, whose later tiles and pairs are 16 rows apart with the same
+ * swizzle; for n-contiguous b, the row (k) and the chunk of its first
+ * pair. */
+typedef struct {
+    int a[2], b[2], b_ch;
+} frag_plan;
+
+inline frag_plan frag_plan_of(int wm, int wn, int lane)
+{
+    const int mi = lane / 8, mr = lane % 8;
+    frag_plan f;
+    f.b_ch = wn * WTN / 8 + (mi >> 1);
+    for (int s = 0; s < 2; s++) {
+        f.a[s] = kc_at(wm * WTM + (mi & 1) * 8 + mr, 2 * s + (mi >> 1));
+#if B_KC
+        f.b[s] = kc_at(wn * WTN + (mi >> 1) * 8 + mr, 2 * s + (mi & 1));
+#else
+        f.b[s] = 16 * s + (mi & 1) * 8 + mr; /* the row (k); its pairs' chunks from b_ch */
+#endif
+    }
+    return f;
+}
+
+/* A warp's fragments of slice s (k 16 s) of a stage: MT a tiles, NT b tiles */
+inline void load_frags(uint fa[MT][4], uint fb[NT][2], __local const e_t *at, __local const e_t *bt,
+                       const frag_plan *f, int s)
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++) pk_ldmatrix_x4(fa[i], at + f->a[s] + i * 16 * BK);
+#pragma unroll
+    for (int j = 0; j < NT; j += 2) {
+        uint r[4];
+#if B_KC
+        pk_ldmatrix_x4(r, bt + f->b[s] + j * 8 * BK);
+#else
+        pk_ldmatrix_x4_trans(r, bt + nc_at(f->b[s], f->b_ch + j));
+#endif
+        fb[j][0] = r[0], fb[j][1] = r[1], fb[j + 1][0] = r[2], fb[j + 1][1] = r[3];
+    }
+}
+
+inline void mma_slice(float acc[MT][NT][4], uint fa[MT][4], uint fb[NT][2])
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++) MMA(acc[i][j], fa[i][0], fa[i][1], fa[i][2], fa[i][3], fb[j][0], fb[j][1]);
+}
+
+/* The k loop of a tile, steps of BK from pa, pb (a work-item's first
+ * chunks, advanced a_step and b_step a step); whole: every step's copies
+ * inside the matrix (an interior tile with k a multiple of BK), given as
+ * a literal so that each loop is compiled with only what it needs.
+ * Fragments come in two sets: a slice's are read while the slice before
+ * is multiplied, and a step's wait and barrier come before its last
+ * slice's mma so that the next step's first slice is read under it. */
+inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], const int whole, __local e_t *as,
+                                                        __local e_t *bs, __global const e_t *a, __global const e_t *pa,
+                                                        long a_s, __global const e_t *b, __global const e_t *pb,
+                                                        long b_s, long b_step, int steps, long m_left, long n_left,
+                                                        long k_len, int tid, int wm, int wn, int lane)
+{
+    const copy_plan c = copy_plan_of(tid);
+    const frag_plan f = frag_plan_of(wm, wn, lane);
+    pa += c.a_row * a_s + c.a_ch * 8;
+    pb += c.b_row * b_s + c.b_ch * 8;
+    /* the first STAGES - 1 steps in flight; a group for each, empty past
+     * the end, so that the count of groups is uniform */
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps) {
+            if (whole)
+                load_whole(as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid);
+            else
+                load_edge(as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid, m_left,
+                          n_left, k_len - s * BK, a, b);
+        }
+        pk_cp_async_commit();
+    }
+    uint fa[2][MT][4], fb[2][NT][2];
+    pk_cp_async_wait(PENDING);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (steps > 0) load_frags(fa[0], fb[0], as, bs, &f, 0);
+    int rd = 0, wr = STAGES - 1;
+    pa += (STAGES - 1) * BK;
+    pb += (STAGES - 1) * b_step;
+    for (int t = 0; t < steps; t++) {
+        /* stage wr was last read by step t - 1, before every warp passed
+         * the last barrier */
+        const int nx = t + STAGES - 1;
+        if (nx < steps) {
+            if (whole)
+                load_whole(as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid);
+            else
+                load_edge(as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid, m_left, n_left,
+                          k_len - (long)nx * BK, a, b);
+        }
+        pk_cp_async_commit();
+        pa += BK;
+        pb += b_step;
+        load_frags(fa[1], fb[1], as + rd * A_STAGE, bs + rd * B_STAGE, &f, 1);
+        mma_slice(acc, fa[0], fb[0]);
+        /* step t + 1 has landed (at most STAGES - 2 later groups pending)
+         * and is visible to the group */
+        pk_cp_async_wait(PENDING);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+        if (t + 1 < steps) load_frags(fa[0], fb[0], as + rd * A_STAGE, bs + rd * B_STAGE, &f, 0);
+        mma_slice(acc, fa[1], fb[1]);
+    }
+    /* no copy may still write a buffer the next tile reuses */
+    pk_cp_async_wait(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The block of tile index (mt, nt) a work-group takes: groups of GROUP_M
+ * tile rows, column by column within a group, so that the work-groups in
+ * flight at once share rows of a and columns of b in the L2 cache. */
+inline void tile_of(long lin, long m_tiles, long n_tiles, long *mt, long *nt)
+{
+    const long per = (long)GROUP_M * n_tiles, g = lin / per, first = g * GROUP_M;
+    const long rows = min((long)GROUP_M, m_tiles - first), in = lin - g * per;
+    *mt = first + in % rows;
+    *nt = in / rows;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -107,89 +295,44 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
     __global const e_t *a = (__global const e_t *)a_, *b = (__global const e_t *)b_;
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-    const long m_tiles = (m + BM - 1) / BM, per_split = ((k + BK - 1) / BK + SPLITS - 1) / SPLITS;
+    const long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BN - 1) / BN;
+    const long per_split = ((k + BK - 1) / BK + SPLITS - 1) / SPLITS;
+    /* one work-group a tile of the grid's y x x: the grouped order;
+     * more tile rows than the grid has: row by row */
+    const int grouped = get_num_groups(1) == m_tiles;
     (void)a_sk;
 
     for (long zs = get_group_id(2); zs < batch * SPLITS; zs += get_num_groups(2)) {
         const long z = zs / SPLITS, sp = zs % SPLITS;
         /* this split's k: [k0, k_end), whole steps from k0 */
         const long k0 = sp * per_split * BK, k_end = min(k, k0 + per_split * BK);
-        const long steps = k_end > k0 ? (k_end - k0 + BK - 1) / BK : 0, k_len = k_end - k0;
+        const int steps = k_end > k0 ? (int)((k_end - k0 + BK - 1) / BK) : 0;
+        const long k_len = k_end - k0;
         for (long mt_i = get_group_id(1); mt_i < m_tiles; mt_i += get_num_groups(1)) {
-            const long m0 = mt_i * BM, n0 = (long)get_group_id(0) * BN;
-            const long a_base = a_off + z * a_sb + m0 * a_sm + k0;
-#if B_KC
-            const long b_base = b_off + z * b_sb + n0 * b_sn + k0;
-#else
-            const long b_base = b_off + z * b_sb + n0 + k0 * b_sk;
-#endif
+            long mt = mt_i, nt = get_group_id(0);
+            if (grouped) tile_of(mt_i * n_tiles + nt, m_tiles, n_tiles, &mt, &nt);
+            const long m0 = mt * BM, n0 = nt * BN;
+            const long m_left = m - m0, n_left = n - n0;
             float acc[MT][NT][4];
 #pragma unroll
             for (int i = 0; i < MT; i++)
 #pragma unroll
                 for (int j = 0; j < NT; j++) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
 
-            /* the first STAGES - 1 steps in flight; a group for each,
-             * empty past the end, so that the count of groups is uniform */
-            for (int s = 0; s < STAGES - 1; s++) {
-                if (s < steps)
+            __global const e_t *pa = a + a_off + z * a_sb + m0 * a_sm + k0;
 #if B_KC
-                    load_step(as + s * A_STAGE, bs + s * B_STAGE, a, a_base + s * BK, a_sm, b, b_base + s * BK, b_sk,
-                              b_sn, m - m0, n - n0, k_len - s * BK, tid);
+            __global const e_t *pb = b + b_off + z * b_sb + n0 * b_sn + k0;
+            const long b_s = b_sn, b_step = BK;
 #else
-                    load_step(as + s * A_STAGE, bs + s * B_STAGE, a, a_base + s * BK, a_sm, b,
-                              b_base + s * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k_len - s * BK, tid);
+            __global const e_t *pb = b + b_off + z * b_sb + n0 + k0 * b_sk;
+            const long b_s = b_sk, b_step = BK * b_sk;
 #endif
-                pk_cp_async_commit();
-            }
-            for (long t = 0; t < steps; t++) {
-                /* step t has landed (at most STAGES - 2 later groups
-                 * pending), and every warp is done with step t - 1, whose
-                 * buffers the next copies overwrite */
-                pk_cp_async_wait(PENDING);
-                barrier(CLK_LOCAL_MEM_FENCE);
-                const long nx = t + STAGES - 1;
-                if (nx < steps) {
-                    const int st = (int)(nx % STAGES);
-#if B_KC
-                    load_step(as + st * A_STAGE, bs + st * B_STAGE, a, a_base + nx * BK, a_sm, b, b_base + nx * BK,
-                              b_sk, b_sn, m - m0, n - n0, k_len - nx * BK, tid);
-#else
-                    load_step(as + st * A_STAGE, bs + st * B_STAGE, a, a_base + nx * BK, a_sm, b,
-                              b_base + nx * BK * b_sk, b_sk, b_sn, m - m0, n - n0, k_len - nx * BK, tid);
-#endif
-                }
-                pk_cp_async_commit();
-
-                __local const e_t *at = as + (int)(t % STAGES) * A_STAGE, *bt = bs + (int)(t % STAGES) * B_STAGE;
-                /* lane's matrix (l / 8) and row in it (l % 8) for ldmatrix */
-                const int mi = lane / 8, mr = lane % 8;
-#pragma unroll
-                for (int kk = 0; kk < BK; kk += 16) {
-                    uint fa[MT][4], fb[NT][2];
-#pragma unroll
-                    for (int i = 0; i < MT; i++)
-                        pk_ldmatrix_x4(fa[i], at + kc_at(wm * WTM + i * 16 + (mi & 1) * 8 + mr, kk / 8 + (mi >> 1)));
-#pragma unroll
-                    for (int j = 0; j < NT; j += 2) {
-                        uint r[4];
-#if B_KC
-                        pk_ldmatrix_x4(r, bt + kc_at(wn * WTN + j * 8 + (mi >> 1) * 8 + mr, kk / 8 + (mi & 1)));
-#else
-                        pk_ldmatrix_x4_trans(r, bt + nc_at(kk + (mi & 1) * 8 + mr, (wn * WTN + j * 8) / 8 + (mi >> 1)));
-#endif
-                        fb[j][0] = r[0], fb[j][1] = r[1], fb[j + 1][0] = r[2], fb[j + 1][1] = r[3];
-                    }
-#pragma unroll
-                    for (int i = 0; i < MT; i++)
-#pragma unroll
-                        for (int j = 0; j < NT; j++)
-                            MMA(acc[i][j], fa[i][0], fa[i][1], fa[i][2], fa[i][3], fb[j][0], fb[j][1]);
-                }
-            }
-            /* no copy may still write a buffer the next tile reuses */
-            pk_cp_async_wait(0);
-            barrier(CLK_LOCAL_MEM_FENCE);
+            if (m_left >= BM && n_left >= BN && k_len % BK == 0)
+                tile_k_loop(acc, 1, as, bs, a, pa, a_sm, b, pb, b_s, b_step, steps, m_left, n_left, k_len, tid, wm, wn,
+                            lane);
+            else
+                tile_k_loop(acc, 0, as, bs, a, pa, a_sm, b, pb, b_s, b_step, steps, m_left, n_left, k_len, tid, wm, wn,
+                            lane);
 
             /* lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of
              * each m16n8 tile */

@@ -48,6 +48,18 @@ inline void pk_cp_async16(__local void *dst, __global const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");
 }
 
+/* The same from base + off bytes, the sum formed inside the asm: a loop
+ * that copies from one moving pointer at several fixed offsets then holds
+ * that pointer alone, where the compiler would otherwise keep a pointer
+ * per offset across the loop. */
+inline void pk_cp_async16_off(__local void *dst, __global const void *base, long off)
+{
+    asm volatile("{ .reg .u64 p; add.s64 p, %1, %2; cp.async.cg.shared.global [%0], [p], 16; }" ::"r"(
+                     pk_shared_addr(dst)),
+                 "l"(base), "l"(off)
+                 : "memory");
+}
+
 /* The same, of which only the first `bytes` (0..16) are read and the rest
  * of the 16 are zeros: the edges of a tile (src must be a valid address
  * even when nothing is read). */

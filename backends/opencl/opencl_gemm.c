@@ -133,10 +133,14 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     char options[512];
     pk_cl_options(options, sizeof options,
                   "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d -DSPLITS=%d "
-                  "-DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
-                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, splits,
+                  "-DGROUP_M=%d -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
+                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, splits, t->group_m,
                   (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
                   p->residual.mem != NULL);
+    if (t->regs > 0) {
+        const size_t used = strlen(options);
+        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
+    }
     pk_cl_kern *kernel, *merge = NULL;
     pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
     if (s == PK_SUCCESS && splits > 1) s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma_merge", &merge, msg);

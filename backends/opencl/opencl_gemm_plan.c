@@ -156,15 +156,17 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * that NVIDIA's OpenCL gives a work-group, and few enough registers a
  * work-group that two share a multiprocessor (one waits at its barrier
  * while the other multiplies). On the H200 it ran ahead of 128 x 256
- * tiles of 8 such warps with 2 steps in flight, and of 128 x 128 tiles of
- * 8 warps of 64 x 32 (bench/RESULTS.md, 2026-12-02). The small entry is
+ * and 256 x 128 tiles of 8 such warps with 2 steps in flight, and of
+ * 128 x 128 tiles of 8 warps of 64 x 32 or 32 x 64; launched in groups of
+ * 16 tile rows, which kept the long-N shape's reuse of b in the L2 cache
+ * (bench/RESULTS.md, 2026-12-02 and 2026-12-03). The small entry is
  * what portkern tune found on the H200 for M = 64 and 256 by 4096 x 4096:
  * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
  * large tile, and 4 steps in flight to cover the memory latency of a
  * multiprocessor that holds few of them), k split in up to 4 pieces.
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 1}, {128, 64, 4, 2, 4, 4}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 4}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -183,13 +185,16 @@ size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 
 int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group)
 {
-    if (t->warps_m < 1 || t->warps_n < 1 || t->bm < 1 || t->bn < 1 || t->stages < 2 || t->stages > 4) return 0;
+    if (t->warps_m < 1 || t->warps_n < 1 || t->bm < 1 || t->bn < 1 || t->stages < 2 || t->stages > 4 ||
+        t->group_m < 1)
+        return 0;
     /* a warp's block is whole m16 tiles by pairs of n8 tiles (ldmatrix x4
      * loads two); b's n-contiguous rows swizzle 16-byte chunks within
-     * groups of 8 */
-    if (t->bm % (16 * t->warps_m) || t->bn % (16 * t->warps_n) || t->bn % 64) return 0;
-    const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
+     * groups of 8, and a work-item's copies of such a row's chunks keep
+     * one column (the chunks of a row divide the work-group) */
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
+    if (t->bm % (16 * t->warps_m) || t->bn % (16 * t->warps_n) || t->bn % 64 || items % (size_t)(t->bn / 8)) return 0;
+    const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
     return acc <= 128 && items <= 1024 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
 }
 

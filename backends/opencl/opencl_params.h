@@ -92,6 +92,13 @@ typedef struct pk_cl_attn_decode_params {
 typedef enum pk_cl_mma_shape { PK_CL_MMA_LARGE, PK_CL_MMA_SMALL, PK_CL_MMA_SHAPE_COUNT } pk_cl_mma_shape;
 typedef struct pk_cl_mma_tile {
     int bm, bn, warps_m, warps_n, stages;
+    /* tiles in the launch order of groups of group_m tile rows, column by
+     * column within a group (work-groups in flight at once share rows of
+     * a and columns of b in the L2 cache) */
+    int group_m;
+    /* registers a work-item: a bound the driver keeps (NVIDIA's OpenCL:
+     * written into the program's PTX); 0: the compiler's choice */
+    int regs;
     /* small tiles: k split into up to this many pieces (a power of two)
      * while the tiles alone number fewer than the compute units; 1: never */
     int max_splits;
