@@ -29,7 +29,7 @@
  * gemm_mma_merge then adds the SPLITS partial sums of each output in split
  * order and runs the epilogue.
  *
- * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS, PENDING (STAGES - 2, as a
+ * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, PENDING (STAGES - 2, as a
  * literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_TILED_PARAMS). */
