@@ -158,6 +158,18 @@ inline void load_edge(__local e_t *as_, __local e_t *bs_, __global const e_t *pa
     }
 }
 
+/* A step's copies, whole (load_whole) or at an edge (load_edge, k_left
+ * from the step's first k) */
+inline void load_step(const int whole, __local e_t *as_, __local e_t *bs_, __global const e_t *pa, long a_s,
+                      __global const e_t *pb, long b_s, const copy_plan *c, int tid, long m_left, long n_left,
+                      long k_left, __global const e_t *a, __global const e_t *b)
+{
+    if (whole)
+        load_whole(as_, bs_, pa, a_s, pb, b_s, c, tid);
+    else
+        load_edge(as_, bs_, pa, a_s, pb, b_s, c, tid, m_left, n_left, k_left, a, b);
+}
+
 /* A lane's ldmatrix rows in a stage, for the slice at k 0 and k 16: the
  * element offsets of its first a tile and (k-contiguous b) its first b
  * tile pair, whose later tiles and pairs are 16 rows apart with the same
@@ -209,8 +221,8 @@ inline void mma_slice(float acc[MT][NT][4], uint fa[MT][4], uint fb[NT][2])
         for (int j = 0; j < NT; j++) MMA(acc[i][j], fa[i][0], fa[i][1], fa[i][2], fa[i][3], fb[j][0], fb[j][1]);
 }
 
-/* The k loop of a tile, steps of BK from pa, pb (a work-item's first
- * chunks, advanced a_step and b_step a step); whole: every step's copies
+/* The k loop of a tile, steps of BK from pa, pb (the tile's first
+ * elements in a and b; b advances b_step a step); whole: every step's copies
  * inside the matrix (an interior tile with k a multiple of BK), given as
  * a literal so that each loop is compiled with only what it needs.
  * Fragments come in two sets: a slice's are read while the slice before
@@ -229,13 +241,9 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
     /* the first STAGES - 1 steps in flight; a group for each, empty past
      * the end, so that the count of groups is uniform */
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps) {
-            if (whole)
-                load_whole(as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid);
-            else
-                load_edge(as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid, m_left,
-                          n_left, k_len - s * BK, a, b);
-        }
+        if (s < steps)
+            load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid,
+                      m_left, n_left, k_len - s * BK, a, b);
         pk_cp_async_commit();
     }
     uint fa[2][MT][4], fb[2][NT][2];
@@ -249,13 +257,9 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
         /* stage wr was last read by step t - 1, before every warp passed
          * the last barrier */
         const int nx = t + STAGES - 1;
-        if (nx < steps) {
-            if (whole)
-                load_whole(as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid);
-            else
-                load_edge(as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid, m_left, n_left,
-                          k_len - (long)nx * BK, a, b);
-        }
+        if (nx < steps)
+            load_step(whole, as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid, m_left, n_left,
+                      k_len - (long)nx * BK, a, b);
         pk_cp_async_commit();
         pa += BK;
         pb += b_step;
