@@ -401,6 +401,16 @@ void cf_cases_gemm(cf_case_list *l)
             g = G(dt, 33, 72, 2056, 0, 0);
             g.batch = 2;
             add(l, &g);
+            /* OpenCL's tensor-core k loop without bounds (interior tiles,
+             * k a multiple of its 32-deep steps) with B n-major, where
+             * every case above has an edge in k or no interior tile: the
+             * small tile (15 tiles of 128 x 64) and, GPU-only, the large
+             * one (169 tiles of 128 x 128) */
+            g = G(dt, 300, 264, 96, 0, 0);
+            add(l, &g);
+            g = G(dt, 1540, 1544, 64, 0, 0);
+            g.large = 1;
+            add(l, &g);
         }
 
         /* NaN and inf in A: rows 1 and m-1 of D are NaN / inf. */
