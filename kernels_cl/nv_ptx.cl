@@ -42,10 +42,15 @@ inline uint4 pk_ld_stream16(__global const void *p)
 inline uint pk_shared_addr(__local const void *p) { return (uint)(size_t)p; }
 
 /* 16 bytes global -> local without passing through registers; completes
- * at pk_cp_async_wait (then a barrier makes it visible to the group) */
+ * at pk_cp_async_wait (then a barrier makes it visible to the group).
+ *
+ * The copies are the .ca form (through L1) although nothing reads them
+ * twice: under NVIDIA's OpenCL the .cg form (L2 only) moves data at about
+ * half the rate the CUDA driver gives the same machine code, and .ca does
+ * not pay that (bench/RESULTS.md, 2026-12-03 afternoon). */
 inline void pk_cp_async16(__local void *dst, __global const void *src)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");
 }
 
 /* The same from base + off bytes, the sum formed inside the asm: a loop
@@ -54,7 +59,7 @@ inline void pk_cp_async16(__local void *dst, __global const void *src)
  * per offset across the loop. */
 inline void pk_cp_async16_off(__local void *dst, __global const void *base, long off)
 {
-    asm volatile("{ .reg .u64 p; add.s64 p, %1, %2; cp.async.cg.shared.global [%0], [p], 16; }" ::"r"(
+    asm volatile("{ .reg .u64 p; add.s64 p, %1, %2; cp.async.ca.shared.global [%0], [p], 16; }" ::"r"(
                      pk_shared_addr(dst)),
                  "l"(base), "l"(off)
                  : "memory");
@@ -65,7 +70,7 @@ inline void pk_cp_async16_off(__local void *dst, __global const void *base, long
  * even when nothing is read). */
 inline void pk_cp_async16_zfill(__local void *dst, __global const void *src, uint bytes)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(pk_shared_addr(dst)), "l"(src), "r"(bytes)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(pk_shared_addr(dst)), "l"(src), "r"(bytes)
                  : "memory");
 }
 
