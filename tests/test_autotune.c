@@ -123,15 +123,28 @@ static const char *status_of(pk_context *ctx, const char *f, char *cls, size_t n
 
 /* lines on stderr so far that start "portkern: tuning FAMILY for " and
  * contain `word` */
+/* Tuning reports of a family whose outcome holds word. A report is its
+ * line up to the next report: the OpenCL driver may write on stderr while
+ * a tuning builds (PoCL's "15 warnings generated."), which splits the
+ * report's line in two. */
 static int tunings(const char *family, const char *word)
 {
     fflush(stderr);
     FILE *f = fopen(errpath, "r");
-    char line[2048], key[96];
+    if (!f) return 0;
+    static char text[1 << 20];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char key[96];
     snprintf(key, sizeof key, "portkern: tuning %s for ", family);
     int n = 0;
-    while (f && fgets(line, sizeof line, f)) n += !strncmp(line, key, strlen(key)) && strstr(line, word);
-    if (f) fclose(f);
+    for (char *at = strstr(text, key); at; at = strstr(at + 1, key)) {
+        char *next = strstr(at + 1, "portkern: "), keep = '\0';
+        if (next) keep = *next, *next = '\0';
+        n += strstr(at, word) != NULL;
+        if (next) *next = keep;
+    }
     return n;
 }
 
