@@ -25,9 +25,13 @@
  *
  * Split-K (SPLITS > 1, for too few tiles to fill the device): split sp of
  * batch z sums its own whole steps of 32 k (k from sp * per_split * 32;
- * the steps past the end zero-filled as at any edge) into part, f32;
- * gemm_mma_merge then adds the SPLITS partial sums of each output in split
- * order and runs the epilogue.
+ * the steps past the end zero-filled as at any edge) into part, f32, and
+ * counts itself done on its tile's counter; the split that finds the
+ * others done adds the SPLITS partial sums of each output in split order
+ * (its own from registers: the same bits whichever split comes last), runs
+ * the epilogue and sets the counter back to zero for the next launch. One
+ * launch, where a second kernel to merge cost NVIDIA's OpenCL an enqueue.
+ * The counters are zeros between launches (the host makes them so once).
  *
  * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, PENDING (STAGES - 2, as a
  * literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
@@ -39,8 +43,9 @@
 #define SPLITS 1
 #endif
 #if SPLITS > 1
-/* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * n + col] */
-#define PK_MMA_PART , __global float *part
+/* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * pn + col] (pn: n rounded up to even);
+ * a counter per tile of d: counters[(z * m_tiles + mt) * n_tiles + nt] */
+#define PK_MMA_PART , __global float *part, __global uint *counters
 #else
 #define PK_MMA_PART
 #endif
@@ -290,6 +295,12 @@ inline void tile_of(long lin, long m_tiles, long n_tiles, long *mt, long *nt)
     *nt = in / rows;
 }
 
+/* Where a lane's output e of tile (i, j) lies in its work-group's block:
+ * lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of each m16n8
+ * tile. */
+inline int out_row(int wm, int i, int g, int e) { return wm * WTM + i * 16 + g + (e >= 2 ? 8 : 0); }
+inline int out_col(int wn, int j, int q, int e) { return wn * WTN + j * 8 + 2 * q + (e & 1); }
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
 {
@@ -338,41 +349,63 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
                 tile_k_loop(acc, 0, as, bs, a, pa, a_sm, b, pb, b_s, b_step, steps, m_left, n_left, k_len, tid, wm, wn,
                             lane);
 
-            /* lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of
-             * each m16n8 tile */
             const int g = lane / 4, q = lane % 4;
+#if SPLITS > 1
+            /* rows of part are pn = n rounded up to even floats, so that a
+             * lane's two columns move as one 8-byte access */
+            const long pn = (n + 1) & ~1L;
+            __global float *mine = part + (sp * batch + z) * m * pn;
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const long gm = m0 + out_row(wm, i, g, 2 * h), gn = n0 + out_col(wn, j, q, 0);
+                        if (gm < m && gn < n)
+                            *(__global float2 *)(mine + gm * pn + gn) = (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+                    }
+            pk_fence_gpu();
+            __global uint *done = counters + (z * m_tiles + mt) * n_tiles + nt;
+            /* one work-item counts the group in once all its stores are fenced */
+            barrier(CLK_GLOBAL_MEM_FENCE);
+            if (!pk_barrier_any(tid == 0 && pk_atom_add_gpu(done, 1u) == SPLITS - 1)) continue;
+            if (tid == 0) *done = 0;
+            pk_fence_gpu();
+            /* every split's pair read, own included and addresses clamped
+             * inside part, so that no branch stands between the loads and
+             * they are in flight together */
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    float2 pair[2][SPLITS];
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const long gm = min(m - 1, m0 + out_row(wm, i, g, 2 * h));
+                        const long gn = min(pn - 2, n0 + out_col(wn, j, q, 0));
+#pragma unroll
+                        for (int s = 0; s < SPLITS; s++) pair[h][s] = pk_ld_l2_x2(part + ((s * batch + z) * m + gm) * pn + gn);
+                    }
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        float sum = 0.0f;
+#pragma unroll
+                        for (int s = 0; s < SPLITS; s++)
+                            sum += s == sp ? acc[i][j][e] : (e & 1 ? pair[e / 2][s].y : pair[e / 2][s].x);
+                        acc[i][j][e] = sum;
+                    }
+                }
+#endif
 #pragma unroll
             for (int i = 0; i < MT; i++)
 #pragma unroll
                 for (int j = 0; j < NT; j++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        const long gm = m0 + wm * WTM + i * 16 + g + (e >= 2 ? 8 : 0);
-                        const long gn = n0 + wn * WTN + j * 8 + 2 * q + (e & 1);
-#if SPLITS > 1
-                        if (gm < m && gn < n) part[((sp * batch + z) * m + gm) * n + gn] = acc[i][j][e];
-#else
+                        const long gm = m0 + out_row(wm, i, g, e), gn = n0 + out_col(wn, j, q, e);
                         if (gm < m && gn < n) PK_GEMM_FINISH(acc[i][j][e]);
-#endif
                     }
         }
     }
 }
-
-#if SPLITS > 1
-/* d from the SPLITS partial sums of each output, added in split order (the
- * same bits on every run), through the common epilogue; an item a column,
- * groups over rows and batches */
-__kernel void gemm_mma_merge(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
-{
-    (void)a_, (void)b_;
-    const long gn = get_global_id(0);
-    if (gn >= n) return;
-    for (long z = get_global_id(2); z < batch; z += get_global_size(2))
-        for (long gm = get_global_id(1); gm < m; gm += get_global_size(1)) {
-            float sum = 0.0f;
-            for (int sp = 0; sp < SPLITS; sp++) sum += part[((sp * batch + z) * m + gm) * n + gn];
-            PK_GEMM_FINISH(sum);
-        }
-}
-#endif

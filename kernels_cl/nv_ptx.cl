@@ -165,4 +165,24 @@ inline int pk_barrier_any(int x)
     return (int)r;
 }
 
+/* Hand-over between the work-groups of one launch (split-K's last piece
+ * sums the others'): a fence at GPU scope, an atomic add that acquires
+ * what the fences before it released, and loads from L2, past an L1 that
+ * other multiprocessors' stores do not reach. */
+inline void pk_fence_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+inline uint pk_atom_add_gpu(__global uint *p, uint v)
+{
+    uint old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+inline float2 pk_ld_l2_x2(__global const float *p)
+{
+    float2 v;
+    asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
+    return v;
+}
+
 #endif /* PK_PTX */

@@ -339,30 +339,36 @@ static void test_mma_shapes(void)
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_LARGE,
           "3 x 256 x 4096: not the large tile");
 
-    /* split-K while the small tiles alone do not fill the device: 64 x
-     * 4096 is 32 tiles of 64 x 128, so 5 pieces wanted, 8 (the power of
-     * two above) given, 4 where that is the most; 256 rows are 128 tiles:
-     * 2; 7 steps of k: none; 4096 deep at 8 pieces of at least 8 steps:
-     * 8, 1024 deep: 4; large tiles never */
+    /* split-K while the pieces do not outnumber the 132 units: 64 x 4096
+     * is 32 tiles of 64 x 128, so 4 pieces (8 would make 256), 2 where
+     * that is the most; 512 deep (16 steps of 32 k, pieces of at least
+     * 8): 2; 128 rows (64 tiles): 2; 256 rows (128 tiles): none; 7 steps
+     * of k: none; large tiles never */
     CHECK(pk_cl_params_set(&prm, "gemm_mma_small.max_splits=8", why, sizeof why) == 0, "%s", why);
     p = linear(PK_BF16, 1, 64, 4096, 1024);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 4,
           "64 x 4096 x 1024: %d splits", plan.mma_splits);
+    p = linear(PK_BF16, 1, 64, 4096, 512);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
+          "64 x 4096 x 512: %d splits", plan.mma_splits);
     {
         pk_cl_params q = prm;
-        CHECK(pk_cl_params_set(&q, "gemm_mma_small.max_splits=4", why, sizeof why) == 0, "%s", why);
+        CHECK(pk_cl_params_set(&q, "gemm_mma_small.max_splits=2", why, sizeof why) == 0, "%s", why);
         p = linear(PK_BF16, 1, 64, 4096, 4096);
-        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 4,
-              "64 x 4096 x 4096, at most 4: %d splits", plan.mma_splits);
+        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
+              "64 x 4096 x 4096, at most 2: %d splits", plan.mma_splits);
     }
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_SMALL &&
-              plan.mma_splits == 8,
+              plan.mma_splits == 4,
           "64 x 4096 x 4096: %d splits", plan.mma_splits);
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
     CHECK(!strcmp(name, "mma_64x128_w2x2_s3_bk_split"), "split variant %s", name);
-    p = linear(PK_BF16, 1, 256, 4096, 4096);
+    p = linear(PK_BF16, 1, 128, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
+          "128 x 4096 x 4096: %d splits", plan.mma_splits);
+    p = linear(PK_BF16, 1, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 1,
           "256 x 4096 x 4096: %d splits", plan.mma_splits);
     p = linear(PK_BF16, 1, 64, 4096, 200);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_splits == 1,

@@ -220,6 +220,7 @@ static void cl_close(void *dev)
     pk_cl_staged_reap(d, 1);
     pk_cl_programs_release(d);
     if (d->scratch) clReleaseMemObject(d->scratch);
+    if (d->counters) clReleaseMemObject(d->counters);
     clReleaseCommandQueue(d->touch_queue);
     clReleaseCommandQueue(d->queue);
     clReleaseContext(d->context);
@@ -296,34 +297,56 @@ static pk_status cl_fill(void *dev, pk_mem dst, size_t off, size_t n, const void
                        "clEnqueueFillBuffer", msg);
 }
 
+/* Buffer *mem, of *size bytes, grown to at least `bytes`: a new one is
+ * touched now, as cl_alloc does (a lazy driver would otherwise fail the
+ * op's kernel later, at a wait that loses the context), and zeroed whole
+ * where `zeroed`. */
+static pk_status grow(pk_cl_device *d, cl_mem *mem, size_t *size, size_t bytes, int zeroed, const char *what,
+                      pk_msg *msg)
+{
+    if (bytes <= *size) return PK_SUCCESS;
+    char call[64];
+    if (*mem) {
+        clReleaseMemObject(*mem);
+        pk_cl_args_forget(d);
+    }
+    *mem = NULL;
+    *size = 0;
+    if (pk_fault_alloc(d)) {
+        snprintf(call, sizeof call, "clCreateBuffer (%s, injected)", what);
+        return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, call, msg);
+    }
+    cl_int err;
+    cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        snprintf(call, sizeof call, "clCreateBuffer (%s)", what);
+        return pk_cl_check(err, call, msg);
+    }
+    cl_uchar zero = 0;
+    err = clEnqueueFillBuffer(d->touch_queue, m, &zero, 1, 0, zeroed ? bytes : 1, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clFinish(d->touch_queue);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        snprintf(call, sizeof call, "clCreateBuffer (%s, first touch)", what);
+        return pk_cl_check(err, call, msg);
+    }
+    *mem = m;
+    *size = bytes;
+    return PK_SUCCESS;
+}
+
 pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
 {
-    if (bytes > d->scratch_size) {
-        if (d->scratch) {
-            clReleaseMemObject(d->scratch);
-            pk_cl_args_forget(d);
-        }
-        d->scratch = NULL;
-        d->scratch_size = 0;
-        if (pk_fault_alloc(d))
-            return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer (scratch, injected)", msg);
-        cl_int err;
-        cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer (scratch)", msg);
-        /* touched now, as cl_alloc does: a lazy driver would otherwise
-         * fail the op's kernel later, at a wait that loses the context */
-        cl_uchar zero = 0;
-        err = clEnqueueFillBuffer(d->touch_queue, m, &zero, 1, 0, 1, 0, NULL, NULL);
-        if (err == CL_SUCCESS) err = clFinish(d->touch_queue);
-        if (err != CL_SUCCESS) {
-            clReleaseMemObject(m);
-            return pk_cl_check(err, "clCreateBuffer (scratch, first touch)", msg);
-        }
-        d->scratch = m;
-        d->scratch_size = bytes;
-    }
+    pk_status s = grow(d, &d->scratch, &d->scratch_size, bytes, 0, "scratch", msg);
     *out = d->scratch;
-    return PK_SUCCESS;
+    return s;
+}
+
+pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
+{
+    pk_status s = grow(d, &d->counters, &d->counters_size, bytes, 1, "counters", msg);
+    *out = d->counters;
+    return s;
 }
 
 void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t local[2])

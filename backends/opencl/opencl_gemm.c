@@ -141,33 +141,31 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
         const size_t used = strlen(options);
         pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
     }
-    pk_cl_kern *kernel, *merge = NULL;
+    pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
-    if (s == PK_SUCCESS && splits > 1) s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma_merge", &merge, msg);
     if (s != PK_SUCCESS) return s;
     GEMM_TILED_ARGS(p);
-    /* split: the partial sums in scratch, one more argument for both kernels */
-    cl_mem part = NULL;
+    const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
+    /* split: the partial sums in scratch and a counter a tile, two more arguments */
+    cl_mem part = NULL, counters = NULL;
     if (splits > 1) {
-        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * p->n), &part, msg);
+        /* rows of n rounded up to even (gemm_mma.cl PK_MMA_PART) */
+        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * ((p->n + 1) & ~(int64_t)1)), &part, msg);
+        if (s == PK_SUCCESS)
+            s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
         if (s != PK_SUCCESS) return s;
     }
     enum { NARGS = sizeof args / sizeof args[0] };
-    pk_cl_arg all[NARGS + 1];
+    pk_cl_arg all[NARGS + 2];
     memcpy(all, args, sizeof args);
     all[NARGS] = PK_CL_ARG(part);
-    const int nargs = NARGS + (splits > 1);
+    all[NARGS + 1] = PK_CL_ARG(counters);
+    const int nargs = NARGS + (splits > 1 ? 2 : 0);
     const size_t wg = (size_t)(32 * t->warps_m * t->warps_n);
-    size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64((p->m + t->bm - 1) / t->bm, PK_CL_GEMM_MAX_GROUPS_YZ),
+    size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64(m_tiles, PK_CL_GEMM_MAX_GROUPS_YZ),
                         (size_t)min64(p->batch * splits, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t local[3] = {wg, 1, 1};
-    s = pk_cl_run(d, kernel, all, nargs, 3, global, local, msg);
-    if (s != PK_SUCCESS || splits == 1) return s;
-
-    size_t mlocal[3] = {64, 1, 1};
-    size_t mglobal[3] = {(size_t)((p->n + 63) / 64 * 64), (size_t)min64(p->m, PK_CL_GEMM_MAX_GROUPS_YZ),
-                         (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
-    return pk_cl_run(d, merge, all, nargs, 3, mglobal, mlocal, msg);
+    return pk_cl_run(d, kernel, all, nargs, 3, global, local, msg);
 }
 
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)

@@ -163,10 +163,10 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * what portkern tune found on the H200 for M = 64 and 256 by 4096 x 4096:
  * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
  * large tile, and 4 steps in flight to cover the memory latency of a
- * multiprocessor that holds few of them), k split in up to 4 pieces.
+ * multiprocessor that holds few of them), k split in up to 2 pieces.
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 4}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 2}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -185,7 +185,7 @@ size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 
 int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group)
 {
-    if (t->warps_m < 1 || t->warps_n < 1 || t->bm < 1 || t->bn < 1 || t->stages < 2 || t->stages > 4 ||
+    if (t->warps_m < 1 || t->warps_n < 1 || t->bm < 1 || t->bn < 1 || t->stages < 2 || t->stages > 8 ||
         t->group_m < 1)
         return 0;
     /* a warp's block is whole m16 tiles by pairs of n8 tiles (ldmatrix x4
@@ -218,20 +218,22 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
     return NULL;
 }
 
-/* Pieces of k for tile t: the power of two (each count is a program of
- * its own) at or above what fills the compute units, rounded up because
- * a multiprocessor holds several of these work-groups and the pieces are
- * bound by memory (on the H200, M = 64 by 4096 x 4096 in 4 pieces ran
- * ahead of 2); each at least PK_CL_MMA_MIN_SPLIT_STEPS steps, at most
- * t->max_splits. */
+/* Pieces of k for tile t: the largest power of two (each count is a
+ * program of its own) with which the pieces do not outnumber the compute
+ * units. More work-groups than units would keep a multiprocessor busier,
+ * but a split costs more than that gains: on the H200, M = 256 by 4096 x
+ * 4096 (128 small tiles) ran unsplit at 49 us a call and in 2 pieces at
+ * 60, and M = 64 (32 tiles) in 2 pieces at 36 and in 4 at 45
+ * (bench/RESULTS.md, 2026-12-04). Each piece at least
+ * PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits. */
 static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
 {
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = p->batch * ((p->m + t->bm - 1) / t->bm) * ((p->n + t->bn - 1) / t->bn);
     const int64_t steps = (p->k + 31) / 32;
-    const int64_t want = (units + tiles - 1) / tiles, most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
+    const int64_t most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
     int n = 1;
-    while (n < want && 2 * n <= most && 2 * n <= t->max_splits) n *= 2;
+    while (2 * n * tiles <= units && 2 * n <= most && 2 * n <= t->max_splits) n *= 2;
     return n;
 }
 

@@ -38,7 +38,7 @@ typedef struct pk_cl_gemm_plan {
     pk_cl_skinny_plan sk;
     int mma;              /* 1: gemm_mma.cl with mt (tensor cores); else gemm_tiled.cl */
     pk_cl_mma_shape mma_shape; /* mma: the table entry mt came from */
-    int mma_splits;       /* mma: pieces of k (gemm_mma.cl SPLITS; > 1: then gemm_mma_merge) */
+    int mma_splits;       /* mma: pieces of k (gemm_mma.cl SPLITS; > 1: the last piece of a tile sums them) */
     pk_cl_mma_tile mt;
     int b_kc;             /* mma: b k-contiguous (else n-contiguous) */
     pk_cl_vendor cls;

@@ -24,6 +24,8 @@ typedef struct pk_cl_device {
     pk_cl_program *programs;
     cl_mem scratch;       /* grown on demand; in-order queue makes reuse safe */
     size_t scratch_size;
+    cl_mem counters;      /* zeros between ops: each kernel that counts sets its counters back */
+    size_t counters_size;
     pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     pk_cl_params prm;     /* the kernels' parameters (opencl_tuned.c) */
@@ -116,6 +118,10 @@ void pk_cl_grid_2d(size_t wg, size_t cols, size_t rows, size_t global[2], size_t
 
 /* A device scratch buffer of at least `bytes`, valid until the next call. */
 pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
+/* A device buffer of at least `bytes` of zeros, for counters that the
+ * work-groups of one kernel meet on (gemm_mma.cl's split-K): the kernel
+ * leaves them zeros again. */
+pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
 
 /* "-DNAME=dtype" fragments for build options. */
 int pk_cl_options(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -47,7 +47,7 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "bn", OFF(mma[s].bn), 64, 512, CH(64, 128, 256)},                                       \
     {fam, "warps_m", OFF(mma[s].warps_m), 1, 16, CH(1, 2, 4)},                                    \
     {fam, "warps_n", OFF(mma[s].warps_n), 1, 16, CH(1, 2, 4)},                                    \
-    {fam, "stages", OFF(mma[s].stages), 2, 4, CH(2, 3, 4)},                                       \
+    {fam, "stages", OFF(mma[s].stages), 2, 8, CH(2, 3, 4, 6)},                                    \
     {fam, "group_m", OFF(mma[s].group_m), 1, 64, CH(1, 4, 8, 16)},                                \
     {fam, "regs", OFF(mma[s].regs), 0, 255, CH(0, 128, 168)}
 
@@ -220,7 +220,7 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
         const pk_cl_mma_tile *t = &p->mma[f - PK_CL_FAMILY_GEMM_MMA];
         RULE(pk_cl_mma_tile_valid(t, PK_CL_MMA_MAX_LOCAL_BYTES, (size_t)-1),
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
-             "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 4 stages, group_m >= 1, a b row's "
+             "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
              "chunks (bn / 8) dividing the work-items",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
