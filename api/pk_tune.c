@@ -107,15 +107,29 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         C(GEMM(PK_BF16, 2 * units, 130, 264, 72, 1));
         C(GEMM(PK_F16, 2 * units, 130, 264, 72, 0));
     } else if (!strcmp(family, "gemm_mma_small")) {
-        /* M = 64: fewer large tiles than compute units at any tile size */
+        /* M = 128 and 256: fewer large tiles than compute units at any
+         * tile size, and taller than a narrow tile (at most 64 rows) */
         if (!info->matrix_units) return -1;
-        T(GEMM(PK_BF16, 1, 64, 4096, 4096, 1));
+        T(GEMM(PK_BF16, 1, 128, 4096, 4096, 1));
         T(GEMM(PK_BF16, 1, 256, 4096, 4096, 1));
         C(GEMM(PK_BF16, 1, 70, 72, 72, 1));
-        C(GEMM(PK_F16, 1, 33, 136, 40, 0));
+        C(GEMM(PK_F16, 1, 97, 136, 40, 0));
         /* k long enough to be split */
         C(GEMM(PK_BF16, 1, 70, 136, 4104, 1));
-        C(GEMM(PK_F16, 2, 33, 72, 2056, 0));
+        C(GEMM(PK_F16, 2, 97, 72, 2056, 0));
+    } else if (!strcmp(family, "gemm_mma_narrow")) {
+        /* timed at M = 64 (a 32-row candidate leaves it to the small
+         * tile, and pays for that here) and 32; checked at M = 17..32, one
+         * row of narrow tiles at either height searched, past the skinny
+         * kernel (M <= 16) */
+        if (!info->matrix_units) return -1;
+        T(GEMM(PK_BF16, 1, 64, 4096, 4096, 1));
+        T(GEMM(PK_BF16, 1, 32, 14336, 4096, 1));
+        C(GEMM(PK_BF16, 1, 30, 72, 72, 1));
+        C(GEMM(PK_F16, 1, 17, 136, 40, 0));
+        /* k long enough to be split */
+        C(GEMM(PK_BF16, 1, 32, 136, 4104, 1));
+        C(GEMM(PK_F16, 2, 25, 72, 2056, 0));
     } else if (!strcmp(family, "skinny")) {
         if (cpu) {
             T(GEMM(PK_BF16, 1, 1, 4096, 2048, 1));

@@ -383,24 +383,28 @@ void cf_cases_gemm(cf_case_list *l)
             add(l, &g);
         }
         /* OpenCL's tensor-core small tile (a few tiles for the compute
-         * units) with B k-major: 3 steps of k, unsplit; 129 steps, split in
-         * pieces (the last shorter, ending on an 8-deep edge) whose sums
-         * the merge takes through alpha, beta C, bias, GELU and residual;
-         * B n-major, 65 steps, split, over a batch of 2 */
+         * units; M = 70 and 97) and narrow tile (one row of tiles covers
+         * M; 40 and 33) with B k-major: 3 steps of k, unsplit; 129 steps,
+         * split in pieces (the last shorter, ending on an 8-deep edge)
+         * whose sums the last piece takes through alpha, beta C, bias,
+         * GELU and residual; B n-major, 65 steps, split, over a batch of 2 */
         if (dt != PK_F32) {
-            g = G(dt, 70, 136, 72, 0, 1);
-            add(l, &g);
-            g = G(dt, 70, 136, 4104, 0, 1);
-            g.alpha = 0.5f;
-            g.beta = 1.0f;
-            g.c_mode = C_SEPARATE;
-            g.bias = 1;
-            g.act = PK_ACT_GELU;
-            g.res = 1;
-            add(l, &g);
-            g = G(dt, 33, 72, 2056, 0, 0);
-            g.batch = 2;
-            add(l, &g);
+            for (int narrow = 0; narrow < 2; narrow++) {
+                const int64_t m = narrow ? 40 : 70;
+                g = G(dt, m, 136, 72, 0, 1);
+                add(l, &g);
+                g = G(dt, m, 136, 4104, 0, 1);
+                g.alpha = 0.5f;
+                g.beta = 1.0f;
+                g.c_mode = C_SEPARATE;
+                g.bias = 1;
+                g.act = PK_ACT_GELU;
+                g.res = 1;
+                add(l, &g);
+                g = G(dt, narrow ? 33 : 97, 72, 2056, 0, 0);
+                g.batch = 2;
+                add(l, &g);
+            }
             /* OpenCL's tensor-core k loop without bounds (interior tiles,
              * k a multiple of its 32-deep steps) with B n-major, where
              * every case above has an edge in k or no interior tile: the

@@ -286,11 +286,30 @@ static void test_mma_picks(void)
     p = linear(PK_F16, 1, 16, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.skinny, "m 16: not skinny");
     p.b.stride[1] = 4096, p.b.stride[2] = 1;
-    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma, "m 16 [K,N]: not mma");
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
+              plan.mma_shape == PK_CL_MMA_NARROW,
+          "m 16 [K,N]: not the narrow mma tile");
+    /* up to the narrow tile's 64 rows: that tile, its 64 tiles by 4096 in
+     * 2 pieces (128 work-groups for 132 units); past it the small one */
+    p = linear(PK_BF16, 1, 64, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
+              plan.mma_shape == PK_CL_MMA_NARROW && plan.mma_splits == 2,
+          "m 64: not the narrow tile in 2 pieces (%d)", plan.mma_splits);
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "mma_64x64_w2x2_s4_bk_split"), "variant %s", name);
+    p = linear(PK_BF16, 1, 65, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
+              plan.mma_shape == PK_CL_MMA_SMALL,
+          "m 65: not the small tile");
+    /* and before the large one, whose tiles would be half past M */
+    p = linear(PK_BF16, 1, 64, 28672, 4096);
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
+              plan.mma_shape == PK_CL_MMA_NARROW && plan.mma_splits == 1,
+          "m 64 by 28672: not the narrow tile, unsplit");
     /* f32, a m-contiguous, a row of 12 elements, b offset 4, no matrix units, small local memory: tiled */
     const struct { const char *why; int field; } no[] = {
         {"f32", 0}, {"a m-contiguous", 1}, {"a rows of 12", 2}, {"b offset 4", 3}, {"no matrix units", 4},
-        {"32 KiB of local memory", 5}, {"b strided both ways", 6},
+        {"16 KiB of local memory", 5}, {"b strided both ways", 6},
     };
     for (int i = 0; i < (int)(sizeof no / sizeof no[0]); i++) {
         pk_device_info dev = nv;
@@ -301,7 +320,7 @@ static void test_mma_picks(void)
         case 2: p.a.stride[1] = 12, p.k = 12; break;
         case 3: p.b.offset = 4; break;
         case 4: dev.matrix_units = 0; break;
-        case 5: dev.local_mem_bytes = 32768; break;
+        case 5: dev.local_mem_bytes = 16384; break;
         case 6: p.b.stride[1] = 2, p.b.stride[2] = 2 * 96; break;
         }
         CHECK(pk_cl_gemm_plan_problem(table_params(&dev), &dev, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
@@ -318,10 +337,12 @@ static void test_mma_shapes(void)
     nv.matrix_units = 1;
     pk_cl_params prm = *table_params(&nv);
     char why[256], name[96];
-    /* a small tile of its own (not the table's), unsplit until said */
+    /* a small tile of its own (not the table's), unsplit until said, and a
+     * narrow one of 32 rows, so that M = 33..64 is the small tile's */
     CHECK(pk_cl_params_set(&prm,
                            "gemm_mma_small.bm=64,gemm_mma_small.bn=128,gemm_mma_small.warps_m=2,"
-                           "gemm_mma_small.warps_n=2,gemm_mma_small.stages=3,gemm_mma_small.max_splits=1",
+                           "gemm_mma_small.warps_n=2,gemm_mma_small.stages=3,gemm_mma_small.max_splits=1,"
+                           "gemm_mma_narrow.bm=32,gemm_mma_narrow.warps_m=1",
                            why, sizeof why) == 0,
           "%s", why);
     pk_cl_gemm_plan plan;
@@ -400,15 +421,18 @@ static void test_mma_shapes(void)
                            sizeof why) != 0,
           "a 96 KiB tile accepted");
     /* a device with less local memory than the tiles: the small tile where
-     * it fits, else the tiled kernel */
+     * it fits, else the narrow one (24 KiB), else the tiled kernel */
     pk_device_info small = nv;
     small.local_mem_bytes = 40 * 1024;
     p = linear(PK_BF16, 1, 4096, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_SMALL,
           "40 KiB: not the small tile (36 KiB)");
     small.local_mem_bytes = 32 * 1024;
+    CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_NARROW,
+          "32 KiB: not the narrow tile");
+    small.local_mem_bytes = 16 * 1024;
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
-          "32 KiB: not the tiled kernel");
+          "16 KiB: not the tiled kernel");
 }
 
 int main(void)

@@ -69,7 +69,7 @@ static void first_use(pk_cl_device *d, pk_cl_family f)
 static pk_cl_family gemm_family(const pk_cl_gemm_plan *plan)
 {
     if (plan->skinny) return PK_CL_FAMILY_SKINNY;
-    if (plan->mma) return plan->mma_shape == PK_CL_MMA_SMALL ? PK_CL_FAMILY_GEMM_MMA_SMALL : PK_CL_FAMILY_GEMM_MMA;
+    if (plan->mma) return (pk_cl_family)(PK_CL_FAMILY_GEMM_MMA + plan->mma_shape);
     switch (plan->shape) {
     case PK_CL_GEMM_SMALL: return PK_CL_FAMILY_GEMM_SMALL;
     case PK_CL_GEMM_DECODE: return PK_CL_FAMILY_GEMM_DECODE;
@@ -82,10 +82,11 @@ pk_status pk_cl_gemm_first_use(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_cl_device *d = dev;
     const char *pend = d->autotune_pending;
     /* a tuned tile can move the problem to another size class: plan
-     * again, until the family the plan picks was asked for (4 at most) */
+     * again, until the family the plan picks was asked for (each family once at most) */
     while (d->autotune && (pend[PK_CL_FAMILY_GEMM_LARGE] || pend[PK_CL_FAMILY_GEMM_SMALL] ||
                            pend[PK_CL_FAMILY_GEMM_DECODE] || pend[PK_CL_FAMILY_SKINNY] ||
-                           pend[PK_CL_FAMILY_GEMM_MMA] || pend[PK_CL_FAMILY_GEMM_MMA_SMALL])) {
+                           pend[PK_CL_FAMILY_GEMM_MMA] || pend[PK_CL_FAMILY_GEMM_MMA_SMALL] ||
+                           pend[PK_CL_FAMILY_GEMM_MMA_NARROW])) {
         pk_cl_gemm_plan plan;
         if (pk_cl_gemm_plan_problem(&d->prm, &d->info, d->max_wg, p, &plan) != 0) break;
         pk_cl_family f = gemm_family(&plan);

@@ -164,9 +164,13 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
  * large tile, and 4 steps in flight to cover the memory latency of a
  * multiprocessor that holds few of them), k split in up to 2 pieces.
+ * The narrow entry, for M up to 64: 64 x 64 tiles of 2 x 2 warps, 4
+ * steps, k in up to 4 pieces; M = 64 by 4096 x 4096 ran in 27 us a call
+ * against 36 with the small tile, half of whose rows were past M, and 34
+ * to 37 with 64 x 128 tiles (bench/RESULTS.md, 2026-12-04).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 2}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 2}, {64, 64, 2, 2, 4, 8, 0, 4}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -203,18 +207,23 @@ static int mma_tile_fits(const pk_cl_mma_tile *t, const pk_device_info *info, si
     return info->matrix_units && pk_cl_mma_tile_valid(t, info->local_mem_bytes, max_work_group);
 }
 
-/* The table's large tile when its tiles number at least the compute
- * units (or the small one does not fit), else the small one; NULL when
- * neither fits. */
+/* The table's narrow tile when one row of them covers M; else its large
+ * tile when those number at least the compute units (or neither other
+ * fits), else the small one (or the narrow one where only it fits); NULL
+ * when none fits. */
 static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
                                       const pk_gemm_problem *p, pk_cl_mma_shape *shape)
 {
     const pk_cl_mma_tile *lg = &prm->mma[PK_CL_MMA_LARGE], *sm = &prm->mma[PK_CL_MMA_SMALL];
+    const pk_cl_mma_tile *nw = &prm->mma[PK_CL_MMA_NARROW];
     const int lg_ok = mma_tile_fits(lg, info, max_work_group), sm_ok = mma_tile_fits(sm, info, max_work_group);
+    const int nw_ok = mma_tile_fits(nw, info, max_work_group);
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = lg_ok ? p->batch * ((p->m + lg->bm - 1) / lg->bm) * ((p->n + lg->bn - 1) / lg->bn) : 0;
-    if (lg_ok && (tiles >= units || !sm_ok)) return *shape = PK_CL_MMA_LARGE, lg;
+    if (nw_ok && p->m <= nw->bm) return *shape = PK_CL_MMA_NARROW, nw;
+    if (lg_ok && (tiles >= units || (!sm_ok && !nw_ok))) return *shape = PK_CL_MMA_LARGE, lg;
     if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
+    if (nw_ok) return *shape = PK_CL_MMA_NARROW, nw;
     return NULL;
 }
 
@@ -368,7 +377,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
         out->mma = 1;
         out->mma_shape = shape;
         out->mt = *mt;
-        out->mma_splits = shape == PK_CL_MMA_SMALL ? mma_splits(mt, info, p) : 1;
+        out->mma_splits = shape != PK_CL_MMA_LARGE ? mma_splits(mt, info, p) : 1;
         out->b_kc = b_kc;
         return 0;
     }
@@ -420,15 +429,16 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         fn(ctx, name);
     }
     /* the tensor-core kernel: each tile that fits, both layouts of b, the
-     * small one split where it may be (a small tile of the large one's
-     * shape has only its split variants of its own) */
+     * small and narrow ones split where they may be (a tile of the large
+     * one's shape has only its split variants of its own; the names of
+     * two equal tiles are one variant) */
     for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
         const pk_cl_mma_tile *t = &prm->mma[s];
         if (!mma_tile_fits(t, info, max_work_group)) continue;
         const int same = s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], offsetof(pk_cl_mma_tile, max_splits)) &&
                          mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
         for (int b_kc = 0; b_kc < 2; b_kc++)
-            for (int split = same; split < (s == PK_CL_MMA_SMALL && t->max_splits > 1 ? 2 : 1); split++) {
+            for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];
                 memset(&plan, 0, sizeof plan);
                 plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc, plan.mma_splits = split ? 2 : 1;

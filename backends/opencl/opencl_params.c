@@ -25,7 +25,14 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     [PK_CL_FAMILY_CHAIN] = {"chain", "chain.cl", "fused elementwise chain launch"},
     [PK_CL_FAMILY_GEMM_MMA] = {"gemm_mma", "gemm_mma.cl", "tensor-core GEMM tile when the tiles fill the device", 1},
     [PK_CL_FAMILY_GEMM_MMA_SMALL] = {"gemm_mma_small", "gemm_mma.cl", "tensor-core GEMM tile when large tiles would not", 1},
+    [PK_CL_FAMILY_GEMM_MMA_NARROW] = {"gemm_mma_narrow", "gemm_mma.cl", "tensor-core GEMM tile when one row of them covers M", 1},
 };
+
+/* the mma families index pk_cl_params.mma by their distance from the first */
+_Static_assert(PK_CL_FAMILY_GEMM_MMA_SMALL - PK_CL_FAMILY_GEMM_MMA == PK_CL_MMA_SMALL &&
+                   PK_CL_FAMILY_GEMM_MMA_NARROW - PK_CL_FAMILY_GEMM_MMA == PK_CL_MMA_NARROW &&
+                   PK_CL_MMA_SHAPE_COUNT == 3,
+               "one mma family per pk_cl_mma_shape, in its order");
 
 #define OFF(field) offsetof(pk_cl_params, field)
 /* the tuner's choices and their count (none: the parameter is not searched) */
@@ -42,8 +49,8 @@ static const pk_cl_family_info families[PK_CL_FAMILY_COUNT] = {
     {fam, "regs", OFF(gemm[s].regs), 0, 255, CH(0, 128, 168)},                                    \
     {fam, "unpadded", OFF(gemm[s].unpadded), 0, 1, CH(0, 1)}
 
+/* (bm apart: the narrow tile searches only heights at or under its M) */
 #define MMA_TILE(fam, s)                                                                          \
-    {fam, "bm", OFF(mma[s].bm), 16, 512, CH(64, 128, 256)},                                       \
     {fam, "bn", OFF(mma[s].bn), 64, 512, CH(64, 128, 256)},                                       \
     {fam, "warps_m", OFF(mma[s].warps_m), 1, 16, CH(1, 2, 4)},                                    \
     {fam, "warps_n", OFF(mma[s].warps_n), 1, 16, CH(1, 2, 4)},                                    \
@@ -110,9 +117,14 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_ROPE, "items", OFF(misc.rope_items), 1, 1 << 24, CH(16384, 65536, 262144)},
     {PK_CL_FAMILY_ROPE, "max_groups", OFF(misc.rope_max_groups), 1, 65535, NOT_SEARCHED},
     {PK_CL_FAMILY_CHAIN, "wg", OFF(misc.chain_wg), 1, 1024, CH(64, 128, 256, 512, 1024)},
+    {PK_CL_FAMILY_GEMM_MMA, "bm", OFF(mma[PK_CL_MMA_LARGE].bm), 16, 512, CH(64, 128, 256)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA, PK_CL_MMA_LARGE),
+    {PK_CL_FAMILY_GEMM_MMA_SMALL, "bm", OFF(mma[PK_CL_MMA_SMALL].bm), 16, 512, CH(64, 128, 256)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_SMALL, PK_CL_MMA_SMALL),
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "max_splits", OFF(mma[PK_CL_MMA_SMALL].max_splits), 1, 64, CH(1, 2, 4, 8)},
+    {PK_CL_FAMILY_GEMM_MMA_NARROW, "bm", OFF(mma[PK_CL_MMA_NARROW].bm), 16, 512, CH(32, 64)},
+    MMA_TILE(PK_CL_FAMILY_GEMM_MMA_NARROW, PK_CL_MMA_NARROW),
+    {PK_CL_FAMILY_GEMM_MMA_NARROW, "max_splits", OFF(mma[PK_CL_MMA_NARROW].max_splits), 1, 64, CH(1, 2, 4, 8)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -216,7 +228,8 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
                  p->prefill.bm[c], p->prefill.tpr[c]);
         return 0;
     case PK_CL_FAMILY_GEMM_MMA:
-    case PK_CL_FAMILY_GEMM_MMA_SMALL: {
+    case PK_CL_FAMILY_GEMM_MMA_SMALL:
+    case PK_CL_FAMILY_GEMM_MMA_NARROW: {
         const pk_cl_mma_tile *t = &p->mma[f - PK_CL_FAMILY_GEMM_MMA];
         RULE(pk_cl_mma_tile_valid(t, PK_CL_MMA_MAX_LOCAL_BYTES, (size_t)-1),
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "

@@ -87,9 +87,10 @@ typedef struct pk_cl_attn_decode_params {
 /* gemm_mma.cl (tensor cores through inline PTX, on devices whose
  * pk_device_info.matrix_units says so): a bm x bn tile of D for a
  * work-group of warps_m x warps_n warps, `stages` steps of 32 k in flight
- * in local memory. Large: when such tiles number at least the compute
- * units; small: when they do not. */
-typedef enum pk_cl_mma_shape { PK_CL_MMA_LARGE, PK_CL_MMA_SMALL, PK_CL_MMA_SHAPE_COUNT } pk_cl_mma_shape;
+ * in local memory. Narrow: when one row of its tiles covers M (a taller
+ * tile would multiply rows that do not exist); large: when such tiles
+ * number at least the compute units; small: when they do not. */
+typedef enum pk_cl_mma_shape { PK_CL_MMA_LARGE, PK_CL_MMA_SMALL, PK_CL_MMA_NARROW, PK_CL_MMA_SHAPE_COUNT } pk_cl_mma_shape;
 typedef struct pk_cl_mma_tile {
     int bm, bn, warps_m, warps_n, stages;
     /* tiles in the launch order of groups of group_m tile rows, column by
@@ -99,8 +100,9 @@ typedef struct pk_cl_mma_tile {
     /* registers a work-item: a bound the driver keeps (NVIDIA's OpenCL:
      * written into the program's PTX); 0: the compiler's choice */
     int regs;
-    /* small tiles: k split into up to this many pieces (a power of two)
-     * while the tiles alone number fewer than the compute units; 1: never */
+    /* small and narrow tiles: k split into up to this many pieces (a
+     * power of two) while the tiles alone number fewer than the compute
+     * units; 1: never */
     int max_splits;
 } pk_cl_mma_tile;
 
@@ -147,6 +149,7 @@ typedef enum pk_cl_family {
     PK_CL_FAMILY_CHAIN,
     PK_CL_FAMILY_GEMM_MMA,
     PK_CL_FAMILY_GEMM_MMA_SMALL,
+    PK_CL_FAMILY_GEMM_MMA_NARROW, /* the families of the pk_cl_mma_shape entries, in its order */
     PK_CL_FAMILY_COUNT
 } pk_cl_family;
 
