@@ -1,4 +1,4 @@
-/* Attention kernels (backends/cuda/cuda_attention.c launches them):
+/* Attention kernels (backends/gpu/gpu_attention.c launches them):
  *   pk_attn_mma_<dt>_d<D>_rows   tensor cores, warps split the rows (prefill), 64-row blocks
  *   pk_attn_mma_<dt>_d<D>_rows128{,n32,w8}  128-row blocks (D <= 128), see rows128_cfg
  *   pk_attn_mma_<dt>_d<D>_keys   tensor cores, 16 GQA-packed rows, warps split the keys (decode)

@@ -2,8 +2,7 @@
  * HIP builds (kernels_cuda/elementwise.cu and kernels_hip/elementwise.hip
  * are this file); the bodies are templates in ew_rows.h, ew_rope.h and
  * ew_chain.h. The host (backends/common/pk_gpu_ew.c, launched by
- * backends/cuda/cuda_ew.c and backends/hip/hip_ew.c) picks a kernel by
- * name:
+ * backends/gpu/gpu_ew.c in both backends) picks a kernel by name:
  *   pk_ew_<rmsnorm|layernorm|softmax>_<dt>_<vec|str>_c<C>  C = chunks per thread, 0 streams
  *   pk_ew_<glu|bias_act>_<dt>_<vec|str>
  *   pk_ew_rope_<dt>

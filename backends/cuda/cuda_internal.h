@@ -40,7 +40,7 @@ typedef struct pk_cu_device {
     pk_gpu_rope_tables rope;
     CUmodule fault_module;     /* pk_fault_store, loaded by a test's device fault only */
     pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_cu_reserve) */
-    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (cuda_stage.c) */
+    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (gpu/gpu_stage.c) */
 } pk_cu_device;
 
 /* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".
@@ -88,7 +88,7 @@ pk_status pk_cu_upload_scratch(pk_cu_device *d, size_t offset, const void *src, 
 /* Queues a copy of a host array to dst through the pinned staging ring,
  * without waiting for the stream (pageable sources may); src may be freed
  * when this returns. */
-pk_status pk_cu_stage_upload(pk_cu_device *d, CUdeviceptr dst, const void *src, size_t bytes, pk_msg *msg);
+pk_status pk_cu_stage_upload(pk_cu_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg);
 
 /* Hands back the staging regions whose copies completed (all of them,
  * after the caller waited for the stream, when `all`). */

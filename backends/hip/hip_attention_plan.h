@@ -1,7 +1,7 @@
 /* Kernel and tile choice for HIP attention: plain C, no HIP headers, so that
  * it is unit-tested on the CPU. The kernels are in kernels_hip/attention*.
  *
- * How the host launches a plan (as backends/cuda/cuda_attention.c does):
+ * How the host launches a plan (backends/gpu/gpu_attention.c, for CUDA's plans too):
  *   1. scratch: per-batch lengths (int32, len_q[batch] then len_kv[batch]),
  *      only when the lengths are not uniform (params.lens, else 0); then,
  *      from a 256-byte boundary and only when n_splits > 1, the split

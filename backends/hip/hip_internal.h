@@ -91,7 +91,7 @@ typedef struct pk_hip_device {
     pk_gpu_rope_tables rope;
     hipModule_t fault_module;  /* pk_fault_store (NVIDIA), loaded by a test's device fault only */
     pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_hip_reserve) */
-    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (hip_stage.c) */
+    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (gpu/gpu_stage.c) */
 } pk_hip_device;
 
 /* Checks a HIP result; on failure writes "what: hipErrorName: text".

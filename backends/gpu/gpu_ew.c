@@ -1,0 +1,76 @@
+/* The elementwise ops of a CUDA-family backend: row ops, RoPE and the
+ * fused chain. Their launch plans are shared with OpenCL's where they can
+ * be (pk_gpu_ew.c), and the kernels are one source for CUDA and HIP
+ * (kernels_gpu/ew_*.h, built from kernels_cuda/elementwise.cu and
+ * kernels_hip/elementwise.hip). */
+#include "gpu_vendor.h"
+#include "pk_gpu_ew.h"
+
+static pk_status run(pk_gpu_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
+{
+    pk_gpu_function f;
+    pk_status s = pk_gpu_function_of(d, l->name, &f, msg);
+    void *params[] = {args};
+    return s != PK_SUCCESS ? s : pk_gpu_launch_kernel(d, f, l->grid, l->block, 0, params, msg);
+}
+
+static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)
+{
+    pk_gpu_device *d = dev;
+    pk_ew_rows_args a;
+    pk_gpu_launch l;
+    int pipelined;
+    pk_status s = pk_gpu_rows_plan(p, op, per_row, PK_GPU_VENDOR, &a, &l, &pipelined, msg);
+    if (s != PK_SUCCESS) return s;
+    if (pipelined) {
+        /* one wave of blocks: as many as fit on the device at once */
+        pk_gpu_function f;
+        int per_unit = 0;
+        s = pk_gpu_function_of(d, l.name, &f, msg);
+        if (s != PK_SUCCESS) return s;
+        if (pk_gpu_blocks_per_unit(&per_unit, f, (int)(l.block[0] * l.block[1])) == PK_GPU_OK)
+            pk_gpu_rows_one_wave(&l, per_unit, pk_gpu_units(d));
+    }
+    return run(d, &l, &a, msg);
+}
+
+pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "rmsnorm", 1, msg); }
+pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "layernorm", 1, msg); }
+pk_status PK_GPU_OP(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "softmax", 1, msg); }
+pk_status PK_GPU_OP(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "glu", 0, msg); }
+pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "bias_act", 0, msg); }
+
+/* RoPE's tables live in a buffer of their own: scratch is reused by the
+ * next op that asks for it. */
+static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg)
+{
+    pk_gpu_device *d = dev;
+    pk_status s = pk_gpu_reserve(d, &d->rope_tab, &d->rope_tab_size, bytes, 4096,
+                                 PK_GPU_CALL(cuMemAlloc, hipMalloc) " (rope tables)", fresh, msg);
+    *addr = pk_gpu_ptr_addr(d->rope_tab);
+    return s;
+}
+
+static pk_status rope_upload(void *dev, uint64_t addr, const void *src, size_t bytes, pk_msg *msg)
+{
+    return PK_GPU_OP(stage_upload)(dev, addr, src, bytes, msg);
+}
+
+pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
+{
+    pk_gpu_device *d = dev;
+    pk_ew_rope_args a;
+    pk_gpu_launch l;
+    if (!pk_gpu_rope_plan(p, &a, &l)) return PK_SUCCESS;
+    static const pk_gpu_table_ops ops = {rope_reserve, rope_upload};
+    pk_status s = pk_gpu_rope_tables_place(&d->rope, p, d, &ops, &a, msg);
+    return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
+}
+
+pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg)
+{
+    pk_ew_chain_args a;
+    pk_gpu_launch l;
+    pk_status s = pk_gpu_chain_plan(p, PK_GPU_VENDOR, &a, &l, msg);
+    return s != PK_SUCCESS ? s : run(dev, &l, &a, msg);
+}
