@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "gpu_vendor.h"
 #include "pk_fault.h"
 
 typedef struct pk_embedded_blob {
@@ -156,11 +156,7 @@ static void cu_close(void *dev)
     cuStreamSynchronize(d->stream);
     pk_cu_reap(d, 1);
     pk_cu_stage_free(d);
-    while (d->functions) {
-        pk_cu_function_entry *f = d->functions;
-        d->functions = *(pk_cu_function_entry **)f; /* next is the first member */
-        free(f);
-    }
+    pk_cu_functions_free(d);
     if (d->scratch) cuMemFree(d->scratch);
     if (d->rope_tab) cuMemFree(d->rope_tab);
     if (d->fault_module) cuModuleUnload(d->fault_module);

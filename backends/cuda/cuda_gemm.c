@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cuda_gemm_plan.h"
-#include "cuda_internal.h"
+#include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
 /* The TMA map of a k-contiguous operand: k, then rows `row_stride`

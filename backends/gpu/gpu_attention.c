@@ -21,33 +21,33 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
     pk_gpu_attn_scratch sc = pk_gpu_attn_scratch_layout(p, plan.n_splits);
     uint64_t scratch = 0, lens = 0;
     pk_status s = pk_gpu_current(d, msg);
-    if (s == PK_SUCCESS && sc.lens_bytes + sc.part_bytes) s = pk_gpu_scratch(d, sc.part_start + sc.part_bytes, &scratch, msg);
+    if (s == PK_SUCCESS && sc.lens_bytes + sc.part_bytes) s = PK_GPU_OP(scratch)(d, sc.part_start + sc.part_bytes, &scratch, msg);
     if (s == PK_SUCCESS && sc.lens_bytes) {
         size_t half = sc.lens_bytes / 2;
         uint64_t kv;
-        s = pk_gpu_upload_scratch(d, 0, p->len_q, half, &lens, msg);
-        if (s == PK_SUCCESS) s = pk_gpu_upload_scratch(d, half, p->len_kv, half, &kv, msg);
+        s = PK_GPU_OP(upload_scratch)(d, 0, p->len_q, half, &lens, msg);
+        if (s == PK_SUCCESS) s = PK_GPU_OP(upload_scratch)(d, half, p->len_kv, half, &kv, msg);
     }
     if (s != PK_SUCCESS) return s;
 
     pk_attn_params a;
     pk_gpu_attn_params_fill(p, plan.chunk, plan.n_splits, lens, sc.part_bytes ? scratch + sc.part_start : 0, &a);
     pk_gpu_function f;
-    s = pk_gpu_function_of(d, plan.name, &f, msg);
+    s = PK_GPU_OP(function)(d, plan.name, &f, msg);
     if (s != PK_SUCCESS) return s;
     unsigned grid[3] = {(unsigned)(p->batch * p->hkv), (unsigned)plan.n_splits, (unsigned)plan.row_tiles};
     unsigned block[3] = {(unsigned)plan.threads, 1, 1};
     void *args[] = {&a};
-    s = pk_gpu_launch_kernel(d, f, grid, block, plan.smem, args, msg);
+    s = PK_GPU_OP(launch)(d, f, grid, block, plan.smem, args, 0, msg);
     if (s != PK_SUCCESS || plan.n_splits == 1) return s;
 
     char name[64];
     snprintf(name, sizeof name, "pk_attn_merge_%s", pk_gpu_dtype_tag(p->o.dtype));
-    s = pk_gpu_function_of(d, name, &f, msg);
+    s = PK_GPU_OP(function)(d, name, &f, msg);
     if (s != PK_SUCCESS) return s;
     int hd = (int)p->d;
     void *merge_args[] = {&a, &hd};
     size_t elems = (size_t)(p->batch * p->hq * p->sq) * (size_t)p->d;
     unsigned merge_grid[3] = {(unsigned)((elems + 255) / 256), 1, 1}, merge_block[3] = {256, 1, 1};
-    return pk_gpu_launch_kernel(d, f, merge_grid, merge_block, 0, merge_args, msg);
+    return PK_GPU_OP(launch)(d, f, merge_grid, merge_block, 0, merge_args, 0, msg);
 }

@@ -9,9 +9,9 @@
 static pk_status run(pk_gpu_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
 {
     pk_gpu_function f;
-    pk_status s = pk_gpu_function_of(d, l->name, &f, msg);
+    pk_status s = PK_GPU_OP(function)(d, l->name, &f, msg);
     void *params[] = {args};
-    return s != PK_SUCCESS ? s : pk_gpu_launch_kernel(d, f, l->grid, l->block, 0, params, msg);
+    return s != PK_SUCCESS ? s : PK_GPU_OP(launch)(d, f, l->grid, l->block, 0, params, 0, msg);
 }
 
 static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)
@@ -26,7 +26,7 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
         /* one wave of blocks: as many as fit on the device at once */
         pk_gpu_function f;
         int per_unit = 0;
-        s = pk_gpu_function_of(d, l.name, &f, msg);
+        s = PK_GPU_OP(function)(d, l.name, &f, msg);
         if (s != PK_SUCCESS) return s;
         if (pk_gpu_blocks_per_unit(&per_unit, f, (int)(l.block[0] * l.block[1])) == PK_GPU_OK)
             pk_gpu_rows_one_wave(&l, per_unit, pk_gpu_units(d));
@@ -45,8 +45,8 @@ pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg) 
 static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg)
 {
     pk_gpu_device *d = dev;
-    pk_status s = pk_gpu_reserve(d, &d->rope_tab, &d->rope_tab_size, bytes, 4096,
-                                 PK_GPU_CALL(cuMemAlloc, hipMalloc) " (rope tables)", fresh, msg);
+    pk_status s = PK_GPU_OP(reserve)(d, &d->rope_tab, &d->rope_tab_size, bytes, 4096,
+                                    PK_GPU_CALL(cuMemAlloc, hipMalloc) " (rope tables)", fresh, msg);
     *addr = pk_gpu_ptr_addr(d->rope_tab);
     return s;
 }

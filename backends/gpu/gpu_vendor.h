@@ -46,42 +46,21 @@ static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg)
 {
     return pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
 }
-static inline pk_status pk_gpu_function_of(pk_gpu_device *d, const char *name, pk_gpu_function *f, pk_msg *msg)
+/* the most dynamic shared memory a kernel may ask for, and the asking */
+static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->smem_optin; }
+static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes)
 {
-    return pk_cu_function(d, name, f, msg);
-}
-/* a launch that waits for the kernel before it (no early start) */
-static inline pk_status pk_gpu_launch_kernel(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3],
-                                      const unsigned block[3], unsigned smem, void **args, pk_msg *msg)
-{
-    return pk_cu_launch(d, f, grid, block, smem, args, 0, msg);
+    return cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
 }
 static inline int pk_gpu_units(const pk_gpu_device *d) { return d->sm_count; }
 static inline pk_gpu_result pk_gpu_blocks_per_unit(int *n, pk_gpu_function f, int threads)
 {
     return cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, 0);
 }
-static inline pk_status pk_gpu_scratch(pk_gpu_device *d, size_t bytes, uint64_t *out, pk_msg *msg)
-{
-    CUdeviceptr p = 0;
-    pk_status s = pk_cu_scratch(d, bytes, &p, msg);
-    *out = (uint64_t)p;
-    return s;
-}
-static inline pk_status pk_gpu_upload_scratch(pk_gpu_device *d, size_t offset, const void *src, size_t bytes,
-                                              uint64_t *out, pk_msg *msg)
-{
-    CUdeviceptr p = 0;
-    pk_status s = pk_cu_upload_scratch(d, offset, src, bytes, &p, msg);
-    *out = (uint64_t)p;
-    return s;
-}
 static inline uint64_t pk_gpu_ptr_addr(pk_gpu_ptr p) { return (uint64_t)p; }
-static inline pk_status pk_gpu_reserve(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, size_t bytes, size_t least,
-                                       const char *what, int *fresh, pk_msg *msg)
-{
-    return pk_cu_reserve(d, buf, size, bytes, least, what, fresh, msg);
-}
+static inline pk_gpu_result pk_gpu_mem_alloc(pk_gpu_ptr *p, size_t bytes) { return cuMemAlloc(p, bytes); }
+static inline void pk_gpu_mem_free(pk_gpu_ptr p) { cuMemFree(p); }
+#define PK_GPU_OUT_OF_MEMORY "CUDA_ERROR_OUT_OF_MEMORY"
 static inline pk_gpu_result pk_gpu_host_alloc(void **p, size_t bytes) { return cuMemHostAlloc(p, bytes, 0); }
 static inline void pk_gpu_host_free(void *p) { cuMemFreeHost(p); }
 static inline pk_gpu_result pk_gpu_copy_in_async(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes)
@@ -122,35 +101,17 @@ typedef hipDeviceptr_t pk_gpu_ptr;
 
 static inline pk_status pk_gpu_check(pk_gpu_result r, const char *what, pk_msg *msg) { return pk_hip_check(r, what, msg); }
 static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg) { return pk_hip_current(d, msg); }
-static inline pk_status pk_gpu_function_of(pk_gpu_device *d, const char *name, pk_gpu_function *f, pk_msg *msg)
-{
-    return pk_hip_function(d, name, f, msg);
-}
-static inline pk_status pk_gpu_launch_kernel(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3],
-                                      const unsigned block[3], unsigned smem, void **args, pk_msg *msg)
-{
-    return pk_hip_launch(d, f, grid, block, smem, args, msg);
-}
+static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->target.lds_bytes; }
+static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes) { return pk_hip_allow_lds(f, bytes); }
 static inline int pk_gpu_units(const pk_gpu_device *d) { return d->target.cu_count; }
 static inline pk_gpu_result pk_gpu_blocks_per_unit(int *n, pk_gpu_function f, int threads)
 {
     return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, 0);
 }
-static inline pk_status pk_gpu_scratch(pk_gpu_device *d, size_t bytes, uint64_t *out, pk_msg *msg)
-{
-    return pk_hip_scratch(d, bytes, out, msg);
-}
-static inline pk_status pk_gpu_upload_scratch(pk_gpu_device *d, size_t offset, const void *src, size_t bytes,
-                                              uint64_t *out, pk_msg *msg)
-{
-    return pk_hip_upload_scratch(d, offset, src, bytes, out, msg);
-}
 static inline uint64_t pk_gpu_ptr_addr(pk_gpu_ptr p) { return (uint64_t)(uintptr_t)p; }
-static inline pk_status pk_gpu_reserve(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, size_t bytes, size_t least,
-                                       const char *what, int *fresh, pk_msg *msg)
-{
-    return pk_hip_reserve(d, buf, size, bytes, least, what, fresh, msg);
-}
+static inline pk_gpu_result pk_gpu_mem_alloc(pk_gpu_ptr *p, size_t bytes) { return hipMalloc(p, bytes); }
+static inline void pk_gpu_mem_free(pk_gpu_ptr p) { hipFree(p); }
+#define PK_GPU_OUT_OF_MEMORY "hipErrorOutOfMemory"
 static inline pk_gpu_result pk_gpu_host_alloc(void **p, size_t bytes) { return hipHostMalloc(p, bytes, hipHostMallocDefault); }
 static inline void pk_gpu_host_free(void *p) { hipHostFree(p); }
 static inline pk_gpu_result pk_gpu_copy_in_async(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes)
@@ -176,5 +137,65 @@ static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_p
     l->smem = (unsigned)plan.smem;
 }
 #endif /* PK_GPU_HIP */
+
+/* What backends/gpu defines for the backend it is built into (PK_GPU_OP(x)
+ * is pk_cu_x or pk_hip_x), and the two calls it asks of the backend. */
+
+/* The kernel `name`, looked up once per device and kept (gpu_launch.c);
+ * the backend's function_lookup finds it in the module its prefix names
+ * (pk_gemm_, pk_attn_, pk_ew_; CUDA's pk_gemm_wgmma_ too). */
+pk_status PK_GPU_OP(function)(pk_gpu_device *d, const char *name, pk_gpu_function *out, pk_msg *msg);
+pk_status PK_GPU_OP(function_lookup)(pk_gpu_device *d, const char *name, pk_gpu_function *out, pk_msg *msg);
+/* Frees the kept kernels' list (at close). */
+void PK_GPU_OP(functions_free)(pk_gpu_device *d);
+/* Launches f on the device's stream with smem bytes of dynamic shared
+ * memory (asked for past the default here); args as cuLaunchKernel's.
+ * early: f may start while the previous kernel still runs, where the
+ * device allows (CUDA's programmatic dependent launch, sm_90 on; never on
+ * HIP); f must then wait for it (pk_grid_dependency_wait) before it reads
+ * or writes anything but a prefetch. launch_on_stream is the backend's
+ * call that launch ends in. */
+pk_status PK_GPU_OP(launch)(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3], const unsigned block[3],
+                            unsigned smem, void **args, int early, pk_msg *msg);
+pk_status PK_GPU_OP(launch_on_stream)(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3],
+                                      const unsigned block[3], unsigned smem, void **args, int early, pk_msg *msg);
+
+/* Makes a device buffer the device keeps (*buf of *size bytes) at least
+ * `bytes` long, and no shorter than `least` when it grows; growing loses
+ * the contents, which *fresh (if not NULL) reports. The old buffer is
+ * freed once the stream has passed the work queued so far (which may
+ * still read it), without the host waiting. */
+pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, size_t bytes, size_t least,
+                             const char *what, int *fresh, pk_msg *msg);
+/* Frees the outgrown buffers the stream is done with (all of them, after
+ * the caller waited for the stream, when `all`). */
+void PK_GPU_OP(reap)(pk_gpu_device *d, int all);
+/* Device scratch of at least `bytes`, valid until the next op. Growing it
+ * frees the old one: an op asks once for all it needs, then carves it. */
+pk_status PK_GPU_OP(scratch)(pk_gpu_device *d, size_t bytes, uint64_t *out, pk_msg *msg);
+/* Copies a small host array (lengths, positions) into scratch at `offset`,
+ * ordered on the stream before the kernels that read it; the host memory
+ * may be freed when this returns. */
+pk_status PK_GPU_OP(upload_scratch)(pk_gpu_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
+                                    pk_msg *msg);
+/* Queues a copy of a host array to dst through the pinned staging ring,
+ * without waiting for the stream (pageable sources may); src may be freed
+ * when this returns. */
+pk_status PK_GPU_OP(stage_upload)(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg);
+/* Hands back the staging regions whose copies completed (all of them,
+ * after the caller waited for the stream, when `all`). */
+void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all);
+/* Frees the staging ring; the caller has waited for the stream. */
+void PK_GPU_OP(stage_free)(pk_gpu_device *d);
+
+/* ops */
+pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
 #endif

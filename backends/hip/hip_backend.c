@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hip_internal.h"
+#include "gpu_vendor.h"
 #include "pk_fault.h"
 
 typedef struct pk_embedded_blob {
@@ -184,11 +184,7 @@ static void hip_close(void *dev)
     hipStreamSynchronize(d->stream);
     pk_hip_reap(d, 1);
     pk_hip_stage_free(d);
-    while (d->functions) {
-        pk_hip_function_entry *f = d->functions;
-        d->functions = *(pk_hip_function_entry **)f; /* next is the first member */
-        free(f);
-    }
+    pk_hip_functions_free(d);
     hipFree(d->scratch);
     hipFree(d->rope_tab);
     pk_gpu_rope_tables_free(&d->rope);

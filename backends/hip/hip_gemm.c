@@ -2,7 +2,7 @@
  * kernels_hip/gemm.hip; every entry point takes PK_GEMM_PARAMS, marshalled
  * as for CUDA (pk_gpu_args). */
 #include "hip_gemm_plan.h"
-#include "hip_internal.h"
+#include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
 pk_status pk_hip_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
@@ -16,5 +16,5 @@ pk_status pk_hip_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     if (s != PK_SUCCESS) return s;
     pk_gpu_gemm_args g;
     pk_gpu_gemm_args_fill(p, &g);
-    return pk_hip_launch(d, f, plan.grid, plan.block, plan.smem, g.args, msg);
+    return pk_hip_launch(d, f, plan.grid, plan.block, plan.smem, g.args, 0, msg);
 }

@@ -71,8 +71,6 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 #include "pk_gpu_retire.h"
 #include "pk_gpu_stage.h"
 
-typedef struct pk_hip_function_entry pk_hip_function_entry;
-
 #define PK_HIP_MAX_MODULES 8
 
 typedef struct pk_hip_device {
@@ -83,14 +81,14 @@ typedef struct pk_hip_device {
     int n_modules;
     pk_device_info info;
     pk_hip_target target;
-    pk_hip_function_entry *functions;
+    struct pk_gpu_function_entry *functions; /* the kernels looked up so far (gpu/gpu_launch.c) */
     hipDeviceptr_t scratch;    /* grown on demand; the in-order stream makes reuse safe */
     size_t scratch_size;
     hipDeviceptr_t rope_tab;   /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
     size_t rope_tab_size;
     pk_gpu_rope_tables rope;
     hipModule_t fault_module;  /* pk_fault_store (NVIDIA), loaded by a test's device fault only */
-    pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (pk_hip_reserve) */
+    pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (gpu/gpu_memory.c) */
     pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (gpu/gpu_stage.c) */
 } pk_hip_device;
 
@@ -102,60 +100,14 @@ pk_status pk_hip_check(hipError_t r, const char *what, pk_msg *msg);
 /* Makes the device current on this thread (HIP's calls act on it). */
 pk_status pk_hip_current(pk_hip_device *d, pk_msg *msg);
 
-/* The kernel `name`, looked up once per device and kept, in the module
- * its prefix names (pk_gemm_, pk_attn_, pk_ew_). */
-pk_status pk_hip_function(pk_hip_device *d, const char *name, hipFunction_t *out, pk_msg *msg);
+/* Kernel lookup and launch: gpu_vendor.h (gpu/gpu_launch.c, hip_launch.c). */
 
-/* Launches f on the device's stream with `lds` bytes of dynamic LDS;
- * args as hipModuleLaunchKernel's kernelParams. */
-pk_status pk_hip_launch(pk_hip_device *d, hipFunction_t f, const unsigned grid[3], const unsigned block[3],
-                        unsigned lds, void **args, pk_msg *msg);
-
-/* Makes a device buffer the device keeps (*buf of *size bytes) at least
- * `bytes` long, and no shorter than `least` when it grows; growing loses
- * the contents, which *fresh (if not NULL) reports. The old buffer is
- * freed once the stream has passed the work queued so far (which may
- * still read it), without the host waiting. */
-pk_status pk_hip_reserve(pk_hip_device *d, hipDeviceptr_t *buf, size_t *size, size_t bytes, size_t least,
-                         const char *what, int *fresh, pk_msg *msg);
-
-/* Frees the outgrown buffers the stream is done with (all of them, after
- * the caller waited for the stream, when `all`). */
-void pk_hip_reap(pk_hip_device *d, int all);
-
-/* Device scratch of at least `bytes`, valid until the next op. Growing it
- * frees the old one: an op asks once for all it needs, then carves it. */
-pk_status pk_hip_scratch(pk_hip_device *d, size_t bytes, uint64_t *out, pk_msg *msg);
-
-/* Copies a small host array (lengths, positions) into scratch at `offset`,
- * ordered on the stream before the kernels that read it; the host memory
- * may be freed when this returns. */
-pk_status pk_hip_upload_scratch(pk_hip_device *d, size_t offset, const void *src, size_t bytes, uint64_t *out,
-                                pk_msg *msg);
-
-/* Queues a copy of a host array to dst through the pinned staging ring,
- * without waiting for the stream (pageable sources may); src may be freed
- * when this returns. */
-pk_status pk_hip_stage_upload(pk_hip_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg);
-
-/* Hands back the staging regions whose copies completed (all of them,
- * after the caller waited for the stream, when `all`). */
-void pk_hip_stage_reap(pk_hip_device *d, int all);
-
-/* Frees the staging ring; the caller has waited for the stream. */
-void pk_hip_stage_free(pk_hip_device *d);
+/* Scratch, kept buffers, the staging ring and the ops of backends/gpu:
+ * declared in gpu_vendor.h. */
 
 static inline hipDeviceptr_t pk_hip_ptr(uint64_t addr) { return (hipDeviceptr_t)(uintptr_t)addr; }
 
 /* ops */
 pk_status pk_hip_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
-pk_status pk_hip_attention(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status pk_hip_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_hip_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_hip_glu(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_hip_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_hip_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_hip_rope(void *dev, const pk_rope_problem *p, pk_msg *msg);
-pk_status pk_hip_chain(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
 #endif
