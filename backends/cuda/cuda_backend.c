@@ -1,7 +1,8 @@
-/* The CUDA backend: driver API devices, contexts, memory. Ops live in
- * cuda_<op>.c, device code in kernels_cuda/. The module links libcuda
- * (the driver); where it is missing the module does not load and the
- * registry reports why. */
+/* The CUDA backend's own entries: the driver, its devices, a context's
+ * open and close, device faults. Memory, copies, events and the ops are
+ * backends/gpu's (shared with HIP) and cuda_gemm.c; device code lives in
+ * kernels_cuda/. The module links libcuda (the driver); where it is
+ * missing the module does not load and the registry reports why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg)
     return pk_msgf(msg, s, "%s: %s: %s", what, name ? name : "CUDA_ERROR", text ? text : "");
 }
 
-static pk_status cu_init(pk_msg *why)
+pk_status pk_cu_init(pk_msg *why)
 {
     CUresult r = cuInit(0);
     if (r != CUDA_SUCCESS) {
@@ -47,7 +48,7 @@ static pk_status cu_init(pk_msg *why)
     return PK_SUCCESS;
 }
 
-static int cu_device_count(void) { return n_devices; }
+int pk_cu_device_count(void) { return n_devices; }
 
 static int attr(CUdevice dev, CUdevice_attribute a)
 {
@@ -56,7 +57,7 @@ static int attr(CUdevice dev, CUdevice_attribute a)
     return v;
 }
 
-static pk_status cu_device_info(int index, pk_device_info *info, pk_msg *msg)
+pk_status pk_cu_device_info(int index, pk_device_info *info, pk_msg *msg)
 {
     memset(info, 0, sizeof *info);
     CUdevice dev;
@@ -97,11 +98,11 @@ static pk_status sticky_fault(pk_status s, pk_msg *msg)
                    why);
 }
 
-static pk_status cu_open(int index, void **out, pk_msg *msg)
+pk_status pk_cu_open(int index, void **out, pk_msg *msg)
 {
     pk_cu_device *d = calloc(1, sizeof *d);
     if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
-    pk_status s = cu_device_info(index, &d->info, msg);
+    pk_status s = pk_cu_device_info(index, &d->info, msg);
     if (s == PK_SUCCESS) s = pk_cu_check(cuDeviceGet(&d->device, index), "cuDeviceGet", msg);
     if (s == PK_SUCCESS)
         s = pk_cu_check(cuDevicePrimaryCtxRetain(&d->context, d->device), "cuDevicePrimaryCtxRetain", msg);
@@ -149,7 +150,7 @@ static pk_status cu_open(int index, void **out, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-static void cu_close(void *dev)
+void pk_cu_close(void *dev)
 {
     pk_cu_device *d = dev;
     cuCtxSetCurrent(d->context);
@@ -167,118 +168,10 @@ static void cu_close(void *dev)
     free(d);
 }
 
-static pk_status cu_finish(void *dev, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    pk_status s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
-    if (s == PK_SUCCESS) {
-        pk_cu_reap(d, 1);
-        pk_cu_stage_reap(d, 1);
-    }
-    return s;
-}
-
-static pk_status cu_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    /* a request larger than the whole device is answered here: the driver
-     * would say the same, but as an API error that compute-sanitizer counts */
-    if (bytes > d->info.global_mem_bytes)
-        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%zu bytes asked, the device has %llu", bytes,
-                       (unsigned long long)d->info.global_mem_bytes);
-    cuCtxSetCurrent(d->context);
-    CUdeviceptr p;
-    pk_status s = pk_cu_check(cuMemAlloc(&p, bytes), "cuMemAlloc", msg);
-    if (s == PK_SUCCESS) *mem = (pk_mem)(uintptr_t)p;
-    return s;
-}
-
-static void cu_free(void *dev, pk_mem mem)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    /* cuMemFree waits for the device; queued work may still read it */
-    cuMemFree(pk_cu_ptr(mem));
-}
-
-static pk_status cu_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    pk_status s = pk_cu_check(cuMemcpyHtoDAsync(pk_cu_ptr(dst) + off, src, n, d->stream), "cuMemcpyHtoDAsync", msg);
-    if (s == PK_SUCCESS) s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
-    return s;
-}
-
-static pk_status cu_download(void *dev, pk_mem src, size_t off, void *dst, size_t n, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    pk_status s = pk_cu_check(cuMemcpyDtoHAsync(dst, pk_cu_ptr(src) + off, n, d->stream), "cuMemcpyDtoHAsync", msg);
-    if (s == PK_SUCCESS) s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
-    return s;
-}
-
-static pk_status cu_copy(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    return pk_cu_check(cuMemcpyDtoDAsync(pk_cu_ptr(dst) + doff, pk_cu_ptr(src) + soff, n, d->stream),
-                       "cuMemcpyDtoDAsync", msg);
-}
-
-static pk_status cu_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern, size_t psize,
-                         pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    CUdeviceptr p = pk_cu_ptr(dst) + off;
-    CUresult r;
-    if (psize == 1) r = cuMemsetD8Async(p, *(const unsigned char *)pattern, n, d->stream);
-    else if (psize == 2) r = cuMemsetD16Async(p, *(const unsigned short *)pattern, n / 2, d->stream);
-    else r = cuMemsetD32Async(p, *(const unsigned int *)pattern, n / 4, d->stream);
-    return pk_cu_check(r, "cuMemsetAsync", msg);
-}
-
-static pk_status cu_event_record(void *dev, void **event, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    CUevent ev;
-    pk_status s = pk_cu_check(cuEventCreate(&ev, CU_EVENT_DEFAULT), "cuEventCreate", msg);
-    if (s != PK_SUCCESS) return s;
-    s = pk_cu_check(cuEventRecord(ev, d->stream), "cuEventRecord", msg);
-    if (s != PK_SUCCESS) {
-        cuEventDestroy(ev);
-        return s;
-    }
-    *event = ev;
-    return PK_SUCCESS;
-}
-
-static pk_status cu_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    pk_status s = pk_cu_check(cuEventSynchronize((CUevent)end), "cuEventSynchronize", msg);
-    if (s == PK_SUCCESS) s = pk_cu_check(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end), "cuEventElapsedTime", msg);
-    return s;
-}
-
-static void cu_event_free(void *dev, void *event)
-{
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    cuEventDestroy((CUevent)event);
-}
-
-static void *cu_native_queue(void *dev) { return ((pk_cu_device *)dev)->stream; }
-
 /* A device fault is real here: pk_fault_store through a null pointer on
  * the context's stream. The launch itself succeeds; the next wait reports
  * CUDA_ERROR_ILLEGAL_ADDRESS. */
-static pk_status cu_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
+pk_status pk_cu_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
 {
     pk_cu_device *d = dev;
     pk_fault_attach(plan);
@@ -297,40 +190,4 @@ static pk_status cu_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
         s = pk_cu_check(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, d->stream, args, NULL), "cuLaunchKernel (pk_fault_store)",
                         msg);
     return s;
-}
-
-static const pk_backend_iface cuda_iface = {
-    .abi = PK_BACKEND_ABI,
-    .kind = PK_BACKEND_CUDA,
-    .init = cu_init,
-    .device_count = cu_device_count,
-    .device_info = cu_device_info,
-    .open = cu_open,
-    .close = cu_close,
-    .finish = cu_finish,
-    .alloc = cu_alloc,
-    .free = cu_free,
-    .upload = cu_upload,
-    .download = cu_download,
-    .copy = cu_copy,
-    .fill = cu_fill,
-    .event_record = cu_event_record,
-    .event_elapsed = cu_event_elapsed,
-    .event_free = cu_event_free,
-    .native_queue = cu_native_queue,
-    .gemm = pk_cu_gemm,
-    .attention = pk_cu_attention,
-    .rmsnorm = pk_cu_rmsnorm,
-    .layernorm = pk_cu_layernorm,
-    .glu = pk_cu_glu,
-    .bias_act = pk_cu_bias_act,
-    .softmax = pk_cu_softmax,
-    .rope = pk_cu_rope,
-    .chain = pk_cu_chain,
-    .fault_inject = cu_fault_inject,
-};
-
-__attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)
-{
-    return &cuda_iface;
 }

@@ -51,9 +51,4 @@ pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg);
 /* Scratch, kept buffers, the staging ring and the ops of backends/gpu:
  * declared in gpu_vendor.h. */
 
-static inline CUdeviceptr pk_cu_ptr(pk_mem m) { return (CUdeviceptr)(uintptr_t)m; }
-
-/* ops */
-pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
-
 #endif

@@ -73,6 +73,41 @@ static inline pk_gpu_result pk_gpu_event_query(pk_gpu_event e) { return cuEventQ
 static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return cuEventSynchronize(e); }
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { cuEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return cuStreamSynchronize(d->stream); }
+/* for the calls that cannot report (free, destroy): their result unread */
+static inline void pk_gpu_make_current(pk_gpu_device *d) { cuCtxSetCurrent(d->context); }
+static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (CUdeviceptr)(uintptr_t)m + off; }
+static inline pk_mem pk_gpu_mem(pk_gpu_ptr p) { return (pk_mem)(uintptr_t)p; }
+static inline pk_gpu_result pk_gpu_copy_to_device(pk_gpu_device *d, pk_gpu_ptr dst, const void *src, size_t n)
+{
+    return cuMemcpyHtoDAsync(dst, src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_copy_to_host(pk_gpu_device *d, void *dst, pk_gpu_ptr src, size_t n)
+{
+    return cuMemcpyDtoHAsync(dst, src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_copy_on_device(pk_gpu_device *d, pk_gpu_ptr dst, pk_gpu_ptr src, size_t n)
+{
+    return cuMemcpyDtoDAsync(dst, src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set8(pk_gpu_device *d, pk_gpu_ptr p, unsigned char v, size_t n)
+{
+    return cuMemsetD8Async(p, v, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set16(pk_gpu_device *d, pk_gpu_ptr p, unsigned short v, size_t n)
+{
+    return cuMemsetD16Async(p, v, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set32(pk_gpu_device *d, pk_gpu_ptr p, unsigned v, size_t n)
+{
+    return cuMemsetD32Async(p, v, n, d->stream);
+}
+/* events the host times with (the staging ring's take no timing) */
+static inline pk_gpu_result pk_gpu_timer_create(pk_gpu_event *e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
+static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_gpu_event b)
+{
+    return cuEventElapsedTime(ms, a, b);
+}
+#define PK_GPU_BACKEND PK_BACKEND_CUDA
 
 static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_launch *l)
 {
@@ -127,6 +162,39 @@ static inline pk_gpu_result pk_gpu_event_query(pk_gpu_event e) { return hipEvent
 static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return hipEventSynchronize(e); }
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { hipEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return hipStreamSynchronize(d->stream); }
+static inline void pk_gpu_make_current(pk_gpu_device *d) { hipSetDevice(d->index); }
+static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (char *)m + off; }
+static inline pk_mem pk_gpu_mem(pk_gpu_ptr p) { return p; }
+static inline pk_gpu_result pk_gpu_copy_to_device(pk_gpu_device *d, pk_gpu_ptr dst, const void *src, size_t n)
+{
+    return hipMemcpyHtoDAsync(dst, (void *)src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_copy_to_host(pk_gpu_device *d, void *dst, pk_gpu_ptr src, size_t n)
+{
+    return hipMemcpyDtoHAsync(dst, src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_copy_on_device(pk_gpu_device *d, pk_gpu_ptr dst, pk_gpu_ptr src, size_t n)
+{
+    return hipMemcpyDtoDAsync(dst, src, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set8(pk_gpu_device *d, pk_gpu_ptr p, unsigned char v, size_t n)
+{
+    return hipMemsetD8Async(p, v, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set16(pk_gpu_device *d, pk_gpu_ptr p, unsigned short v, size_t n)
+{
+    return hipMemsetD16Async(p, v, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_set32(pk_gpu_device *d, pk_gpu_ptr p, unsigned v, size_t n)
+{
+    return hipMemsetD32Async(p, (int)v, n, d->stream);
+}
+static inline pk_gpu_result pk_gpu_timer_create(pk_gpu_event *e) { return hipEventCreate(e); }
+static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_gpu_event b)
+{
+    return hipEventElapsedTime(ms, a, b);
+}
+#define PK_GPU_BACKEND PK_BACKEND_HIP
 
 static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_launch *l)
 {
@@ -188,7 +256,17 @@ void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all);
 /* Frees the staging ring; the caller has waited for the stream. */
 void PK_GPU_OP(stage_free)(pk_gpu_device *d);
 
+/* The backend's own entries of its pk_backend_iface (gpu_backend.c holds
+ * the table and the rest): start, devices, open and close, faults. */
+pk_status PK_GPU_OP(init)(pk_msg *why);
+int PK_GPU_OP(device_count)(void);
+pk_status PK_GPU_OP(device_info)(int index, pk_device_info *info, pk_msg *msg);
+pk_status PK_GPU_OP(open)(int index, void **out, pk_msg *msg);
+void PK_GPU_OP(close)(void *dev);
+pk_status PK_GPU_OP(fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
+
 /* ops */
+pk_status PK_GPU_OP(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);

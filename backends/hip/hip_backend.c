@@ -1,5 +1,7 @@
-/* The HIP backend: devices, memory and events over HIP's module API. Ops
- * live in hip_<op>.c, device code in kernels_hip/. On AMD the module links
+/* The HIP backend's own entries: the runtime, its devices and targets, a
+ * context's open and close, device faults. Memory, copies, events and the
+ * ops are backends/gpu's (shared with CUDA) and hip_gemm.c; device code
+ * lives in kernels_hip/. On AMD the module links
  * libamdhip64: where it is missing the module does not load and the
  * registry says so; where it loads but finds no AMD GPU, init says that.
  * Built with -Dhip_platform=nvidia, the same code runs on the CUDA driver
@@ -42,7 +44,7 @@ pk_status pk_hip_current(pk_hip_device *d, pk_msg *msg)
     return pk_hip_check(hipSetDevice(d->index), "hipSetDevice", msg);
 }
 
-static pk_status hip_init(pk_msg *why)
+pk_status pk_hip_init(pk_msg *why)
 {
     int n = 0;
     hipError_t r = hipInit(0);
@@ -56,7 +58,7 @@ static pk_status hip_init(pk_msg *why)
     return PK_SUCCESS;
 }
 
-static int hip_device_count(void) { return n_devices; }
+int pk_hip_device_count(void) { return n_devices; }
 
 static int attr(int index, hipDeviceAttribute_t a)
 {
@@ -92,7 +94,7 @@ static void describe(int index, pk_hip_target *t)
     t->platform_nvidia = PK_HIP_ON_CUDA;
 }
 
-static pk_status hip_device_info(int index, pk_device_info *info, pk_msg *msg)
+pk_status pk_hip_device_info(int index, pk_device_info *info, pk_msg *msg)
 {
     memset(info, 0, sizeof *info);
     hipDevice_t dev;
@@ -144,12 +146,12 @@ static pk_status sticky_fault(pk_status s, pk_msg *msg)
                    why);
 }
 
-static pk_status hip_open(int index, void **out, pk_msg *msg)
+pk_status pk_hip_open(int index, void **out, pk_msg *msg)
 {
     pk_hip_device *d = calloc(1, sizeof *d);
     if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
     d->index = index;
-    pk_status s = hip_device_info(index, &d->info, msg);
+    pk_status s = pk_hip_device_info(index, &d->info, msg);
     if (s == PK_SUCCESS) {
         describe(index, &d->target);
         s = pk_hip_current(d, msg);
@@ -177,7 +179,7 @@ static pk_status hip_open(int index, void **out, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-static void hip_close(void *dev)
+void pk_hip_close(void *dev)
 {
     pk_hip_device *d = dev;
     hipSetDevice(d->index);
@@ -191,132 +193,10 @@ static void hip_close(void *dev)
     unload(d);
 }
 
-static pk_status hip_finish(void *dev, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    if (s == PK_SUCCESS) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
-    if (s == PK_SUCCESS) {
-        pk_hip_reap(d, 1);
-        pk_hip_stage_reap(d, 1);
-    }
-    if (s == PK_SUCCESS && pk_fault_device(d))
-        return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "hipStreamSynchronize: simulated device fault (injected)");
-    return s;
-}
-
-static pk_status hip_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    /* answered here: the runtime would say the same, as an API error */
-    if (bytes > d->info.global_mem_bytes)
-        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%zu bytes asked, the device has %llu", bytes,
-                       (unsigned long long)d->info.global_mem_bytes);
-    pk_status s = pk_hip_current(d, msg);
-    void *p = NULL;
-    if (s == PK_SUCCESS) s = pk_hip_check(hipMalloc(&p, bytes), "hipMalloc", msg);
-    if (s == PK_SUCCESS) *mem = p;
-    return s;
-}
-
-static void hip_free(void *dev, pk_mem mem)
-{
-    pk_hip_device *d = dev;
-    hipSetDevice(d->index);
-    /* hipFree waits for the device; queued work may still read it */
-    hipFree(mem);
-}
-
-static hipDeviceptr_t at(pk_mem m, size_t off) { return (char *)m + off; }
-
-/* Queues a copy or fill r on the stream; `wait` makes it synchronous. */
-static pk_status queued(pk_hip_device *d, hipError_t r, const char *what, int wait, pk_msg *msg)
-{
-    pk_status s = pk_hip_check(r, what, msg);
-    if (s == PK_SUCCESS && wait) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
-    return s;
-}
-
-static pk_status hip_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    return s != PK_SUCCESS ? s
-                           : queued(d, hipMemcpyHtoDAsync(at(dst, off), (void *)src, n, d->stream),
-                                    "hipMemcpyHtoDAsync", 1, msg);
-}
-
-static pk_status hip_download(void *dev, pk_mem src, size_t off, void *dst, size_t n, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    return s != PK_SUCCESS ? s
-                           : queued(d, hipMemcpyDtoHAsync(dst, at(src, off), n, d->stream), "hipMemcpyDtoHAsync", 1,
-                                    msg);
-}
-
-static pk_status hip_copy(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    return s != PK_SUCCESS ? s
-                           : queued(d, hipMemcpyDtoDAsync(at(dst, doff), at(src, soff), n, d->stream),
-                                    "hipMemcpyDtoDAsync", 0, msg);
-}
-
-static pk_status hip_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *pattern, size_t psize,
-                          pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    if (s != PK_SUCCESS) return s;
-    hipDeviceptr_t p = at(dst, off);
-    hipError_t r;
-    if (psize == 1) r = hipMemsetD8Async(p, *(const unsigned char *)pattern, n, d->stream);
-    else if (psize == 2) r = hipMemsetD16Async(p, *(const unsigned short *)pattern, n / 2, d->stream);
-    else r = hipMemsetD32Async(p, *(const int *)pattern, n / 4, d->stream);
-    return queued(d, r, "hipMemsetAsync", 0, msg);
-}
-
-static pk_status hip_event_record(void *dev, void **event, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    hipEvent_t ev;
-    if (s == PK_SUCCESS) s = pk_hip_check(hipEventCreate(&ev), "hipEventCreate", msg);
-    if (s != PK_SUCCESS) return s;
-    s = pk_hip_check(hipEventRecord(ev, d->stream), "hipEventRecord", msg);
-    if (s != PK_SUCCESS) {
-        hipEventDestroy(ev);
-        return s;
-    }
-    *event = ev;
-    return PK_SUCCESS;
-}
-
-static pk_status hip_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
-{
-    pk_hip_device *d = dev;
-    pk_status s = pk_hip_current(d, msg);
-    if (s == PK_SUCCESS) s = pk_hip_check(hipEventSynchronize((hipEvent_t)end), "hipEventSynchronize", msg);
-    if (s == PK_SUCCESS)
-        s = pk_hip_check(hipEventElapsedTime(ms, (hipEvent_t)start, (hipEvent_t)end), "hipEventElapsedTime", msg);
-    return s;
-}
-
-static void hip_event_free(void *dev, void *event)
-{
-    pk_hip_device *d = dev;
-    hipSetDevice(d->index);
-    hipEventDestroy((hipEvent_t)event);
-}
-
-static void *hip_native_queue(void *dev) { return ((pk_hip_device *)dev)->stream; }
-
 /* On NVIDIA a device fault is real: pk_fault_store through a null pointer
  * on the stream. On AMD we carry no faulting code object (none could be
  * run here), so hip_finish reports a simulated fault. */
-static pk_status hip_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
+pk_status pk_hip_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
 {
     pk_fault_attach(plan);
 #if PK_HIP_ON_CUDA
@@ -341,40 +221,4 @@ static pk_status hip_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
     (void)msg;
     return PK_SUCCESS;
 #endif
-}
-
-static const pk_backend_iface hip_iface = {
-    .abi = PK_BACKEND_ABI,
-    .kind = PK_BACKEND_HIP,
-    .init = hip_init,
-    .device_count = hip_device_count,
-    .device_info = hip_device_info,
-    .open = hip_open,
-    .close = hip_close,
-    .finish = hip_finish,
-    .alloc = hip_alloc,
-    .free = hip_free,
-    .upload = hip_upload,
-    .download = hip_download,
-    .copy = hip_copy,
-    .fill = hip_fill,
-    .event_record = hip_event_record,
-    .event_elapsed = hip_event_elapsed,
-    .event_free = hip_event_free,
-    .native_queue = hip_native_queue,
-    .gemm = pk_hip_gemm,
-    .attention = pk_hip_attention,
-    .rmsnorm = pk_hip_rmsnorm,
-    .layernorm = pk_hip_layernorm,
-    .glu = pk_hip_glu,
-    .bias_act = pk_hip_bias_act,
-    .softmax = pk_hip_softmax,
-    .rope = pk_hip_rope,
-    .chain = pk_hip_chain,
-    .fault_inject = hip_fault_inject,
-};
-
-__attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void)
-{
-    return &hip_iface;
 }

@@ -107,7 +107,5 @@ pk_status pk_hip_current(pk_hip_device *d, pk_msg *msg);
 
 static inline hipDeviceptr_t pk_hip_ptr(uint64_t addr) { return (hipDeviceptr_t)(uintptr_t)addr; }
 
-/* ops */
-pk_status pk_hip_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 
 #endif
