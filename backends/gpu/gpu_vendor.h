@@ -268,11 +268,7 @@ pk_status PK_GPU_OP(fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg 
 /* ops */
 pk_status PK_GPU_OP(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
