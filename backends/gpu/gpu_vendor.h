@@ -1,6 +1,6 @@
-/* The CUDA-family op files (the files of backends/gpu) are compiled twice: into
- * libportkern-cuda with PK_GPU_CUDA defined and into libportkern-hip with
- * PK_GPU_HIP. This header is all they see of the backend they are built
+/* The files of backends/gpu are compiled twice: into libportkern-cuda
+ * with PK_GPU_CUDA defined and into libportkern-hip with PK_GPU_HIP. This
+ * header is all they see of the backend they are built
  * into: its device, its kernel lookup and launch, its scratch and staging,
  * and the few driver calls they make, under one set of names. What differs
  * between the two backends beyond these names stays in backends/cuda and
