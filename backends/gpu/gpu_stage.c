@@ -18,8 +18,8 @@ static void stage_free_host(void *dev, void *host)
 
 static pk_status stage_copy(void *dev, uint64_t dst, const void *src, size_t bytes, pk_msg *msg)
 {
-    return pk_gpu_check(pk_gpu_copy_in_async(dev, dst, src, bytes), PK_GPU_CALL(cuMemcpyHtoDAsync, hipMemcpyHtoDAsync),
-                        msg);
+    return pk_gpu_check(pk_gpu_copy_to_device(dev, pk_gpu_ptr_of(dst), src, bytes),
+                        PK_GPU_CALL(cuMemcpyHtoDAsync, hipMemcpyHtoDAsync), msg);
 }
 
 static pk_status stage_event_create(void *dev, void **event, pk_msg *msg)

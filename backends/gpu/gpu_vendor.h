@@ -58,15 +58,12 @@ static inline pk_gpu_result pk_gpu_blocks_per_unit(int *n, pk_gpu_function f, in
     return cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, 0);
 }
 static inline uint64_t pk_gpu_ptr_addr(pk_gpu_ptr p) { return (uint64_t)p; }
+static inline pk_gpu_ptr pk_gpu_ptr_of(uint64_t addr) { return (CUdeviceptr)addr; }
 static inline pk_gpu_result pk_gpu_mem_alloc(pk_gpu_ptr *p, size_t bytes) { return cuMemAlloc(p, bytes); }
 static inline void pk_gpu_mem_free(pk_gpu_ptr p) { cuMemFree(p); }
 #define PK_GPU_OUT_OF_MEMORY "CUDA_ERROR_OUT_OF_MEMORY"
 static inline pk_gpu_result pk_gpu_host_alloc(void **p, size_t bytes) { return cuMemHostAlloc(p, bytes, 0); }
 static inline void pk_gpu_host_free(void *p) { cuMemFreeHost(p); }
-static inline pk_gpu_result pk_gpu_copy_in_async(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes)
-{
-    return cuMemcpyHtoDAsync((CUdeviceptr)dst, src, bytes, d->stream);
-}
 static inline pk_gpu_result pk_gpu_event_create(pk_gpu_event *e) { return cuEventCreate(e, CU_EVENT_DISABLE_TIMING); }
 static inline pk_gpu_result pk_gpu_event_record(pk_gpu_device *d, pk_gpu_event e) { return cuEventRecord(e, d->stream); }
 static inline pk_gpu_result pk_gpu_event_query(pk_gpu_event e) { return cuEventQuery(e); }
@@ -144,15 +141,12 @@ static inline pk_gpu_result pk_gpu_blocks_per_unit(int *n, pk_gpu_function f, in
     return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, 0);
 }
 static inline uint64_t pk_gpu_ptr_addr(pk_gpu_ptr p) { return (uint64_t)(uintptr_t)p; }
+static inline pk_gpu_ptr pk_gpu_ptr_of(uint64_t addr) { return pk_hip_ptr(addr); }
 static inline pk_gpu_result pk_gpu_mem_alloc(pk_gpu_ptr *p, size_t bytes) { return hipMalloc(p, bytes); }
 static inline void pk_gpu_mem_free(pk_gpu_ptr p) { hipFree(p); }
 #define PK_GPU_OUT_OF_MEMORY "hipErrorOutOfMemory"
 static inline pk_gpu_result pk_gpu_host_alloc(void **p, size_t bytes) { return hipHostMalloc(p, bytes, hipHostMallocDefault); }
 static inline void pk_gpu_host_free(void *p) { hipHostFree(p); }
-static inline pk_gpu_result pk_gpu_copy_in_async(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes)
-{
-    return hipMemcpyHtoDAsync(pk_hip_ptr(dst), (void *)src, bytes, d->stream);
-}
 static inline pk_gpu_result pk_gpu_event_create(pk_gpu_event *e)
 {
     return hipEventCreateWithFlags(e, hipEventDisableTiming);
