@@ -74,15 +74,14 @@ static pk_status outputs_apart(pk_context *ctx, const char *fn, const char *cons
     return PK_SUCCESS;
 }
 
-static pk_status run(pk_context *ctx, const char *fn, pk_status (*op)(void *, const pk_rows_problem *, pk_msg *),
-                     const pk_rows_problem *p, const pk_tensor *out)
+static pk_status run(pk_context *ctx, const char *fn, const pk_rows_problem *p, const pk_tensor *out)
 {
     if (pk_numel(out) == 0) {
         pk_clear_error(ctx);
         return PK_SUCCESS;
     }
     pk_msg msg = {{0}};
-    return pk_backend_result(ctx, fn, op(ctx->dev, p, &msg), &msg);
+    return pk_backend_result(ctx, fn, ctx->be->rows(ctx->dev, p, &msg), &msg);
 }
 
 pk_status pk_rmsnorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor *x, const pk_tensor *weight,
@@ -102,7 +101,8 @@ pk_status pk_rmsnorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor 
     p.residual = opt_view(desc->residual);
     p.residual_out = opt_view(desc->residual_out);
     p.eps = desc->eps;
-    return run(ctx, FN, ctx->be->rmsnorm, &p, out);
+    p.op = PK_ROWS_RMSNORM;
+    return run(ctx, FN, &p, out);
 }
 
 pk_status pk_layernorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tensor *x, const pk_tensor *weight,
@@ -124,7 +124,8 @@ pk_status pk_layernorm(pk_context *ctx, const pk_norm_desc *desc, const pk_tenso
     p.residual = opt_view(desc->residual);
     p.residual_out = opt_view(desc->residual_out);
     p.eps = desc->eps;
-    return run(ctx, FN, ctx->be->layernorm, &p, out);
+    p.op = PK_ROWS_LAYERNORM;
+    return run(ctx, FN, &p, out);
 }
 
 pk_status pk_glu(pk_context *ctx, pk_activation act, const pk_tensor *gate, const pk_tensor *up,
@@ -145,7 +146,8 @@ pk_status pk_glu(pk_context *ctx, pk_activation act, const pk_tensor *gate, cons
     p.up = pk_view_of(up);
     p.out = pk_view_of(out);
     p.act = act;
-    return run(ctx, FN, ctx->be->glu, &p, out);
+    p.op = PK_ROWS_GLU;
+    return run(ctx, FN, &p, out);
 }
 
 pk_status pk_bias_act(pk_context *ctx, pk_activation act, const pk_tensor *x, const pk_tensor *bias,
@@ -166,7 +168,8 @@ pk_status pk_bias_act(pk_context *ctx, pk_activation act, const pk_tensor *x, co
     p.bias = opt_view(bias);
     p.out = pk_view_of(out);
     p.act = act;
-    return run(ctx, FN, ctx->be->bias_act, &p, out);
+    p.op = PK_ROWS_BIAS_ACT;
+    return run(ctx, FN, &p, out);
 }
 
 pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x, const pk_tensor *out)
@@ -182,5 +185,6 @@ pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x, const pk_
     rows_init(&p, x);
     p.out = pk_view_of(out);
     p.scale = scale != 0.0f ? scale : 1.0f;
-    return run(ctx, FN, ctx->be->softmax, &p, out);
+    p.op = PK_ROWS_SOFTMAX;
+    return run(ctx, FN, &p, out);
 }

@@ -12,7 +12,7 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 6
+#define PK_BACKEND_ABI 7
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
@@ -64,7 +64,30 @@ typedef struct pk_attention_problem {
  * padded with 1 at the front), columns by the last dim of size cols. Each
  * view's stride is {lead0, lead1, lead2, col}. Per-column operands (weight,
  * bias) use only stride[3]. */
+/* The row ops, one table slot (pk_backend_iface.rows) told apart by op */
+typedef enum pk_rows_op {
+    PK_ROWS_RMSNORM,   /* add + RMSNorm */
+    PK_ROWS_LAYERNORM,
+    PK_ROWS_GLU,       /* x = gate */
+    PK_ROWS_BIAS_ACT,
+    PK_ROWS_SOFTMAX,
+    PK_ROWS_OP_COUNT
+} pk_rows_op;
+
+/* Its name ("rmsnorm"), as kernels and messages spell it */
+static inline const char *pk_rows_op_name(pk_rows_op op)
+{
+    static const char *const names[PK_ROWS_OP_COUNT] = {"rmsnorm", "layernorm", "glu", "bias_act", "softmax"};
+    return (unsigned)op < PK_ROWS_OP_COUNT ? names[op] : "?";
+}
+/* Whether it reduces along a row (norms and softmax) or maps elements */
+static inline int pk_rows_op_reduces(pk_rows_op op)
+{
+    return op == PK_ROWS_RMSNORM || op == PK_ROWS_LAYERNORM || op == PK_ROWS_SOFTMAX;
+}
+
 typedef struct pk_rows_problem {
+    pk_rows_op op;
     int64_t lead[3];
     int64_t cols;
     pk_view x, residual, residual_out, weight, bias, out, up; /* absent: mem NULL */
@@ -144,11 +167,7 @@ typedef struct pk_backend_iface {
     /* Ops. Return PK_ERR_UNSUPPORTED (with a message) for what is not implemented. */
     pk_status (*gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
     pk_status (*attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
-    pk_status (*rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-    pk_status (*layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-    pk_status (*glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);      /* x = gate */
-    pk_status (*bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-    pk_status (*softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+    pk_status (*rows)(void *dev, const pk_rows_problem *p, pk_msg *msg); /* p->op says which */
     pk_status (*rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
     pk_status (*chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 

@@ -105,11 +105,19 @@ static cover_call *rec_call(int op)
     }
 
 REC_OP(rec_gemm, pk_gemm_problem, gemm, CF_OP_GEMM)
-REC_OP(rec_rmsnorm, pk_rows_problem, rows, CF_OP_RMSNORM)
-REC_OP(rec_layernorm, pk_rows_problem, rows, CF_OP_LAYERNORM)
-REC_OP(rec_glu, pk_rows_problem, rows, CF_OP_GLU)
-REC_OP(rec_bias_act, pk_rows_problem, rows, CF_OP_BIAS_ACT)
-REC_OP(rec_softmax, pk_rows_problem, rows, CF_OP_SOFTMAX)
+/* the row ops come through one slot: their conformance op from p->op */
+static pk_status rec_rows(void *dev, const pk_rows_problem *p, pk_msg *msg)
+{
+    (void)dev;
+    static const int ops[PK_ROWS_OP_COUNT] = {
+        [PK_ROWS_RMSNORM] = CF_OP_RMSNORM, [PK_ROWS_LAYERNORM] = CF_OP_LAYERNORM, [PK_ROWS_GLU] = CF_OP_GLU,
+        [PK_ROWS_BIAS_ACT] = CF_OP_BIAS_ACT, [PK_ROWS_SOFTMAX] = CF_OP_SOFTMAX,
+    };
+    cover_call *c = rec_call(ops[p->op]);
+    if (!c) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
+    c->p.rows = *p;
+    return PK_SUCCESS;
+}
 REC_OP(rec_chain, pk_chain_problem, chain, CF_OP_CHAIN)
 
 /* the host arrays are gone after the call: no plan reads them */
@@ -150,11 +158,7 @@ static const pk_backend_iface recorder = {
     .fill = rec_fill,
     .gemm = rec_gemm,
     .attention = rec_attention,
-    .rmsnorm = rec_rmsnorm,
-    .layernorm = rec_layernorm,
-    .glu = rec_glu,
-    .bias_act = rec_bias_act,
-    .softmax = rec_softmax,
+    .rows = rec_rows,
     .rope = rec_rope,
     .chain = rec_chain,
 };

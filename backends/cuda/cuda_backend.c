@@ -1,5 +1,5 @@
 /* The CUDA backend's own entries: the driver, its devices, a context's
- * open and close, device faults. Memory, copies, events and the ops are
+ * open and what it made, device faults. Memory, copies, events and the ops are
  * backends/gpu's (shared with HIP) and cuda_gemm.c; device code lives in
  * kernels_cuda/. The module links libcuda (the driver); where it is
  * missing the module does not load and the registry reports why. */
@@ -85,19 +85,6 @@ pk_status pk_cu_device_info(int index, pk_device_info *info, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-/* CUDA keeps a device fault (an illegal address, a trap) for the rest of
- * the process: every later call on the device says it again, and a new
- * process is the only way back. pk_open says so instead of failing
- * somewhere later. */
-static pk_status sticky_fault(pk_status s, pk_msg *msg)
-{
-    if (s != PK_ERR_DEVICE_FAILURE) return s;
-    char why[PK_MSG_MAX];
-    snprintf(why, sizeof why, "%s", msg->text);
-    return pk_msgf(msg, s, "%.300s (an earlier fault on this device is sticky: CUDA runs nothing more on it in this process)",
-                   why);
-}
-
 pk_status pk_cu_open(int index, void **out, pk_msg *msg)
 {
     pk_cu_device *d = calloc(1, sizeof *d);
@@ -108,7 +95,7 @@ pk_status pk_cu_open(int index, void **out, pk_msg *msg)
         s = pk_cu_check(cuDevicePrimaryCtxRetain(&d->context, d->device), "cuDevicePrimaryCtxRetain", msg);
     if (s != PK_SUCCESS) {
         free(d);
-        return sticky_fault(s, msg);
+        return pk_gpu_sticky(s, msg);
     }
     d->sm = attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
             attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
@@ -140,30 +127,18 @@ pk_status pk_cu_open(int index, void **out, pk_msg *msg)
      * on the new (empty) stream reports it */
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
     if (s != PK_SUCCESS) {
-        while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
-        if (d->stream) cuStreamDestroy(d->stream);
-        cuDevicePrimaryCtxRelease(d->device);
-        free(d);
-        return sticky_fault(s, msg);
+        pk_cu_release(d);
+        return pk_gpu_sticky(s, msg);
     }
     *out = d;
     return PK_SUCCESS;
 }
 
-void pk_cu_close(void *dev)
+void pk_cu_release(pk_cu_device *d)
 {
-    pk_cu_device *d = dev;
-    cuCtxSetCurrent(d->context);
-    cuStreamSynchronize(d->stream);
-    pk_cu_reap(d, 1);
-    pk_cu_stage_free(d);
-    pk_cu_functions_free(d);
-    if (d->scratch) cuMemFree(d->scratch);
-    if (d->rope_tab) cuMemFree(d->rope_tab);
     if (d->fault_module) cuModuleUnload(d->fault_module);
-    pk_gpu_rope_tables_free(&d->rope);
     while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
-    cuStreamDestroy(d->stream);
+    if (d->stream) cuStreamDestroy(d->stream);
     cuDevicePrimaryCtxRelease(d->device);
     free(d);
 }

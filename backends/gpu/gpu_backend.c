@@ -1,9 +1,35 @@
 /* The backend table of a CUDA-family backend, and its entries that are the
  * same on CUDA and HIP: waiting for the stream, device memory and copies,
- * events. Start, devices, open, close and fault injection are the
+ * events, close. Start, devices, open and fault injection are the
  * backend's own (cuda_backend.c, hip_backend.c). */
 #include "gpu_vendor.h"
+#include <stdio.h>
+
 #include "pk_fault.h"
+
+pk_status pk_gpu_sticky(pk_status s, pk_msg *msg)
+{
+    if (s != PK_ERR_DEVICE_FAILURE) return s;
+    char why[PK_MSG_MAX];
+    snprintf(why, sizeof why, "%s", msg->text);
+    return pk_msgf(msg, s, "%.300s (an earlier fault on this device is sticky: nothing more runs on it in this process)",
+                   why);
+}
+
+/* After the stream: what the shared files keep, then what open made */
+static void gpu_close(void *dev)
+{
+    pk_gpu_device *d = dev;
+    pk_gpu_make_current(d);
+    pk_gpu_stream_wait(d);
+    PK_GPU_OP(reap)(d, 1);
+    PK_GPU_OP(stage_free)(d);
+    PK_GPU_OP(functions_free)(d);
+    if (d->scratch) pk_gpu_mem_free(d->scratch);
+    if (d->rope_tab) pk_gpu_mem_free(d->rope_tab);
+    pk_gpu_rope_tables_free(&d->rope);
+    PK_GPU_OP(release)(d);
+}
 
 static pk_status gpu_finish(void *dev, pk_msg *msg)
 {
@@ -136,7 +162,7 @@ static const pk_backend_iface gpu_iface = {
     .device_count = PK_GPU_OP(device_count),
     .device_info = PK_GPU_OP(device_info),
     .open = PK_GPU_OP(open),
-    .close = PK_GPU_OP(close),
+    .close = gpu_close,
     .finish = gpu_finish,
     .alloc = gpu_alloc,
     .free = gpu_free,
@@ -150,11 +176,7 @@ static const pk_backend_iface gpu_iface = {
     .native_queue = gpu_native_queue,
     .gemm = PK_GPU_OP(gemm),
     .attention = PK_GPU_OP(attention),
-    .rmsnorm = PK_GPU_OP(rmsnorm),
-    .layernorm = PK_GPU_OP(layernorm),
-    .glu = PK_GPU_OP(glu),
-    .bias_act = PK_GPU_OP(bias_act),
-    .softmax = PK_GPU_OP(softmax),
+    .rows = PK_GPU_OP(rows),
     .rope = PK_GPU_OP(rope),
     .chain = PK_GPU_OP(chain),
     .fault_inject = PK_GPU_OP(fault_inject),

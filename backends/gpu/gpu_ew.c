@@ -14,13 +14,14 @@ static pk_status run(pk_gpu_device *d, const pk_gpu_launch *l, void *args, pk_ms
     return s != PK_SUCCESS ? s : PK_GPU_OP(launch)(d, f, l->grid, l->block, 0, params, 0, msg);
 }
 
-static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, int per_row, pk_msg *msg)
+pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
     pk_gpu_device *d = dev;
     pk_ew_rows_args a;
     pk_gpu_launch l;
     int pipelined;
-    pk_status s = pk_gpu_rows_plan(p, op, per_row, PK_GPU_VENDOR, &a, &l, &pipelined, msg);
+    pk_status s = pk_gpu_rows_plan(p, pk_rows_op_name(p->op), pk_rows_op_reduces(p->op), PK_GPU_VENDOR, &a, &l,
+                                   &pipelined, msg);
     if (s != PK_SUCCESS) return s;
     if (pipelined) {
         /* one wave of blocks: as many as fit on the device at once */
@@ -33,12 +34,6 @@ static pk_status rows_run(void *dev, const pk_rows_problem *p, const char *op, i
     }
     return run(d, &l, &a, msg);
 }
-
-pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "rmsnorm", 1, msg); }
-pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "layernorm", 1, msg); }
-pk_status PK_GPU_OP(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "softmax", 1, msg); }
-pk_status PK_GPU_OP(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "glu", 0, msg); }
-pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg) { return rows_run(dev, p, "bias_act", 0, msg); }
 
 /* RoPE's tables live in a buffer of their own: scratch is reused by the
  * next op that asks for it. */

@@ -251,22 +251,24 @@ void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all);
 void PK_GPU_OP(stage_free)(pk_gpu_device *d);
 
 /* The backend's own entries of its pk_backend_iface (gpu_backend.c holds
- * the table and the rest): start, devices, open and close, faults. */
+ * the table and the rest): start, devices, open, faults. */
 pk_status PK_GPU_OP(init)(pk_msg *why);
 int PK_GPU_OP(device_count)(void);
 pk_status PK_GPU_OP(device_info)(int index, pk_device_info *info, pk_msg *msg);
 pk_status PK_GPU_OP(open)(int index, void **out, pk_msg *msg);
-void PK_GPU_OP(close)(void *dev);
+/* A device fault (an illegal address, a trap) stays for the rest of the
+ * process on both drivers: every later call on the device says it again.
+ * s as open got it, said so when it is such a fault (gpu_backend.c). */
+pk_status pk_gpu_sticky(pk_status s, pk_msg *msg);
+/* What open made, undone (modules, stream, context) and d freed: the end
+ * of close (gpu_backend.c), and of an open that fails. */
+void PK_GPU_OP(release)(pk_gpu_device *d);
 pk_status PK_GPU_OP(fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
 
 /* ops */
 pk_status PK_GPU_OP(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_GPU_OP(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 

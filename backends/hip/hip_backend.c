@@ -1,5 +1,5 @@
 /* The HIP backend's own entries: the runtime, its devices and targets, a
- * context's open and close, device faults. Memory, copies, events and the
+ * context's open and what it made, device faults. Memory, copies, events and the
  * ops are backends/gpu's (shared with CUDA) and hip_gemm.c; device code
  * lives in kernels_hip/. On AMD the module links
  * libamdhip64: where it is missing the module does not load and the
@@ -126,24 +126,12 @@ pk_status pk_hip_device_info(int index, pk_device_info *info, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-static void unload(pk_hip_device *d)
+void pk_hip_release(pk_hip_device *d)
 {
     if (d->fault_module) hipModuleUnload(d->fault_module);
     while (d->n_modules) hipModuleUnload(d->modules[--d->n_modules]);
     if (d->stream) hipStreamDestroy(d->stream);
     free(d);
-}
-
-/* A device fault (an illegal address, a trap) stays for the rest of the
- * process: every later call on the device says it again. pk_open says so
- * instead of failing somewhere later. */
-static pk_status sticky_fault(pk_status s, pk_msg *msg)
-{
-    if (s != PK_ERR_DEVICE_FAILURE) return s;
-    char why[PK_MSG_MAX];
-    snprintf(why, sizeof why, "%s", msg->text);
-    return pk_msgf(msg, s, "%.300s (an earlier fault on this device is sticky: nothing more runs on it in this process)",
-                   why);
 }
 
 pk_status pk_hip_open(int index, void **out, pk_msg *msg)
@@ -172,25 +160,11 @@ pk_status pk_hip_open(int index, void **out, pk_msg *msg)
      * on the new (empty) stream reports it */
     if (s == PK_SUCCESS) s = pk_hip_check(hipStreamSynchronize(d->stream), "hipStreamSynchronize", msg);
     if (s != PK_SUCCESS) {
-        unload(d);
-        return sticky_fault(s, msg);
+        pk_hip_release(d);
+        return pk_gpu_sticky(s, msg);
     }
     *out = d;
     return PK_SUCCESS;
-}
-
-void pk_hip_close(void *dev)
-{
-    pk_hip_device *d = dev;
-    hipSetDevice(d->index);
-    hipStreamSynchronize(d->stream);
-    pk_hip_reap(d, 1);
-    pk_hip_stage_free(d);
-    pk_hip_functions_free(d);
-    hipFree(d->scratch);
-    hipFree(d->rope_tab);
-    pk_gpu_rope_tables_free(&d->rope);
-    unload(d);
 }
 
 /* On NVIDIA a device fault is real: pk_fault_store through a null pointer

@@ -115,6 +115,13 @@ static void simple(pk_cl_device *d, pk_cl_family f)
     if (d->autotune && d->autotune_pending[f]) first_use(d, f);
 }
 
+/* The row ops: the norms and softmax are one family, the elementwise maps another */
+pk_status pk_cl_rows_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg)
+{
+    simple(dev, pk_rows_op_reduces(p->op) ? PK_CL_FAMILY_ROWS : PK_CL_FAMILY_ELEMENTWISE);
+    return pk_cl_rows(dev, p, msg);
+}
+
 /* The ops whose family does not depend on the problem: tune it, then run */
 #define FIRST_USE(op, problem, family)                                                                     \
     pk_status pk_cl_##op##_first_use(void *dev, const problem *p, pk_msg *msg)                             \
@@ -122,10 +129,5 @@ static void simple(pk_cl_device *d, pk_cl_family f)
         simple(dev, family);                                                                               \
         return pk_cl_##op(dev, p, msg);                                                                    \
     }
-FIRST_USE(rmsnorm, pk_rows_problem, PK_CL_FAMILY_ROWS)
-FIRST_USE(layernorm, pk_rows_problem, PK_CL_FAMILY_ROWS)
-FIRST_USE(softmax, pk_rows_problem, PK_CL_FAMILY_ROWS)
-FIRST_USE(glu, pk_rows_problem, PK_CL_FAMILY_ELEMENTWISE)
-FIRST_USE(bias_act, pk_rows_problem, PK_CL_FAMILY_ELEMENTWISE)
 FIRST_USE(rope, pk_rope_problem, PK_CL_FAMILY_ROPE)
 FIRST_USE(chain, pk_chain_problem, PK_CL_FAMILY_CHAIN)

@@ -425,11 +425,7 @@ static const pk_backend_iface opencl_iface = {
      * device has no table entry (opencl_autotune.c), then runs */
     .gemm = pk_cl_gemm_first_use,
     .attention = pk_cl_attention_first_use,
-    .rmsnorm = pk_cl_rmsnorm_first_use,
-    .layernorm = pk_cl_layernorm_first_use,
-    .glu = pk_cl_glu_first_use,
-    .bias_act = pk_cl_bias_act_first_use,
-    .softmax = pk_cl_softmax_first_use,
+    .rows = pk_cl_rows_first_use,
     .rope = pk_cl_rope_first_use,
     .chain = pk_cl_chain_first_use,
     .fault_inject = cl_fault_inject,

@@ -135,22 +135,14 @@ void pk_cl_autotune_init(pk_cl_device *d);
 void pk_cl_autotune_describe(const pk_cl_device *d, char *buf, size_t n);
 pk_status pk_cl_gemm_first_use(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status pk_cl_attention_first_use(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status pk_cl_rmsnorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_layernorm_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_glu_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_bias_act_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_softmax_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_rows_first_use(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status pk_cl_rope_first_use(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status pk_cl_chain_first_use(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
 /* ops */
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status pk_cl_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_glu(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status pk_cl_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status pk_cl_rows(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status pk_cl_chain(void *dev, const pk_chain_problem *p, pk_msg *msg);
 

@@ -71,27 +71,13 @@ static pk_status rows_run(void *dev, const pk_rows_problem *problem, const char 
     return pk_cl_run(d, k, args, NARGS, 1, &global, &plan.local, msg);
 }
 
-pk_status pk_cl_rmsnorm(void *dev, const pk_rows_problem *p, pk_msg *msg)
+pk_status pk_cl_rows(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    return rows_run(dev, p, "pk_rmsnorm", 1, msg);
-}
-
-pk_status pk_cl_layernorm(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return rows_run(dev, p, "pk_layernorm", 1, msg);
-}
-
-pk_status pk_cl_softmax(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return rows_run(dev, p, "pk_softmax", 1, msg);
-}
-
-pk_status pk_cl_glu(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return rows_run(dev, p, "pk_glu", 0, msg);
-}
-
-pk_status pk_cl_bias_act(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return rows_run(dev, p, "pk_bias_act", 0, msg);
+    /* the kernels of rows.cl are pk_<op> */
+    static const char *const kernels[PK_ROWS_OP_COUNT] = {
+        [PK_ROWS_RMSNORM] = "pk_rmsnorm", [PK_ROWS_LAYERNORM] = "pk_layernorm", [PK_ROWS_GLU] = "pk_glu",
+        [PK_ROWS_BIAS_ACT] = "pk_bias_act", [PK_ROWS_SOFTMAX] = "pk_softmax",
+    };
+    if ((unsigned)p->op >= PK_ROWS_OP_COUNT) return pk_msgf(msg, PK_ERR_INTERNAL, "row op %d unknown", (int)p->op);
+    return rows_run(dev, p, kernels[p->op], pk_rows_op_reduces(p->op), msg);
 }

@@ -133,27 +133,14 @@ static void pk_ref_softmax_row(const pk_rows_problem *p, pk_ref_row r, pk_ref_ac
         pk_ref_store(&p->out, pk_ref_at(&p->out, r, c), z[c] / sum);
 }
 
-pk_status PK_REF_FN(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg)
+pk_status PK_REF_FN(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 {
-    return pk_ref_each_row(dev, p, 1, msg, pk_ref_rmsnorm_row);
-}
-
-pk_status PK_REF_FN(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return pk_ref_each_row(dev, p, 1, msg, pk_ref_layernorm_row);
-}
-
-pk_status PK_REF_FN(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return pk_ref_each_row(dev, p, 0, msg, pk_ref_glu_row);
-}
-
-pk_status PK_REF_FN(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return pk_ref_each_row(dev, p, 0, msg, pk_ref_bias_act_row);
-}
-
-pk_status PK_REF_FN(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg)
-{
-    return pk_ref_each_row(dev, p, 1, msg, pk_ref_softmax_row);
+    typedef void (*row_fn)(const pk_rows_problem *, pk_ref_row, pk_ref_acc *);
+    static const row_fn rows[PK_ROWS_OP_COUNT] = {
+        [PK_ROWS_RMSNORM] = pk_ref_rmsnorm_row, [PK_ROWS_LAYERNORM] = pk_ref_layernorm_row,
+        [PK_ROWS_GLU] = pk_ref_glu_row,         [PK_ROWS_BIAS_ACT] = pk_ref_bias_act_row,
+        [PK_ROWS_SOFTMAX] = pk_ref_softmax_row,
+    };
+    if ((unsigned)p->op >= PK_ROWS_OP_COUNT) return pk_msgf(msg, PK_ERR_INTERNAL, "row op %d unknown", (int)p->op);
+    return pk_ref_each_row(dev, p, pk_rows_op_reduces(p->op), msg, rows[p->op]);
 }

@@ -47,11 +47,7 @@ pk_ref_acc *PK_REF_FN(scratch)(const void *dev, int64_t n, pk_msg *msg);
 
 pk_status PK_REF_FN(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);
 pk_status PK_REF_FN(attention)(void *dev, const pk_attention_problem *p, pk_msg *msg);
-pk_status PK_REF_FN(rmsnorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_REF_FN(layernorm)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_REF_FN(glu)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_REF_FN(bias_act)(void *dev, const pk_rows_problem *p, pk_msg *msg);
-pk_status PK_REF_FN(softmax)(void *dev, const pk_rows_problem *p, pk_msg *msg);
+pk_status PK_REF_FN(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_REF_FN(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status PK_REF_FN(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 
