@@ -30,8 +30,8 @@ typedef struct mma_tile {
     int bm, bn, threads, stages;
 } mma_tile;
 
-#define MMA_TILE(a, b, name, bm, bn, wm, wn, st) {#name, bm, bn, 32 * (wm) * (wn), st},
-static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0)};
+#define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {#name, bm, bn, 32 * (wm) * (wn), st},
+static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
 #undef MMA_TILE
 
 #define DECODE_MIN_M 5

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "../../kernels_cuda/gemm_tiles.h" /* the kernels' tiles: PK_CU_WGMMA_* for the Hopper plan */
+#include "../../kernels_cuda/gemm_kernels.h" /* the kernels' tiles: PK_CU_WGMMA_* for the Hopper plan */
 #include "backend.h"
 
 /* grid.y and grid.z limit; the kernels loop over batches beyond it */

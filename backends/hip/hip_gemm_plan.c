@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../kernels_gpu/gemm_skinny_cols.h"
-#include "../../kernels_hip/gemm_tiles.h"
+#include "../../kernels_hip/gemm_kernels.h"
 #include "hip_gemm_plan.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
