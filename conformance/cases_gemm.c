@@ -412,6 +412,11 @@ void cf_cases_gemm(cf_case_list *l)
              * one (169 tiles of 128 x 128) */
             g = G(dt, 300, 264, 96, 0, 0);
             add(l, &g);
+            /* the narrow tile with B k-major, M its height and k whole
+             * rounds of steps in each of 2 pieces: its copies and loads
+             * without bounds */
+            g = G(dt, 64, 264, 512, 0, 1);
+            add(l, &g);
             g = G(dt, 1540, 1544, 64, 0, 0);
             g.large = 1;
             add(l, &g);
