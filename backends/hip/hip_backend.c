@@ -6,11 +6,13 @@
  * registry says so; where it loads but finds no AMD GPU, init says that.
  * Built with -Dhip_platform=nvidia, the same code runs on the CUDA driver
  * (hip_on_cuda.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_vendor.h"
+#include "hip_rtc.h"
 #include "pk_fault.h"
 
 typedef struct pk_embedded_blob {
@@ -81,6 +83,35 @@ static void target_arch(int index, char *arch, size_t n)
 #endif
 }
 
+/* The embedded code object of a kernel file ("gemm.hip"): "gemm.co" or
+ * "gemm.fatbin"; NULL when the build embedded none. */
+static const pk_embedded_blob *blob_of(const char *unit)
+{
+    const size_t n = strlen(unit) - 4;
+    for (const pk_embedded_blob *b = pk_hip_code_objects; b->name; b++)
+        if (!strncmp(b->name, unit, n) && b->name[n] == '.') return b;
+    return NULL;
+}
+
+/* Whether the embedded code has this architecture: an AMD bundle names
+ * each target ("...amdhsa--gfx942"); an NVIDIA fatbin holds nvcc_archs,
+ * PTX included, which the driver compiles for what it lacks. */
+static int has_code_for(const char *arch)
+{
+    const pk_embedded_blob *b = pk_hip_rtc_unit_count() > 0 ? blob_of(pk_hip_rtc_unit(0)) : NULL;
+    if (!b) return 0;
+#if PK_HIP_ON_CUDA
+    (void)arch;
+    return 1;
+#else
+    char id[64];
+    const int n = snprintf(id, sizeof id, "amdhsa--%s", arch);
+    for (size_t i = 0; i + (size_t)n < b->size; i++)
+        if (!memcmp(b->data + i, id, (size_t)n) && !isalnum(b->data[i + (size_t)n])) return 1;
+    return 0;
+#endif
+}
+
 static void describe(int index, pk_hip_target *t)
 {
     memset(t, 0, sizeof *t);
@@ -107,12 +138,16 @@ pk_status pk_hip_device_info(int index, pk_device_info *info, pk_msg *msg)
     hipDeviceGetName(info->name, sizeof info->name, dev);
     hipDeviceTotalMem(&mem, dev);
     hipDriverGetVersion(&driver);
+    char kernels[64];
+    if (has_code_for(t.arch)) snprintf(kernels, sizeof kernels, "embedded kernels");
+    else snprintf(kernels, sizeof kernels, "kernels compiled at open (%s, cached)", pk_hip_rtc_name());
 #if PK_HIP_ON_CUDA
     snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
-    snprintf(info->driver, sizeof info->driver, "HIP on CUDA %d.%d, %s", driver / 1000, driver % 1000 / 10, t.arch);
+    snprintf(info->driver, sizeof info->driver, "HIP on CUDA %d.%d, %s, %s", driver / 1000, driver % 1000 / 10, t.arch,
+             kernels);
 #else
     snprintf(info->vendor, sizeof info->vendor, "AMD");
-    snprintf(info->driver, sizeof info->driver, "HIP %d, %s", driver, t.arch);
+    snprintf(info->driver, sizeof info->driver, "HIP %d, %s, %s", driver, t.arch, kernels);
 #endif
     info->backend = PK_BACKEND_HIP;
     info->index = index;
@@ -134,6 +169,24 @@ void pk_hip_release(pk_hip_device *d)
     free(d);
 }
 
+/* A kernel file compiled for arch (hip_rtc.c) and loaded; a cached code
+ * object the driver refuses is compiled again. */
+static pk_status rtc_module(const char *unit, const char *arch, hipModule_t *out, pk_msg *msg)
+{
+    pk_status s = PK_SUCCESS;
+    for (int fresh = 0; fresh < 2; fresh++) {
+        char *code;
+        size_t len;
+        int from_cache;
+        s = pk_hip_rtc_code(unit, arch, fresh, &code, &len, &from_cache, msg);
+        if (s != PK_SUCCESS) return s;
+        s = pk_hip_check(hipModuleLoadData(out, code), unit, msg);
+        free(code);
+        if (s == PK_SUCCESS || !from_cache || s == PK_ERR_DEVICE_FAILURE) break;
+    }
+    return s;
+}
+
 pk_status pk_hip_open(int index, void **out, pk_msg *msg)
 {
     pk_hip_device *d = calloc(1, sizeof *d);
@@ -146,15 +199,24 @@ pk_status pk_hip_open(int index, void **out, pk_msg *msg)
     }
     if (s == PK_SUCCESS)
         s = pk_hip_check(hipStreamCreateWithFlags(&d->stream, hipStreamNonBlocking), "hipStreamCreateWithFlags", msg);
-    for (const pk_embedded_blob *b = pk_hip_code_objects; s == PK_SUCCESS && b->name; b++) {
+    /* each kernel file: its embedded code object where it has code for the
+     * device, else compiled now (hip_rtc.c) */
+    const int embedded = has_code_for(d->target.arch);
+    for (int i = 0; s == PK_SUCCESS && i < pk_hip_rtc_unit_count(); i++) {
         if (d->n_modules == PK_HIP_MAX_MODULES) {
-            s = pk_msgf(msg, PK_ERR_INTERNAL, "more code objects than PK_HIP_MAX_MODULES");
+            s = pk_msgf(msg, PK_ERR_INTERNAL, "more kernel files than PK_HIP_MAX_MODULES");
             break;
         }
-        s = pk_hip_check(hipModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
-        if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
-        /* a device failure is the device's earlier fault, still sticky */
-        else if (s != PK_ERR_DEVICE_FAILURE) s = PK_ERR_BUILD_FAILED; /* no code for this GPU (hip_archs), or a bad image */
+        const char *unit = pk_hip_rtc_unit(i);
+        const pk_embedded_blob *b = blob_of(unit);
+        if (embedded && b) {
+            s = pk_hip_check(hipModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
+            /* a device failure is the device's earlier fault, still sticky */
+            if (s != PK_SUCCESS && s != PK_ERR_DEVICE_FAILURE) s = PK_ERR_BUILD_FAILED; /* a bad image */
+        } else {
+            s = rtc_module(unit, d->target.arch, &d->modules[d->n_modules], msg);
+        }
+        if (s == PK_SUCCESS) d->module_names[d->n_modules++] = unit;
     }
     /* the calls above may succeed on a device that holds a fault; a wait
      * on the new (empty) stream reports it */

@@ -76,8 +76,8 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 typedef struct pk_hip_device {
     int index;                 /* HIP device ordinal, made current before each call */
     hipStream_t stream;        /* every op of the pk_context is queued here, in order */
-    hipModule_t modules[PK_HIP_MAX_MODULES]; /* the embedded code objects, loaded once at open */
-    const char *module_names[PK_HIP_MAX_MODULES]; /* "gemm.co", ... (NVIDIA: "gemm.fatbin") */
+    hipModule_t modules[PK_HIP_MAX_MODULES]; /* the kernel files' code, loaded (or compiled) once at open */
+    const char *module_names[PK_HIP_MAX_MODULES]; /* the kernel file each came from: "gemm.hip", ... */
     int n_modules;
     pk_device_info info;
     pk_hip_target target;

@@ -34,9 +34,6 @@ typedef struct pk_cl_device {
     char autotune_pending[PK_CL_FAMILY_COUNT]; /* per family: not asked for yet */
 } pk_cl_device;
 
-/* The tuning cache directory (opencl_program.c's binaries live there too),
- * or 0 when there is none (PORTKERN_CACHE_DIR=off, no home). */
-int pk_cl_cache_dir(char *dir, size_t n);
 /* FNV-1a of common.cl and `source` as embedded, and of what names this
  * device and its driver: the keys of the on-disk caches. */
 uint64_t pk_cl_source_hash(const char *source);
