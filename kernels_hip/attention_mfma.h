@@ -1,7 +1,7 @@
 /* Attention on CDNA matrix cores (gfx90a, gfx940): f16/bf16, head dim
  * contiguous (the plan checks). Built only where PK_HIP_MFMA is 1;
  * attention.hip gives other targets a portable body under the same names
- * (attention_mfma_portable below), which the plan does not pick there.
+ * (mfma_attention_portable below), which the plan does not pick there.
  *
  * A block is NW = 4 waves of 64; wave w owns the 32 packed rows
  * row0 + 32 w .. + 31 (rows and grid as attention_common.h, BM = 128).

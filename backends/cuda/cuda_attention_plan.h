@@ -51,7 +51,7 @@ void pk_cu_attn_kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan
  * writes split-KV partials for the merge kernel. */
 void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n);
 
-/* Every variant pk_cu_attn_plan_make can give on a device of compute
+/* Every variant pk_cu_attn_plan_make_knob can give on a device of compute
  * capability sm with smem_optin bytes of dynamic shared memory, without a
  * knob (the rows128n32 and rows128w8 kernels are only reached by one):
  * each name once to fn. For the conformance coverage test

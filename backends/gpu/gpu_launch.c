@@ -1,6 +1,6 @@
 /* Kernel lookup and launch of a CUDA-family backend: a kernel is looked
  * up once per device, in the module its name's prefix names (the backend's
- * module_for), and kept in a list; a launch sets the dynamic shared memory
+ * function_lookup), and kept in a list; a launch sets the dynamic shared memory
  * the kernel may use once it asks for more than the default, then goes to
  * the backend's launch call. */
 #include <stdlib.h>

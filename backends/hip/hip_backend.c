@@ -231,7 +231,8 @@ pk_status pk_hip_open(int index, void **out, pk_msg *msg)
 
 /* On NVIDIA a device fault is real: pk_fault_store through a null pointer
  * on the stream. On AMD we carry no faulting code object (none could be
- * run here), so hip_finish reports a simulated fault. */
+ * run here), so finish (gpu_finish, backends/gpu/gpu_backend.c) reports a
+ * simulated fault. */
 pk_status pk_hip_fault_inject(void *dev, pk_fault_plan *plan, pk_msg *msg)
 {
     pk_fault_attach(plan);

@@ -3,7 +3,9 @@
  * -Dhip_platform=nvidia the same code compiles against hip_on_cuda.h, our
  * own mapping of the HIP calls used here onto the CUDA driver API. Device
  * code lives in kernels_hip/, one code object (AMD: a bundle for every
- * target of hip_archs; NVIDIA: an nvcc fatbin) per kernel file, embedded.
+ * target of hip_archs; NVIDIA: an nvcc fatbin) per kernel file, embedded;
+ * a device none of them fits compiles the kernel files at open instead
+ * (hip_rtc.c).
  *
  * Contract between the host code and the GEMM / attention kernels
  * (kernels_hip/gemm*.hip, attention*.hip and their plans):
@@ -29,8 +31,9 @@
  *   declares
  *     void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t,
  *                                pk_hip_gemm_plan *out);
- *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields: kind, char kernel[64]
- *   (the entry point), grid[3], block[3], smem (dynamic LDS bytes).
+ *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields but early (HIP never
+ *   launches early): kind, char kernel[64] (the entry point), grid[3],
+ *   block[3], smem (dynamic LDS bytes).
  * - Attention. Every pk_attn_* kernel but the merge takes one
  *   pk_attn_params (kernels_gpu/attn_abi.h, one definition for the kernels
  *   and the host, which fills it in pk_gpu_args.c). hip_attention_plan.h

@@ -193,7 +193,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* gemm_tiled.cl's pipeline (its header): GPUs prefetch into registers,
      * read runs of 4 where aligned and finish through local memory; CPUs
      * (PoCL) copy straight to local memory and finish in place (each
-     * 1.5-2x faster there). The k loop's unrolling and the register bound
+     * faster there). The k loop's unrolling and the register bound
      * are the tile's (opencl_gemm_plan.c says why) */
     const int gpu = plan.cls != PK_CL_VENDOR_CPU;
     const int a_vec = gpu && runs_of_4(&p->a, la, p->batch, la.kfast ? p->a.stride[1] : p->a.stride[2],

@@ -11,11 +11,12 @@
  *  - CPUs (PoCL) run a work-group as a loop over its items, vectorised
  *    across them: modest work-groups (64..128 items) with 8 x 8
  *    micro-tiles, which keep the accumulators PoCL carries across barriers
- *    few per multiply-add (4 x 4 measured 5x slower); TK = 32 amortises
- *    the barriers. Decode takes an 8-row tile: there M = 1 is bound by the
- *    wasted arithmetic of the empty rows. The entry is what portkern tune
- *    found on two cores of a Xeon (PoCL 3.1) from there: 128 x 128 x 16
- *    large tiles, 128 x 64 small ones, and decode items 8 x 4.
+ *    few per multiply-add (4 x 4 measured several times slower); TK = 32
+ *    amortises the barriers. Decode takes an 8-row tile: there M = 1 is
+ *    bound by the wasted arithmetic of the empty rows. The entry is what
+ *    portkern tune found on two cores of a Xeon (PoCL 3.1) from there:
+ *    128 x 128 x 16 large tiles, 128 x 64 small ones, and decode items
+ *    8 x 4.
  *  - GPU decode (M <= 16): a 16-row tile so that M = 1 wastes 16x, not
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
@@ -72,10 +73,10 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    past the prefetchers and accumulates in VW-lane vectors, one SIMD
  *    multiply-add per load; a has few rows and stays in L1. 4 columns per
  *    item share each load of a; 2 from 8 rows on, where 16 rows x 4
- *    columns of vector accumulators would spill (measured 2x slower).
- *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
- *    copy rate). portkern tune on two cores of a Xeon (PoCL 3.1) found
- *    nothing faster. */
+ *    columns of vector accumulators would spill (measured slower).
+ *    Groups of 8 items: 1 to 32 measured alike (M = 1 close to PoCL's
+ *    copy rate: bench/RESULTS.md, 2026-12-01 20:10). portkern tune on two
+ *    cores of a Xeon (PoCL 3.1) found nothing faster. */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
     /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads kw stream */
     [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 2, 4, 4, 1},
@@ -239,9 +240,9 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
  * program of its own) with which the pieces do not outnumber the compute
  * units. More work-groups than units would keep a multiprocessor busier,
  * but a split costs more than that gains: on the H200, M = 256 by 4096 x
- * 4096 (128 small tiles) ran unsplit at 49 us a call and in 2 pieces at
- * 60, and M = 64 (32 tiles) in 2 pieces at 36 and in 4 at 45
- * (bench/RESULTS.md, 2026-12-04). Each piece at least
+ * 4096 (128 small tiles) ran faster unsplit than in 2 pieces, and M = 64
+ * (32 tiles) faster in 2 pieces than in 4 (bench/RESULTS.md, 2026-12-04
+ * 01:25). Each piece at least
  * PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits. */
 static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
 {
@@ -288,8 +289,8 @@ static int bucket_of(int64_t m)
     return b;
 }
 
-/* The skinny plan for mr rows and `splits` pieces of k, without the
- * problem: what pk_cl_gemm_plan_problem and the variant list share. */
+/* The skinny plan for mr = 1 << b rows, k unsplit (splits = 1), without
+ * the problem: what pk_cl_gemm_plan_problem and the variant list share. */
 static int skinny_fill(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, int vw, int b,
                        pk_cl_skinny_plan *sk)
 {

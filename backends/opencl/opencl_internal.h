@@ -102,8 +102,8 @@ pk_status pk_cl_set_args(pk_cl_kern *k, const pk_cl_arg *args, int nargs, pk_msg
  * since a new buffer may come back under the same handle. */
 void pk_cl_args_forget(pk_cl_device *d);
 
-/* Sets args and enqueues `kernel` over `global` (rounded up to a multiple
- * of `local`, which may be NULL to let the runtime choose). */
+/* Sets args and enqueues `k` over `global` (rounded up to a multiple of
+ * `local`, which may be NULL to let the runtime choose). */
 pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg);
 
