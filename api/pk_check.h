@@ -34,7 +34,8 @@ pk_status pk_check_dtype(pk_context *ctx, const char *fn, const char *name, cons
 
 pk_status pk_check_act(pk_context *ctx, const char *fn, const char *name, pk_activation act);
 
-/* Dimension `dim` of t (counted from the right: 0 = last) has size `want`. */
+/* Dimension `from_right` of t (0 = last) has size `want`; `what` names it
+ * in the message. */
 pk_status pk_check_dim(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
                        int from_right, int64_t want, const char *what);
 

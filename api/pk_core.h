@@ -15,8 +15,8 @@ struct pk_context {
     char last_error[PK_MSG_MAX];
 };
 
-/* Records a failure of `fn` on ctx (or on this thread when ctx is NULL) and
- * returns status. */
+/* Records the message printf(fmt, ...) as the last error of ctx (or of
+ * this thread when ctx is NULL) and returns status. */
 pk_status pk_fail(pk_context *ctx, pk_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Clears the message a successful call leaves behind. */

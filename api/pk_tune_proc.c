@@ -3,7 +3,7 @@
  * (pk_internal_tune_worker, run by the portkern-tune-worker executable).
  *
  * Why a process: a candidate's kernels can take longer to build than the
- * whole limit (PoCL on two busy cores: 15-200 s for one GEMM tile), and
+ * whole limit (as a GEMM tile's did on PoCL on two busy cores), and
  * nothing stops a build once started. A build on a thread of our own
  * could be abandoned, but not stopped: it would go on holding the CPU
  * and, on PoCL, the lock that every kernel launch of the process takes

@@ -41,7 +41,7 @@ typedef struct pk_bench_case {
     /* what the case is judged by: 'F' TFLOP/s, 'B' TB/s of all bytes, 'W' TB/s of
      * weights (decode GEMM), 'K' TB/s of K/V (decode attention) */
     char metric;
-    double floor;  /* issue 3's floor in that unit; 0: none */
+    double floor;  /* the speed goal of the CUDA backend on an H200 in that unit; 0: none */
     const char *suite; /* set by pk_bench_suite: the suite the case came from */
 } pk_bench_case;
 
@@ -75,7 +75,7 @@ pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int r
 double pk_bench_cublas_gemm(pk_context *ctx, const pk_bench_case *c, pk_buffer *x, pk_buffer *const *w, int copies,
                             pk_buffer *y, int reps, const char **why);
 
-/* ---- the report (issue 5): suites, roofline, baselines, portability */
+/* ---- the vendor comparison report: suites, roofline, baselines, portability */
 
 /* The cases of a named suite ("floors" is pk_bench_cases); -1 for an unknown name. */
 int pk_bench_suite(const char *name, const pk_bench_case **out);

@@ -1,4 +1,5 @@
-/* The cases of issue 3's performance floors: Llama-3-8B/70B-shaped GEMMs,
+/* The performance-floor cases (the "floors" suite), each with the speed
+ * the CUDA backend is to reach on an H200: Llama-3-8B/70B-shaped GEMMs,
  * prefill and decode attention, and the fused elementwise ops. */
 #include "bench.h"
 

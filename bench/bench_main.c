@@ -13,9 +13,9 @@
 static void usage(FILE *f)
 {
     fputs("usage: portkern bench [options]\n"
-          "Times issue 3's cases on one device with device events (warm-up, median of\n"
-          "--reps intervals of back-to-back calls, each >= 0.25 ms, inputs rotated past\n"
-          "the L2) beside the vendor library.\n"
+          "Times the performance-floor cases (the \"floors\" suite) on one device with\n"
+          "device events (warm-up, median of --reps intervals of back-to-back calls,\n"
+          "each >= 0.25 ms, inputs rotated past the L2) beside the vendor library.\n"
           "  --backend NAME[:IDX]  auto (default), ref, opencl, cuda, hip; opencl:IDX/portable\n"
           "                        runs OpenCL with its inline PTX (tensor-core) kernels off\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"

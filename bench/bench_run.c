@@ -1,6 +1,6 @@
 /* Runs and times one bench case: inputs of random values (never zeros,
  * which can run faster than real data), rotated over enough copies that
- * the 60 MB L2 of an H200 cannot hold them, warm-up, then the repetitions:
+ * the L2 of an H200 cannot hold them, warm-up, then the repetitions:
  * intervals of back-to-back calls between device events; the median of
  * their time a call and the p10..p90 spread. */
 #include <math.h>
@@ -58,10 +58,10 @@ static int cmp_double(const void *a, const void *b)
 /* Intervals of back-to-back calls long enough that the events bounding
  * them weigh little: NVIDIA's OpenCL spends microseconds of host time on
  * each marker and leaves the device that long idle, so that an event
- * between every two calls of a 13 us decode GEMM timed 18.6 us a call where
- * the same calls without events ran at 12.9 (bench/RESULTS.md,
- * 2026-12-02 13:50). Each interval still holds every call's host cost: a
- * host slower than the device shows. */
+ * between every two calls of a short decode GEMM timed it well above the
+ * same calls without events (bench/RESULTS.md, 2026-12-02 13:35). Each
+ * interval still holds every call's host cost: a host slower than the
+ * device shows. */
 #define PK_BENCH_INTERVAL_MS 0.25
 #define PK_BENCH_MAX_CALLS 64
 

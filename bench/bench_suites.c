@@ -3,8 +3,8 @@
  * decode (batch 1 and 32), so a result speaks for a model, not for a
  * synthetic square. Llama-3-70B is the slice one GPU holds under
  * tensor-parallel 8 (heads and the MLP width split 8 ways, hidden whole).
- * The small model is Llama-3.2-1B. "floors" stays issue 3's list, which the
- * CUDA speed floors are judged by. */
+ * The small model is Llama-3.2-1B. "floors" stays the performance-floor
+ * cases of bench_cases.c, which the CUDA speed floors are judged by. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +130,7 @@ static const pk_bench_case short_suite[] = {
 const char *const pk_bench_suite_names[] = {"floors", "llama3-8b", "llama3-70b-tp8", "small", "gemm", "attention",
                                             "elementwise", "short", NULL};
 const char *const pk_bench_suite_about[] = {
-    "issue 3's cases that the CUDA speed floors are judged by (the default)",
+    "the performance-floor cases that the CUDA speed floors are judged by (the default)",
     "Llama-3-8B prefill (2048 tokens) and decode (batch 1, 32)",
     "Llama-3-70B, one GPU's slice under tensor-parallel 8",
     "Llama-3.2-1B prefill and decode",

@@ -437,7 +437,7 @@ BAD(chain_out_negative_stride) { pk_tensor o = f->t[COUT]; o.stride[0] = -16; re
 BAD(chain_input_past_end) { pk_tensor y = f->t[CY]; y.offset = 32; return chain(f, NULL, T(CX), &y, T(COUT)); }
 
 
-/* hostile sizes, overlap, dead handles (issue 14) */
+/* hostile sizes, overlap, dead handles (the hostile/ cases) */
 BAD(gemm_broadcast_k)
 {
     /* K = 2^40 read from 4 bytes: no input stores the reduction */

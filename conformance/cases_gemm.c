@@ -346,11 +346,11 @@ void cf_cases_gemm(cf_case_list *l)
          * (tests/test_cover_gemm.c names them), GPU-only: too slow on a
          * CPU device. Just past the thresholds of a 132-SM H200 (and a
          * 108-SM A100), so that the float64 reference stays quick:
-         *  - 2 x 1096 x 3896: 288 tiles of 128 x 256, two per SM: the
+         *  - 2 x 1096 x 4440: 324 tiles of 128 x 256, two per SM: the
          *    mma.sync kernel's largest tile for every layout the Hopper
          *    kernel does not take (B n-major, A m-major, A's batches
          *    overlapping, which no TMA map describes), and MFMA's 128 x 128
-         *    on a 228-CU gfx940;
+         *    on a 304-CU gfx942 (630 tiles);
          *  - 2 x 1096 x 1944: 144 of 128 x 256 but 288 of 128 x 128: the
          *    next tile, and the SIMT kernel's 128 x 128 (f32 in every
          *    float4 layout, K = 41 for none; 16-bit at K = 41, which no
@@ -360,7 +360,7 @@ void cf_cases_gemm(cf_case_list *l)
         static const int lay4[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 1}}; /* ta, tb, overlapA */
         for (int big = 0; big < 2 && dt != PK_F32; big++)
             for (int i = 0; i < 4; i++) {
-                g = G(dt, 1096, big ? 3896 : 1944, 40, lay4[i][0], lay4[i][1]);
+                g = G(dt, 1096, big ? 4440 : 1944, 40, lay4[i][0], lay4[i][1]);
                 g.batch = 2;
                 g.overlap_a = lay4[i][2];
                 g.large = 1;
@@ -411,6 +411,11 @@ void cf_cases_gemm(cf_case_list *l)
              * small tile (15 tiles of 128 x 64) and, GPU-only, the large
              * one (169 tiles of 128 x 128) */
             g = G(dt, 300, 264, 96, 0, 0);
+            add(l, &g);
+            /* the narrow tile with B k-major, M its height and k whole
+             * rounds of steps in each of 2 pieces: its copies and loads
+             * without bounds */
+            g = G(dt, 64, 264, 512, 0, 1);
             add(l, &g);
             g = G(dt, 1540, 1544, 64, 0, 0);
             g.large = 1;

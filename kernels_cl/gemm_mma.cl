@@ -33,12 +33,16 @@
  * launch, where a second kernel to merge cost NVIDIA's OpenCL an enqueue.
  * The counters are zeros between launches (the host makes them so once).
  *
- * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, PENDING (STAGES - 2, as a
- * literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
+ * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, B_REG
+ * (1: b's fragments loaded straight into registers, below), PENDING
+ * (STAGES - 2, as a literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_TILED_PARAMS). */
 
 #define BK 32
+#ifndef B_REG
+#define B_REG 0
+#endif
 #ifndef SPLITS
 #define SPLITS 1
 #endif
@@ -284,6 +288,121 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#if B_REG
+/* B_REG 1: the weights straight into registers (b k-contiguous, WARPS_M =
+ * 1), for a tile of few rows, where b is nearly all the traffic and local
+ * memory, shared with a, would hold too little of it in flight. Only a
+ * goes through local memory, in rounds of STAGES steps (RK k), two rounds'
+ * buffers: while a round is multiplied, the next round's a is copied and
+ * its weights loaded into a second set of registers, so a work-group keeps
+ * a round of weights in flight, two barriers a round.
+ *
+ * A step's k is permuted as in gemm_skinny_mma (gemm_skinny.cl): lane (g,
+ * q) loads 16 bytes, k 8q .. 8q + 7 of the step, of weight row g of each of
+ * its blocks of 8 columns and of a's rows g and g + 8 of each m16 tile, and
+ * its four 32-bit words go to the fragments' k pairs {2q, 2q + 8} of two
+ * mma; a and b are permuted alike, so each product meets its partner. */
+#define RK (BK * STAGES)
+#define RCH (RK / 8) /* 16-byte chunks of a round's a row */
+
+/* A round's copies of a: chunk tid + i WG, row-major over the round's
+ * BM x RCH chunks, so that adjacent work-items copy adjacent 16 bytes of a
+ * row; local: the round's STAGES step tiles, laid out as tile_k_loop's. */
+inline void breg_copy_a(__local e_t *ar, __global const e_t *pa, long a_s, int tid, long m_left, long k_left,
+                        const int whole, __global const e_t *a)
+{
+#pragma unroll
+    for (int i = 0; i < CP(BM * RCH); i++) {
+        const int qi = tid + i * WG, row = qi / RCH, ch = qi % RCH;
+        if ((BM * RCH) % WG != 0 && qi >= BM * RCH) break;
+        __local e_t *dst = ar + (ch / 4) * A_STAGE + kc_at(row, ch % 4);
+        if (whole)
+            pk_cp_async16_off(dst, pa, ((long)row * a_s + ch * 8) * 2);
+        else
+            copy16(dst, pa + row * a_s + ch * 8, a, row < m_left ? k_left - ch * 8 : 0);
+    }
+}
+
+/* 16 bytes of a weight row at p, of which `valid` (0..8) exist: the rest
+ * zeros, so that what lies past k multiplies zeros of a as zeros */
+inline uint4 breg_weights(__global const e_t *p, long valid)
+{
+    if (valid >= 8) return pk_ld_stream16(p);
+    ushort e[8];
+    for (int j = 0; j < 8; j++) e[j] = j < valid ? p[j] : (ushort)0;
+    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
+}
+
+/* a round's weights: w[u][j] from row pointer pw[j] (k at the lane's 8q of
+ * the round's first step); k_left from the round's first k */
+inline void breg_load_w(uint4 w[STAGES][NT], __global const e_t *const pw[NT], long k_left, int q, const int whole)
+{
+#pragma unroll
+    for (int u = 0; u < STAGES; u++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            w[u][j] = whole ? pk_ld_stream16(pw[j] + u * BK) : breg_weights(pw[j] + u * BK, k_left - u * BK - 8 * q);
+}
+
+inline __attribute__((always_inline)) void breg_k_loop(float acc[MT][NT][4], __local e_t *as, __global const e_t *a,
+                                                        __global const e_t *pa, long a_s, __global const e_t *pb,
+                                                        long b_s, long m_left, long n_left, long k_len, int tid,
+                                                        int wn, int lane)
+{
+    const int g = lane / 4, q = lane % 4;
+    const int rounds = (int)((k_len + RK - 1) / RK);
+    const int whole_m = m_left >= BM, whole_k = k_len % RK == 0;
+    __global const e_t *pw[NT];
+#pragma unroll
+    for (int j = 0; j < NT; j++) pw[j] = pb + min((long)(wn * WTN + j * 8 + g), n_left - 1) * b_s + 8 * q;
+    uint4 w[STAGES][NT];
+    if (rounds > 0) {
+        const int whole = whole_m && (whole_k || rounds > 1);
+        breg_copy_a(as, pa, a_s, tid, m_left, k_len, whole, a);
+        pk_cp_async_commit();
+        breg_load_w(w, pw, k_len, q, whole_k || rounds > 1);
+    }
+    for (int r = 0; r < rounds; r++) {
+        __local e_t *ar = as + (r & 1) * STAGES * A_STAGE;
+        uint4 wnx[STAGES][NT];
+#pragma unroll
+        for (int j = 0; j < NT; j++) pw[j] += RK;
+        if (r + 1 < rounds) {
+            const long k_left = k_len - (long)(r + 1) * RK;
+            const int whole = whole_k || r + 2 < rounds;
+            breg_copy_a(as + ((r + 1) & 1) * STAGES * A_STAGE, pa + (r + 1) * RK, a_s, tid, m_left, k_left,
+                        whole_m && whole, a);
+            breg_load_w(wnx, pw, k_left, q, whole);
+        }
+        pk_cp_async_commit();
+        /* round r's a has landed (round r + 1's group may be in flight) */
+        pk_cp_async_wait(1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int u = 0; u < STAGES; u++)
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                const uint4 x0 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g, q));
+                const uint4 x1 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g + 8, q));
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    MMA(acc[i][j], x0.s0, x1.s0, x0.s1, x1.s1, w[u][j].s0, w[u][j].s1);
+                    MMA(acc[i][j], x0.s2, x1.s2, x0.s3, x1.s3, w[u][j].s2, w[u][j].s3);
+                }
+            }
+        /* every warp is done with this round's buffer before round r + 2's
+         * copies overwrite it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int u = 0; u < STAGES; u++)
+#pragma unroll
+            for (int j = 0; j < NT; j++) w[u][j] = wnx[u][j];
+    }
+    pk_cp_async_wait(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 /* The block of tile index (mt, nt) a work-group takes: groups of GROUP_M
  * tile rows, column by column within a group, so that the work-groups in
  * flight at once share rows of a and columns of b in the L2 cache. */
@@ -305,8 +424,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
 {
     /* cp.async and ldmatrix move 16-byte pieces */
+#if B_REG
+    __local e_t as[2 * STAGES * A_STAGE] __attribute__((aligned(16)));
+#else
     __local e_t as[STAGES * A_STAGE] __attribute__((aligned(16)));
     __local e_t bs[STAGES * B_STAGE] __attribute__((aligned(16)));
+#endif
     __global const e_t *a = (__global const e_t *)a_, *b = (__global const e_t *)b_;
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
@@ -342,12 +465,17 @@ gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
             __global const e_t *pb = b + b_off + z * b_sb + n0 + k0 * b_sk;
             const long b_s = b_sk, b_step = BK * b_sk;
 #endif
+#if B_REG
+            breg_k_loop(acc, as, a, pa, a_sm, pb, b_s, m_left, n_left, k_len, tid, wn, lane);
+            (void)b_step, (void)steps;
+#else
             if (m_left >= BM && n_left >= BN && k_len % BK == 0)
                 tile_k_loop(acc, 1, as, bs, a, pa, a_sm, b, pb, b_s, b_step, steps, m_left, n_left, k_len, tid, wm, wn,
                             lane);
             else
                 tile_k_loop(acc, 0, as, bs, a, pa, a_sm, b, pb, b_s, b_step, steps, m_left, n_left, k_len, tid, wm, wn,
                             lane);
+#endif
 
             const int g = lane / 4, q = lane % 4;
 #if SPLITS > 1

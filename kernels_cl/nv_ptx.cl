@@ -45,9 +45,9 @@ inline uint pk_shared_addr(__local const void *p) { return (uint)(size_t)p; }
  * at pk_cp_async_wait (then a barrier makes it visible to the group).
  *
  * The copies are the .ca form (through L1) although nothing reads them
- * twice: under NVIDIA's OpenCL the .cg form (L2 only) moves data at about
- * half the rate the CUDA driver gives the same machine code, and .ca does
- * not pay that (bench/RESULTS.md, 2026-12-03 afternoon). */
+ * twice: under NVIDIA's OpenCL the .cg form (L2 only) moves data well
+ * below the rate the CUDA driver gives the same machine code, and .ca does
+ * not pay that (bench/RESULTS.md, 2026-12-03 15:00). */
 inline void pk_cp_async16(__local void *dst, __global const void *src)
 {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(pk_shared_addr(dst)), "l"(src) : "memory");

@@ -360,7 +360,8 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
              * once per row, so that every score costs one compare with a
              * constant and a select. (Testing each score against the
              * shared-memory window compiled to two loads and a branch per
-             * score: causal ran at 234 TFLOP/s, 255 with this.) */
+             * score, and causal attention ran slower: bench/RESULTS.md,
+             * 2026-11-29 17:17.) */
             const int k0 = n0 + wn * KW + 2 * t4;
 #pragma unroll
             for (int mt = 0; mt < MT; mt++)

@@ -67,8 +67,8 @@ template <int DT, int MR, int KS> __device__ __forceinline__ void pk_gemm_skinny
      * that kernel ends. Only a prefetch may come before the wait: L2 is
      * where all writes meet, so a line fetched early is never stale, where
      * a register would be if the previous kernel wrote W. More than the
-     * first round was slower on the Llama-3-8B-shaped decode (4, 8 and 16
-     * KiB a warp: 5.17, 5.51 and 5.62 ms of GPU time a step against 4.97). */
+     * first round (4, 8 and 16 KiB a warp) was slower on the
+     * Llama-3-8B-shaped decode (bench/RESULTS.md, 2026-11-29 19:50). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (lane < NC) { /* one bulk prefetch per weight row */
         const long long grp = (long long)blockIdx.x * GPB + slot;

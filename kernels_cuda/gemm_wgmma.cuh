@@ -1,9 +1,9 @@
 /* Hopper GEMM for f16/bf16 with both operands k-contiguous (the linear
  * layout x[M,K] @ W[N,K]^T): wgmma on sm_90a, fed by the tensor memory
- * accelerator (TMA). mma.sync tops out near a third of the H200's matrix
- * rate here (gemm_mma.cuh: 212-232 TFLOP/s of 770); wgmma issues a 64 x 256
- * x 16 product per warpgroup from shared memory with no ldmatrix traffic
- * through the registers.
+ * accelerator (TMA). mma.sync tops out far below the H200's matrix rate
+ * here (gemm_mma.cuh; bench/RESULTS.md, 2026-11-29 13:10 and 14:24); wgmma
+ * issues a 64 x 256 x 16 product per warpgroup from shared memory with no
+ * ldmatrix traffic through the registers.
  *
  * Block: three warpgroups. The first is the producer: one thread issues
  * the TMA copies of a BM x BK tile of A and a BN x BK tile of B into a

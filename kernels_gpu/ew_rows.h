@@ -117,14 +117,14 @@ template <int OP, int DT, int V, int C> __device__ __forceinline__ void row_kern
         } else {
             /* The max keeps NaN, so a max of -inf means the whole row is
              * -inf: it gives zeros (exp(-inf - 0) sums to 0, never 0/0). */
-            float m = -INFINITY, sum = 0.0f;
+            float m = -PK_INF, sum = 0.0f;
             each([&](int k, int64_t j) {
                 load_h(j, h[k]);
 #pragma unroll
                 for (int i = 0; i < V; i++) m = max_nan(m, h[k][i]);
             });
             m = row_reduce<op_max>(m, red);
-            const bool all_neg_inf = m == -INFINITY;
+            const bool all_neg_inf = m == -PK_INF;
             if (all_neg_inf) m = 0.0f;
             each([&](int k, int64_t j) {
                 reload(k, j, h);

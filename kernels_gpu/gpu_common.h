@@ -17,7 +17,7 @@ __device__ __forceinline__ float pk_to_f32(pk_f16 x) { return __half2float(x); }
 __device__ __forceinline__ float pk_to_f32(pk_bf16 x)
 {
 #if PK_HIP_AMD
-    return (float)x;
+    return __uint_as_float((unsigned)x.bits << 16);
 #else
     return __bfloat162float(x);
 #endif
@@ -30,7 +30,10 @@ template <> __device__ __forceinline__ pk_f16 pk_from_f32<pk_f16>(float x) { ret
 template <> __device__ __forceinline__ pk_bf16 pk_from_f32<pk_bf16>(float x)
 {
 #if PK_HIP_AMD
-    return pk_bf16(x); /* hip_bfloat16's float constructor rounds to nearest even */
+    unsigned u = __float_as_uint(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return pk_bf16{(unsigned short)((u >> 16) | 0x40u)}; /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return pk_bf16{(unsigned short)(u >> 16)};
 #else
     return __float2bfloat16_rn(x);
 #endif

@@ -18,11 +18,22 @@
 #define PK_WAVE_MIN 32
 #define PK_WAVE_MAX 64
 
+/* +infinity: NVRTC (the run-time compiler, __CUDACC_RTC__) has neither
+ * INFINITY nor __builtin_inff, so there it comes from its bits */
+#if defined(__CUDACC_RTC__)
+#define PK_INF __int_as_float(0x7f800000)
+#else
+#define PK_INF __builtin_inff()
+#endif
+
 #if defined(__HIPCC__) && !defined(__CUDACC__)
 
+/* hipRTC (__HIPCC_RTC__) has HIP and its f16 built in; the headers again
+ * would define them twice */
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
-#include <hip/hip_bfloat16.h>
 #include <hip/hip_fp16.h>
+#endif
 
 #define PK_HIP_AMD 1
 #if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
@@ -32,7 +43,12 @@
 #endif
 
 typedef __half pk_f16;
-typedef hip_bfloat16 pk_bf16;
+/* bf16 as its bits, converted by gpu_common.h as the host converts
+ * (pk_half.h): hip_bfloat16 differs between ROCm releases, and ROCm 5.2's
+ * pulls the host's <cmath> into hipRTC, where it does not compile */
+struct pk_bf16 {
+    unsigned short bits;
+};
 #define PK_WAVE warpSize
 
 #elif defined(__CUDACC__)

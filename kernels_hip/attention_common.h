@@ -26,7 +26,7 @@
 
 namespace pk_attn {
 
-constexpr float neg_inf = -__builtin_inff();
+#define PK_NEG_INF (-PK_INF)
 constexpr float ln2 = 0.693147180559945309f;
 
 /* NaN wins, as in the reference (fmaxf would drop it). */
@@ -93,14 +93,14 @@ __device__ __forceinline__ void write_elem(const pk_attn_params &p, const block_
         o[row_offset(p, s, p.os, p.off[3], pr) + c * p.os[3]] = pk_from_f32<T>(live ? acc / l : 0.0f);
         if (p.lse && c == 0)
             p.lse[p.off[4] + s.b * p.ls[0] + h * p.ls[1] + (int64_t)i * p.ls[2]] =
-                live ? (m + log2f(l)) * ln2 : neg_inf;
+                live ? (m + log2f(l)) * ln2 : PK_NEG_INF;
     } else {
         const int64_t slot = ((int64_t)(s.b * p.hq + h) * p.sq + i) * p.n_splits + s.split;
         const int64_t acc_off = 2 * (int64_t)p.batch * p.hq * p.sq * p.n_splits;
         /* an empty chunk must contribute exactly 0, even beside a NaN V */
         p.part[acc_off + slot * D + c] = live ? acc : 0.0f;
         if (c == 0) {
-            p.part[2 * slot] = live ? m : neg_inf;
+            p.part[2 * slot] = live ? m : PK_NEG_INF;
             p.part[2 * slot + 1] = live ? l : 0.0f;
         }
     }
@@ -121,10 +121,10 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
     const float *ml = p.part + row * p.n_splits * 2;
     const float *acc = p.part + 2 * n_rows * p.n_splits + row * p.n_splits * d + c;
 
-    float big = neg_inf;
+    float big = PK_NEG_INF;
     for (int s = 0; s < p.n_splits; s++) big = nanmax(big, ml[2 * s]);
     float sum = 0.0f, out = 0.0f;
-    if (big != neg_inf) {
+    if (big != PK_NEG_INF) {
         for (int s = 0; s < p.n_splits; s++) {
             const float w = exp2f(ml[2 * s] - big);
             sum += w * ml[2 * s + 1];
@@ -137,7 +137,7 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
     T *o = (T *)p.o;
     o[p.off[3] + b * p.os[0] + i * p.os[1] + h * p.os[2] + c * p.os[3]] = pk_from_f32<T>(out);
     if (p.lse && c == 0)
-        p.lse[p.off[4] + b * p.ls[0] + h * p.ls[1] + i * p.ls[2]] = big == neg_inf ? neg_inf : (big + log2f(sum)) * ln2;
+        p.lse[p.off[4] + b * p.ls[0] + h * p.ls[1] + i * p.ls[2]] = big == PK_NEG_INF ? PK_NEG_INF : (big + log2f(sum)) * ln2;
 }
 
 } // namespace pk_attn

@@ -1,7 +1,7 @@
 /* Attention on CDNA matrix cores (gfx90a, gfx940): f16/bf16, head dim
  * contiguous (the plan checks). Built only where PK_HIP_MFMA is 1;
  * attention.hip gives other targets a portable body under the same names
- * (attention_mfma_portable below), which the plan does not pick there.
+ * (mfma_attention_portable below), which the plan does not pick there.
  *
  * A block is NW = 4 waves of 64; wave w owns the 32 packed rows
  * row0 + 32 w .. + 31 (rows and grid as attention_common.h, BM = 128).
@@ -46,7 +46,7 @@ template <int DT> __device__ __forceinline__ float bits_to_f32(unsigned short u)
 template <> __device__ __forceinline__ float bits_to_f32<1>(unsigned short u)
 {
     pk_f16 h;
-    __builtin_memcpy(&h, &u, 2);
+    memcpy(&h, &u, 2);
     return pk_to_f32(h);
 }
 template <> __device__ __forceinline__ float bits_to_f32<2>(unsigned short u) { return __uint_as_float((unsigned)u << 16); }
@@ -54,7 +54,7 @@ template <int DT> __device__ __forceinline__ unsigned short f32_to_bits(float x)
 {
     const PK_T(DT) h = pk_from_f32<PK_T(DT)>(x);
     unsigned short u;
-    __builtin_memcpy(&u, &h, 2);
+    memcpy(&u, &h, 2);
     return u;
 }
 /* all-ones exponent: Inf or NaN */
@@ -73,7 +73,7 @@ typedef float mf_float16 __attribute__((ext_vector_type(16)));
 template <typename V> __device__ __forceinline__ V mf_as(uint2 x)
 {
     V v;
-    __builtin_memcpy(&v, &x, 8);
+    memcpy(&v, &x, 8);
     return v;
 }
 /* acc += a b for one 32 x 32 x 8 block; a and b are 4 packed 16-bit values */
@@ -152,7 +152,7 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
     for (int c = 0; c < DB; c++)
 #pragma unroll
         for (int r = 0; r < 16; r++) acc[c][r] = 0.0f;
-    float m = neg_inf, l = 0.0f;
+    float m = PK_NEG_INF, l = 0.0f;
 
     for (int n0 = hi_max < 0 ? 1 : lo_min / BN * BN; n0 <= hi_max; n0 += BN) {
         /* the previous tile's products and weights are read */
@@ -184,17 +184,17 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
 
         /* register r: key n0 + 8 (r / 4) + 4 h + r % 4 of row q */
         float w[16];
-        float mt = neg_inf;
+        float mt = PK_NEG_INF;
 #pragma unroll
         for (int r = 0; r < 16; r++) {
             const int j = n0 + 8 * (r / 4) + 4 * h + r % 4;
-            w[r] = j < my_lo || j > my_hi ? neg_inf : st[r] * p.qscale;
+            w[r] = j < my_lo || j > my_hi ? PK_NEG_INF : st[r] * p.qscale;
             mt = nanmax(mt, w[r]);
         }
         mt = nanmax(mt, __shfl_xor(mt, 32));
         const float mn = nanmax(m, mt);
         /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-        const float base = mn == neg_inf ? 0.0f : mn;
+        const float base = mn == PK_NEG_INF ? 0.0f : mn;
         const float alpha = exp2f(m - base);
         float psum = 0.0f;
 #pragma unroll
@@ -303,11 +303,11 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention_portable
                                 p.qscale
                           : 0.0f;
         }
-        float m = neg_inf, l = 0.0f, acc = 0.0f;
+        float m = PK_NEG_INF, l = 0.0f, acc = 0.0f;
         for (int n0 = lo <= hi ? lo : 1; n0 <= hi; n0 += NT) {
             __syncthreads();
             const int j = n0 + tid;
-            float sc = neg_inf;
+            float sc = PK_NEG_INF;
             if (j <= hi) {
                 sc = 0.0f;
                 for (int c = 0; c < D; c++) sc = fmaf(sqr[c], pk_to_f32(kb[(int64_t)j * p.ks[1] + c * p.ks[3]]), sc);
@@ -315,13 +315,13 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention_portable
             sw[tid] = sc;
             __syncthreads();
             if (tid == 0) {
-                float mt = neg_inf;
+                float mt = PK_NEG_INF;
                 for (int x = 0; x < NT; x++) mt = nanmax(mt, sw[x]);
                 red[0] = mt;
             }
             __syncthreads();
             const float mn = nanmax(m, red[0]);
-            const float base = mn == neg_inf ? 0.0f : mn;
+            const float base = mn == PK_NEG_INF ? 0.0f : mn;
             const float alpha = exp2f(m - base);
             __syncthreads();
             sw[tid] = exp2f(sc - base);

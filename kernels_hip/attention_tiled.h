@@ -85,7 +85,7 @@ template <int DT, int D, bool ROWS16> __device__ __forceinline__ void tiled_atte
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
 
-    float acc[C::DPT], m = neg_inf, l = 0.0f;
+    float acc[C::DPT], m = PK_NEG_INF, l = 0.0f;
 #pragma unroll
     for (int c = 0; c < C::DPT; c++) acc[c] = 0.0f;
 
@@ -107,16 +107,16 @@ template <int DT, int D, bool ROWS16> __device__ __forceinline__ void tiled_atte
             for (int u = 0; u < C::KPT; u++)
                 if (t + TPR * u < BN) sc[u] = fmaf(qv, sk[(t + TPR * u) * LDQ + c], sc[u]);
         }
-        float mt = neg_inf;
+        float mt = PK_NEG_INF;
 #pragma unroll
         for (int u = 0; u < C::KPT; u++) {
             const int j = n0 + t + TPR * u;
-            if (t + TPR * u >= BN || j < my_lo || j > my_hi) sc[u] = neg_inf;
+            if (t + TPR * u >= BN || j < my_lo || j > my_hi) sc[u] = PK_NEG_INF;
             mt = nanmax(mt, sc[u]);
         }
         const float mn = nanmax(m, row_max<TPR>(mt));
         /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-        const float base = mn == neg_inf ? 0.0f : mn;
+        const float base = mn == PK_NEG_INF ? 0.0f : mn;
         const float alpha = exp2f(m - base);
         float psum = 0.0f;
 #pragma unroll

@@ -32,7 +32,7 @@ template <int DT> __device__ __forceinline__ float2 pk_gemm_unpack2(unsigned w);
 template <> __device__ __forceinline__ float2 pk_gemm_unpack2<1>(unsigned w)
 {
     pk_f16 h[2];
-    __builtin_memcpy(h, &w, 4);
+    memcpy(h, &w, 4);
     return make_float2(pk_to_f32(h[0]), pk_to_f32(h[1]));
 }
 template <> __device__ __forceinline__ float2 pk_gemm_unpack2<2>(unsigned w)

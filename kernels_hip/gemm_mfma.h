@@ -32,7 +32,7 @@ template <int DT> __device__ __forceinline__ pk_float16 pk_mfma_32x32x8(uint2 a,
 template <typename V> __device__ __forceinline__ V pk_as(uint2 x)
 {
     V v;
-    __builtin_memcpy(&v, &x, 8);
+    memcpy(&v, &x, 8);
     return v;
 }
 template <> __device__ __forceinline__ pk_float16 pk_mfma_32x32x8<1>(uint2 a, uint2 b, pk_float16 acc)
@@ -93,8 +93,8 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const p
     const long long m_tiles = (KA.m + TILE - 1) / TILE, n_tiles = (KA.n + TILE - 1) / TILE;
     const long long k_steps = (KA.k + BK - 1) / BK;
     /* 16-byte chunks need k contiguous and every chunk start aligned */
-    const bool a_fast = KA.a_sk == 1 && KA.a_sm % 8 == 0 && KA.a_sb % 8 == 0 && reinterpret_cast<uintptr_t>(KA.a) % 16 == 0;
-    const bool b_fast = KA.b_sk == 1 && KA.b_sn % 8 == 0 && KA.b_sb % 8 == 0 && reinterpret_cast<uintptr_t>(KA.b) % 16 == 0;
+    const bool a_fast = KA.a_sk == 1 && KA.a_sm % 8 == 0 && KA.a_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.a) % 16 == 0;
+    const bool b_fast = KA.b_sk == 1 && KA.b_sn % 8 == 0 && KA.b_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.b) % 16 == 0;
 
     for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
         for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {

@@ -94,11 +94,12 @@ int main(void)
     CHECK(isnan(rows[2].eff_best) && rows[2].best_ms == 0);
     CHECK(near(pk_bench_report_pp_mean(&rep, 0), 0.25));
 
-    /* Issue 13: a platform with no vendor library and no unfused form, its
-     * kernel at 2.5% of the card, used to be its own best (1.0) and lifted
-     * PP best to 2/(1/0.5 + 1) = 0.667. Its best is now n/a, and so is the
-     * case's PP best; the suite mean leaves the case out. Its roof for the
-     * dtype is unknown too (no vendor library lent one): n/a, not 0. */
+    /* A platform with no vendor library and no unfused form, its kernel at
+     * 2.5% of the card, must not count as its own best: that would give it
+     * 1.0 and lift PP best to 2/(1/0.5 + 1) = 0.667. Its best is n/a, and
+     * so is the case's PP best; the suite mean leaves the case out. Its
+     * roof for the dtype is unknown too (no vendor library lent one): n/a,
+     * not 0. */
     {
         pk_bench_case g = {"gemm bf16 4096^3", PK_BENCH_GEMM, PK_BF16, 4096, 4096, 4096, 1, 0, 0, 0, 0, 0, 0, 0,
                            'F', 0, "test"};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The suite never counts ref against itself as a check (issue 13): on ref
-# every numerical case is reported skipped, with its reason, and a run that
+# The suite never counts ref against itself as a check: on ref every
+# numerical case is reported skipped, with its reason, and a run that
 # found no device but ref says so and fails under --require-device (which
 # tools/run.sh passes unless PORTKERN_ACCEPT_REF_ONLY=1).
 # Usage: test_conform_ref_only.sh PATH/TO/portkern

@@ -1,4 +1,4 @@
-/* Faults (issue 14 item 4), on one backend and device:
+/* Faults (api/ERRORS.md, "Faults"), on one backend and device:
  *   test_faults BACKEND [INDEX]      (ref, opencl, cuda, hip; 77: skipped)
  *
  * 1. Allocation failures: for each op case and n = 0, 1, 2, ... the n-th

@@ -282,21 +282,30 @@ static void test_mma_picks(void)
     p.b.stride[1] = 4096, p.b.stride[2] = 1;
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.b_kc,
           "bf16 4096^3, b [K,N]: not mma bn");
-    /* 16 rows in the linear layout stay with the skinny kernel; as [K, N] they take mma */
+    /* 16 rows in the linear layout stay with the skinny kernel; as [K, N]
+     * they take mma, the small tile (the narrow one loads only
+     * k-contiguous weights) */
     p = linear(PK_F16, 1, 16, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.skinny, "m 16: not skinny");
     p.b.stride[1] = 4096, p.b.stride[2] = 1;
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
-              plan.mma_shape == PK_CL_MMA_NARROW,
-          "m 16 [K,N]: not the narrow mma tile");
-    /* up to the narrow tile's 64 rows: that tile, its 64 tiles by 4096 in
-     * 2 pieces (128 work-groups for 132 units); past it the small one */
+              plan.mma_shape == PK_CL_MMA_SMALL,
+          "m 16 [K,N]: not the small mma tile");
+    /* up to the narrow tile's 64 rows: that tile, its 32 tiles by 4096 in
+     * 4 pieces (128 work-groups for 132 units); past it the small one */
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
-              plan.mma_shape == PK_CL_MMA_NARROW && plan.mma_splits == 2,
-          "m 64: not the narrow tile in 2 pieces (%d)", plan.mma_splits);
+              plan.mma_shape == PK_CL_MMA_NARROW && plan.mma_splits == 4,
+          "m 64: not the narrow tile in 4 pieces (%d)", plan.mma_splits);
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
-    CHECK(!strcmp(name, "mma_64x64_w2x2_s4_bk_split"), "variant %s", name);
+    CHECK(!strcmp(name, "mma_64x128_w1x8_s4_breg_split"), "variant %s", name);
+    CHECK(pk_cl_mma_local_bytes(&plan.mt) == 32768, "%zu bytes of local memory (a alone, two rounds)",
+          pk_cl_mma_local_bytes(&plan.mt));
+    /* the same as [K, N]: the small tile */
+    p.b.stride[1] = 4096, p.b.stride[2] = 1;
+    CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
+              plan.mma_shape == PK_CL_MMA_SMALL && !plan.b_kc,
+          "m 64 [K,N]: not the small tile");
     p = linear(PK_BF16, 1, 65, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
               plan.mma_shape == PK_CL_MMA_SMALL,
@@ -409,6 +418,8 @@ static void test_mma_shapes(void)
         "gemm_mma.bm=64,gemm_mma.warps_m=8",                                        /* warps of 8 rows */
         "gemm_mma.bm=256,gemm_mma.bn=256,gemm_mma.warps_m=1,gemm_mma.warps_n=1",  /* 2048 accumulators */
         "gemm_mma.stages=1",                                                        /* out of range */
+        "gemm_mma_narrow.warps_m=2,gemm_mma_narrow.warps_n=4",                      /* breg: warps share columns */
+        "gemm_mma_narrow.breg=2",                                                   /* out of range */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pk_cl_params q = prm;
@@ -421,7 +432,8 @@ static void test_mma_shapes(void)
                            sizeof why) != 0,
           "a 96 KiB tile accepted");
     /* a device with less local memory than the tiles: the small tile where
-     * it fits, else the narrow one (24 KiB), else the tiled kernel */
+     * it fits, else the narrow one (32 rows, weights in registers: 16
+     * KiB), else the tiled kernel */
     pk_device_info small = nv;
     small.local_mem_bytes = 40 * 1024;
     p = linear(PK_BF16, 1, 4096, 4096, 4096);
@@ -431,8 +443,11 @@ static void test_mma_shapes(void)
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_NARROW,
           "32 KiB: not the narrow tile");
     small.local_mem_bytes = 16 * 1024;
+    CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_NARROW,
+          "16 KiB: not the narrow tile");
+    small.local_mem_bytes = 8 * 1024;
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
-          "16 KiB: not the tiled kernel");
+          "8 KiB: not the tiled kernel");
 }
 
 int main(void)

@@ -5,7 +5,7 @@
 #   conform   the suite on cuda:0, hip:0 and NVIDIA's OpenCL (registered by
 #             hand: the driver ships it unregistered); PK_CONFORM="cuda:0"
 #             narrows it
-#   bench     issue 3's floor cases on CUDA beside cuBLAS (--record)
+#   bench     the performance-floor cases on CUDA beside cuBLAS (--record)
 #   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
 #             (PK_SANITIZE_TOOLS="memcheck" runs one)
 #   report    the vendor comparison report, every suite, on the three
@@ -23,8 +23,8 @@
 #             skinny,rows,elementwise,attn_decode; PK_TUNE_SECONDS each, 25);
 #             the tuning cache file comes back in the logs; it runs
 #             before conform, so that the suite checks what it stored
-#   portable  issue 3's cases on NVIDIA's OpenCL (--record), to set beside
-#             the CUDA bench of the same call
+#   portable  the performance-floor cases on NVIDIA's OpenCL (--record), to
+#             set beside the CUDA bench of the same call
 #   ptxoff    the suite on NVIDIA's OpenCL with its inline PTX kernels off
 #             (PORTKERN_OPENCL_PTX=0: the portable kernels); PK_CONFORM_OPS
 #             narrows it to some ops (e.g. "gemm attention")
@@ -32,7 +32,7 @@
 #             NVIDIA's OpenCL alone
 #   mmapeak   tools/mma_sync_peak.c: the mma.sync rate of NVIDIA's OpenCL
 #             (bf16, f16; 1 to 16 warps a work-group), no memory traffic
-#   hostile   issue 14's device tests on each platform: several threads
+#   hostile   the hostile-use device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
 # The device tool brings back at most 8 files: every log goes into
@@ -61,7 +61,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 pack() { tar -C "$logs" -czf "$out/gpu-logs.tar.gz" .; }
 
 start=$(date +%s)
-# only the H200's own code (a third of the nvcc time of the default targets)
+# only the H200's own code (far less nvcc time than the default targets)
 # (a warm machine keeps build-gpu from the previous call: only rebuild)
 { { [ -d build-gpu ] || meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a; } &&
   ninja -C build-gpu -j16; } >"$logs/build.txt" 2>&1 ||
@@ -138,7 +138,7 @@ if [[ $parts == *report* ]]; then
     --out "$logs/report" >"$logs/report.txt" 2>&1
   summary+=("report rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^suite mean' "$logs/report.txt" | tail -1)")
 fi
-# the seeded Llama-3-8B-shaped checkpoint, made once a machine (56 s, 16 GB)
+# the seeded Llama-3-8B-shaped checkpoint (16 GB), made once a machine
 # in the background from the start; the engine's parts wait for it
 make_8b() {
   [ -n "${ck_pid:-}" ] && wait "$ck_pid" && ck_pid=

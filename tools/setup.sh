@@ -3,15 +3,17 @@
 # a C compiler, Meson, Ninja, the OpenCL ICD loader and headers, and PoCL
 # (an OpenCL CPU device, so the OpenCL backend runs anywhere), CLBlast (the
 # bench's vendor library on OpenCL, loaded with dlopen: without it the bench
-# fails its OpenCL GEMM cases unless PORTKERN_CLBLAST=off), and Debian's
-# HIP (hipcc, ROCm 5.2) with the LLVM tools that check its AMD code
-# objects (llvm-15: llvm-objdump, llvm-readelf; clang-tools-15:
-# clang-offload-bundler). Skips apt when everything is already there.
+# fails its OpenCL GEMM cases unless PORTKERN_CLBLAST=off), and for the
+# HIP backend's AMD code Debian's HIP runtime headers and device libraries
+# (ROCm 5.2), clang-19 and lld-19 that build the kernels for today's AMD
+# targets, and the LLVM tools that check the code objects (llvm-19:
+# llvm-objdump, llvm-readelf; clang-tools-19: clang-offload-bundler).
+# Skips apt when everything is already there.
 set -euo pipefail
 
 packages=(build-essential pkg-config python3 meson ninja-build
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libclblast1
-          hipcc libamdhip64-dev llvm-15 clang-tools-15)
+          libamdhip64-dev rocm-device-libs clang-19 lld-19 llvm-19 clang-tools-19)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,8 @@
 /* Device buffers the stream may still read, freed once the stream has
  * passed the point where they were retired: a scratch buffer that grows is
- * replaced without the host waiting for the work queued before (issue 15:
- * no host waits inside an op). The runtime calls (CUDA driver, HIP) come
- * in as function pointers, so CUDA and HIP share this code. */
+ * replaced without the host waiting for the work queued before (no host
+ * waits inside an op). The runtime calls (CUDA driver, HIP) come in as
+ * function pointers, so CUDA and HIP share this code. */
 #ifndef PK_GPU_RETIRE_H
 #define PK_GPU_RETIRE_H
 
@@ -23,10 +23,9 @@ typedef struct pk_gpu_retired {
     struct pk_gpu_retired *next;
 } pk_gpu_retired;
 
-/* Frees mem once dev's stream passes this point. Without memory for the
- * record or an event, frees it at once after f->record fails: the caller
- * must then have waited (returns -1, and frees nothing: the caller waits
- * and frees). */
+/* Frees mem once dev's stream passes this point, and returns 0. Without
+ * memory for the record, or when f->record fails, returns -1 and frees
+ * nothing: the caller then waits for the stream and frees mem itself. */
 int pk_gpu_retire(pk_gpu_retired **list, const pk_gpu_retire_fns *f, void *dev, uintptr_t mem);
 /* Frees the retired buffers whose event has completed; all of them, after
  * the caller waited for the stream, when `all` is set. */

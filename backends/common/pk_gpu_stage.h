@@ -3,8 +3,8 @@
  * may wait for the stream (the driver has to stage it somewhere before
  * returning); from pinned memory it is queued and returns. So the bytes go
  * to a pinned block first, handed out as a ring, and a region is handed out
- * again only once the copy that read it has completed (issue 15: no host
- * waits inside an op). The runtime calls (CUDA driver, HIP) come in as
+ * again only once the copy that read it has completed (no host waits
+ * inside an op). The runtime calls (CUDA driver, HIP) come in as
  * function pointers, so CUDA and HIP share this code and a test can fake
  * them. */
 #ifndef PK_GPU_STAGE_H

@@ -51,7 +51,7 @@ int pk_cu_attn_knob_of(const char *value);
 void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int knob,
                                pk_cu_attn_plan *plan);
 
-/* Every variant pk_cu_attn_plan_make can give on a device of compute
+/* Every variant pk_cu_attn_plan_make_knob can give on a device of compute
  * capability sm with smem_optin bytes of dynamic shared memory, without a
  * knob (the rows128n32 and rows128w8 kernels are only reached by one):
  * each kernel's name once to fn, split when it writes split-KV partials

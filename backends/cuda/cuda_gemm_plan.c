@@ -3,8 +3,9 @@
  *    layout (x[M,K] @ W[N,K]^T, k contiguous in both), f16/bf16, 16-byte
  *    aligned rows. Decode is bound by reading W once; a tile kernel would
  *    pad M to its tile. The skinny kernel does M FMAs per weight and keeps
- *    up with HBM for a few rows only (M = 1: 3.25 TB/s on the H200, M = 16:
- *    0.37); from DECODE_MIN_M rows on, the decode kernel does them all in
+ *    up with HBM for a few rows only (on the H200 at M = 1, far from it at
+ *    M = 16: bench/RESULTS.md, 2026-11-29 13:10); from DECODE_MIN_M rows
+ *    on, the decode kernel does them all in
  *    one mma. PORTKERN_CUDA_GEMM=skinny or =decode sends every such problem
  *    to that one kernel, for A/B timing of the crossover (any other value,
  *    or none, leaves the choice to M).
@@ -95,7 +96,7 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
     out->block[1] = out->block[2] = 1;
 }
 
-/* rows of `size` elements `stride` apart, side by side (no overlap) and
+/* rows of `row_elems` elements `stride` apart, side by side (no overlap) and
  * whole 16-byte units apart: a TMA map's row */
 static int tma_rows(int64_t stride, int64_t row_elems) { return stride >= row_elems && stride % 8 == 0; }
 
@@ -184,9 +185,9 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         /* One row: two warps per column where that still fits one wave
          * (W of few columns: more loads in flight), or where one wave of a
          * warp per column would leave each warp a long chain of rounds
-         * (8 or more of 32 lanes x 4 chunks: down_proj's 14 took 35.5 us,
-         * split 33.8, 4096 x 14336 on the H200; q_proj's 4 rounds were
-         * slower split, 16.1 against 13.8). */
+         * (8 or more of 32 lanes x 4 chunks: on the H200 down_proj's 14,
+         * 4096 x 14336, ran faster split, q_proj's 4 slower; bench/RESULTS.md,
+         * 2026-11-29 19:50). */
         const int64_t warps = p->n * p->batch, slots = (int64_t)SKINNY_WARPS_PER_SM * sm_count;
         const int64_t rounds = cdiv(p->k / 8, 32 * 4);
         int ks = mi == 0 && p->k / 8 >= 2 * 32 && (2 * warps <= slots || (warps <= slots && rounds >= 8)) ? 2 : 1;

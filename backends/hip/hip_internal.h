@@ -3,7 +3,9 @@
  * -Dhip_platform=nvidia the same code compiles against hip_on_cuda.h, our
  * own mapping of the HIP calls used here onto the CUDA driver API. Device
  * code lives in kernels_hip/, one code object (AMD: a bundle for every
- * target of hip_archs; NVIDIA: an nvcc fatbin) per kernel file, embedded.
+ * target of hip_archs; NVIDIA: an nvcc fatbin) per kernel file, embedded;
+ * a device none of them fits compiles the kernel files at open instead
+ * (hip_rtc.c).
  *
  * Contract between the host code and the GEMM / attention kernels
  * (kernels_hip/gemm*.hip, attention*.hip and their plans):
@@ -31,8 +33,9 @@
  *   declares
  *     void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t,
  *                                pk_hip_gemm_plan *out);
- *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields: kind, kernel (of the
- *   list), grid[3], block[3], smem (dynamic LDS bytes).
+ *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields but early (HIP never
+ *   launches early): kind, kernel (of the list), grid[3], block[3], smem
+ *   (dynamic LDS bytes).
  * - Attention. Every pk_attn_* kernel but the merge takes one
  *   pk_attn_params (kernels_gpu/attn_abi.h, one definition for the kernels
  *   and the host, which fills it in pk_gpu_args.c). hip_attention_plan.h
@@ -72,9 +75,9 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 #include "pk_gpu_retire.h"
 #include "pk_gpu_stage.h"
 
-/* The kernel files, a code object each ("gemm.co"; NVIDIA: "gemm.fatbin"),
- * by the names the kernel lists give their entries' modules
- * (kernels_hip/gemm_kernels.h, ...), and those names. */
+/* The kernel files, a module each, by the names the kernel lists give
+ * their entries' modules (kernels_hip/gemm_kernels.h, ...), and the files'
+ * names ("gemm.hip"). */
 #define PK_HIP_MODULES(X) X(gemm) X(attention) X(elementwise)
 #define PK_HIP_MODULE(m) PK_GPU_MODULE_##m,
 enum { PK_HIP_MODULES(PK_HIP_MODULE) PK_GPU_MODULE_COUNT };
@@ -83,7 +86,7 @@ extern const char *const pk_hip_module_names[PK_GPU_MODULE_COUNT];
 typedef struct pk_hip_device {
     int index;                 /* HIP device ordinal, made current before each call */
     hipStream_t stream;        /* every op of the pk_context is queued here, in order */
-    hipModule_t modules[PK_GPU_MODULE_COUNT]; /* the embedded code objects, loaded once at open; NULL: none */
+    hipModule_t modules[PK_GPU_MODULE_COUNT]; /* the kernel files' code, loaded (or compiled) once at open */
     pk_device_info info;
     pk_hip_target target;
     struct pk_gpu_kernel *kernels; /* by index, those looked up so far (gpu/gpu_launch.c) */

@@ -5,7 +5,7 @@
 pk_status pk_hip_function_lookup(pk_hip_device *d, int module, const char *name, hipFunction_t *out, pk_msg *msg)
 {
     if (!d->modules[module])
-        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: this build has no kernels_hip/%s.hip kernels",
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: this build has no kernels_hip/%s kernels",
                        pk_hip_module_names[module]);
     if (hipModuleGetFunction(out, d->modules[module], name) != hipSuccess)
         return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded code objects", name);

@@ -19,6 +19,7 @@
 #include "opencl_attention_plan.h"
 #include "opencl_gemm_plan.h"
 #include "opencl_internal.h"
+#include "pk_disk_cache.h"
 
 #define DEFAULT_SECONDS 20.0
 
@@ -45,7 +46,7 @@ void pk_cl_autotune_init(pk_cl_device *d)
 {
     char dir[1024];
     d->autotune = core && core->autotune && pk_cl_vendor_of(&d->info) == PK_CL_VENDOR_OTHER &&
-                  !env_off("PORTKERN_CL_AUTOTUNE") && !pk_cl_tuned_off() && pk_cl_cache_dir(dir, sizeof dir);
+                  !env_off("PORTKERN_CL_AUTOTUNE") && !pk_cl_tuned_off() && pk_cache_dir(dir, sizeof dir);
     for (int f = 0; f < PK_CL_FAMILY_COUNT; f++) d->autotune_pending[f] = d->autotune && d->prm_from[f] == 't';
 }
 

@@ -132,9 +132,9 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     const int splits = plan->mma_splits > 1 ? plan->mma_splits : 1;
     char options[512];
     pk_cl_options(options, sizeof options,
-                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d -DSPLITS=%d "
+                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d -DB_REG=%d -DSPLITS=%d "
                   "-DGROUP_M=%d -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
-                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, splits, t->group_m,
+                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits, t->group_m,
                   (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
                   p->residual.mem != NULL);
     if (t->regs > 0) {
@@ -193,7 +193,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* gemm_tiled.cl's pipeline (its header): GPUs prefetch into registers,
      * read runs of 4 where aligned and finish through local memory; CPUs
      * (PoCL) copy straight to local memory and finish in place (each
-     * 1.5-2x faster there). The k loop's unrolling and the register bound
+     * faster there). The k loop's unrolling and the register bound
      * are the tile's (opencl_gemm_plan.c says why) */
     const int gpu = plan.cls != PK_CL_VENDOR_CPU;
     const int a_vec = gpu && runs_of_4(&p->a, la, p->batch, la.kfast ? p->a.stride[1] : p->a.stride[2],

@@ -11,11 +11,12 @@
  *  - CPUs (PoCL) run a work-group as a loop over its items, vectorised
  *    across them: modest work-groups (64..128 items) with 8 x 8
  *    micro-tiles, which keep the accumulators PoCL carries across barriers
- *    few per multiply-add (4 x 4 measured 5x slower); TK = 32 amortises
- *    the barriers. Decode takes an 8-row tile: there M = 1 is bound by the
- *    wasted arithmetic of the empty rows. The entry is what portkern tune
- *    found on two cores of a Xeon (PoCL 3.1) from there: 128 x 128 x 16
- *    large tiles, 128 x 64 small ones, and decode items 8 x 4.
+ *    few per multiply-add (4 x 4 measured several times slower); TK = 32
+ *    amortises the barriers. Decode takes an 8-row tile: there M = 1 is
+ *    bound by the wasted arithmetic of the empty rows. The entry is what
+ *    portkern tune found on two cores of a Xeon (PoCL 3.1) from there:
+ *    128 x 128 x 16 large tiles, 128 x 64 small ones, and decode items
+ *    8 x 4.
  *  - GPU decode (M <= 16): a 16-row tile so that M = 1 wastes 16x, not
  *    128x, of the arithmetic, and TK = 32 so that adjacent work-items read
  *    32 adjacent elements of a weight row in the linear layout (x @ W^T).
@@ -72,10 +73,10 @@ static const pk_cl_gemm_tile table[PK_CL_VENDOR_COUNT][PK_CL_GEMM_SHAPE_COUNT] =
  *    past the prefetchers and accumulates in VW-lane vectors, one SIMD
  *    multiply-add per load; a has few rows and stays in L1. 4 columns per
  *    item share each load of a; 2 from 8 rows on, where 16 rows x 4
- *    columns of vector accumulators would spill (measured 2x slower).
- *    Groups of 8 items: 1 to 32 measured alike (M = 1: ~90% of PoCL's
- *    copy rate). portkern tune on two cores of a Xeon (PoCL 3.1) found
- *    nothing faster. */
+ *    columns of vector accumulators would spill (measured slower).
+ *    Groups of 8 items: 1 to 32 measured alike (M = 1 close to PoCL's
+ *    copy rate: bench/RESULTS.md, 2026-12-01 20:10). portkern tune on two
+ *    cores of a Xeon (PoCL 3.1) found nothing faster. */
 static const pk_cl_skinny_params skinny_table[PK_CL_VENDOR_COUNT] = {
     /*                    wg  kl  cpi for MR 1 2 4 8 16  loads vec fill splits min_k  mma: min_m wg nb loads kw stream */
     [PK_CL_VENDOR_NVIDIA] = {128, 64, {1, 1, 2, 4, 4},    1,    0,  4,   16,    1024,       2, 128, 2, 4, 4, 1},
@@ -164,13 +165,18 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
  * large tile, and 4 steps in flight to cover the memory latency of a
  * multiprocessor that holds few of them), k split in up to 2 pieces.
- * The narrow entry, for M up to 64: 64 x 64 tiles of 2 x 2 warps, 4
- * steps, k in up to 4 pieces; M = 64 by 4096 x 4096 ran in 27 us a call
- * against 36 with the small tile, half of whose rows were past M, and 34
- * to 37 with 64 x 128 tiles (bench/RESULTS.md, 2026-12-04).
+ * The narrow entry, for M up to 64 with k-contiguous weights: 64 x 128
+ * tiles of 1 x 8 warps, each warp's 16 columns of weights loaded straight
+ * into registers and only a through local memory, in rounds of 4 steps,
+ * k in up to 4 pieces. At M = 32 and 64 by 4096 x 4096 it ran ahead of
+ * the same kernel's tiles of 64 x 64 (4 warps), 64 x 256, 2-step or
+ * 6-step rounds, 8 pieces and a 128-register bound (which spills), and of
+ * the 64 x 64 tile through local memory that it replaces; and that one
+ * ran ahead of the small tile, half of whose rows were past M
+ * (bench/RESULTS.md, 2026-12-04).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 2}, {64, 64, 2, 2, 4, 8, 0, 4}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0}, {64, 128, 1, 8, 4, 8, 0, 4, 1}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -184,7 +190,8 @@ const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
-    return 2u * 32u * (size_t)t->stages * (size_t)(t->bm + t->bn);
+    /* breg: two rounds of a alone */
+    return 2u * 32u * (size_t)t->stages * (t->breg ? 2u * (size_t)t->bm : (size_t)(t->bm + t->bn));
 }
 
 int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group)
@@ -197,6 +204,8 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
      * groups of 8, and a work-item's copies of such a row's chunks keep
      * one column (the chunks of a row divide the work-group) */
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
+    /* breg: each warp owns whole columns (its weights are its own) */
+    if (t->breg && (t->breg != 1 || t->warps_m != 1)) return 0;
     if (t->bm % (16 * t->warps_m) || t->bn % (16 * t->warps_n) || t->bn % 64 || items % (size_t)(t->bn / 8)) return 0;
     const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
     return acc <= 128 && items <= 1024 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
@@ -212,7 +221,7 @@ static int mma_tile_fits(const pk_cl_mma_tile *t, const pk_device_info *info, si
  * fits), else the small one (or the narrow one where only it fits); NULL
  * when none fits. */
 static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
-                                      const pk_gemm_problem *p, pk_cl_mma_shape *shape)
+                                      const pk_gemm_problem *p, int b_kc, pk_cl_mma_shape *shape)
 {
     const pk_cl_mma_tile *lg = &prm->mma[PK_CL_MMA_LARGE], *sm = &prm->mma[PK_CL_MMA_SMALL];
     const pk_cl_mma_tile *nw = &prm->mma[PK_CL_MMA_NARROW];
@@ -220,10 +229,10 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
     const int nw_ok = mma_tile_fits(nw, info, max_work_group);
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = lg_ok ? p->batch * ((p->m + lg->bm - 1) / lg->bm) * ((p->n + lg->bn - 1) / lg->bn) : 0;
-    if (nw_ok && p->m <= nw->bm) return *shape = PK_CL_MMA_NARROW, nw;
+    if (nw_ok && p->m <= nw->bm && (b_kc || !nw->breg)) return *shape = PK_CL_MMA_NARROW, nw;
     if (lg_ok && (tiles >= units || (!sm_ok && !nw_ok))) return *shape = PK_CL_MMA_LARGE, lg;
     if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
-    if (nw_ok) return *shape = PK_CL_MMA_NARROW, nw;
+    if (nw_ok && (b_kc || !nw->breg)) return *shape = PK_CL_MMA_NARROW, nw;
     return NULL;
 }
 
@@ -231,9 +240,9 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
  * program of its own) with which the pieces do not outnumber the compute
  * units. More work-groups than units would keep a multiprocessor busier,
  * but a split costs more than that gains: on the H200, M = 256 by 4096 x
- * 4096 (128 small tiles) ran unsplit at 49 us a call and in 2 pieces at
- * 60, and M = 64 (32 tiles) in 2 pieces at 36 and in 4 at 45
- * (bench/RESULTS.md, 2026-12-04). Each piece at least
+ * 4096 (128 small tiles) ran faster unsplit than in 2 pieces, and M = 64
+ * (32 tiles) faster in 2 pieces than in 4 (bench/RESULTS.md, 2026-12-04
+ * 01:25). Each piece at least
  * PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits. */
 static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
 {
@@ -280,8 +289,8 @@ static int bucket_of(int64_t m)
     return b;
 }
 
-/* The skinny plan for mr rows and `splits` pieces of k, without the
- * problem: what pk_cl_gemm_plan_problem and the variant list share. */
+/* The skinny plan for mr = 1 << b rows, k unsplit (splits = 1), without
+ * the problem: what pk_cl_gemm_plan_problem and the variant list share. */
 static int skinny_fill(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group, int vw, int b,
                        pk_cl_skinny_plan *sk)
 {
@@ -370,7 +379,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
     }
     int b_kc = 0;
     pk_cl_mma_shape shape;
-    const pk_cl_mma_tile *mt = mma_takes(p, &b_kc) ? mma_pick(prm, info, max_work_group, p, &shape) : NULL;
+    const pk_cl_mma_tile *mt = mma_takes(p, &b_kc) ? mma_pick(prm, info, max_work_group, p, b_kc, &shape) : NULL;
     if (mt) {
         memset(out, 0, sizeof *out);
         out->cls = pk_cl_vendor_of(info);
@@ -402,7 +411,7 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
         snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
-                 plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
+                 t->breg ? "breg" : plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
         return;
     }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
@@ -436,8 +445,9 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         const pk_cl_mma_tile *t = &prm->mma[s];
         if (!mma_tile_fits(t, info, max_work_group)) continue;
         const int same = s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], offsetof(pk_cl_mma_tile, max_splits)) &&
+                         t->breg == prm->mma[PK_CL_MMA_LARGE].breg &&
                          mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
-        for (int b_kc = 0; b_kc < 2; b_kc++)
+        for (int b_kc = t->breg; b_kc < 2; b_kc++)
             for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];
                 memset(&plan, 0, sizeof plan);

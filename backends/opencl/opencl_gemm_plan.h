@@ -81,7 +81,8 @@ size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
 /* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);
 /* Whether gemm_mma.cl can be built with tile t (warps that tile it in
- * whole mma steps, at most 128 accumulators a lane, b's swizzled rows)
+ * whole mma steps, at most 128 accumulators a lane, b's swizzled rows;
+ * with b in registers, one warp a column of the tile)
  * and launched on a device with local_mem_bytes of local memory and
  * work-groups of up to max_work_group. */
 int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group);

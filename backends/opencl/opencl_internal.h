@@ -34,9 +34,6 @@ typedef struct pk_cl_device {
     char autotune_pending[PK_CL_FAMILY_COUNT]; /* per family: not asked for yet */
 } pk_cl_device;
 
-/* The tuning cache directory (opencl_program.c's binaries live there too),
- * or 0 when there is none (PORTKERN_CACHE_DIR=off, no home). */
-int pk_cl_cache_dir(char *dir, size_t n);
 /* FNV-1a of common.cl and `source` as embedded, and of what names this
  * device and its driver: the keys of the on-disk caches. */
 uint64_t pk_cl_source_hash(const char *source);
@@ -105,8 +102,8 @@ pk_status pk_cl_set_args(pk_cl_kern *k, const pk_cl_arg *args, int nargs, pk_msg
  * since a new buffer may come back under the same handle. */
 void pk_cl_args_forget(pk_cl_device *d);
 
-/* Sets args and enqueues `kernel` over `global` (rounded up to a multiple
- * of `local`, which may be NULL to let the runtime choose). */
+/* Sets args and enqueues `k` over `global` (rounded up to a multiple of
+ * `local`, which may be NULL to let the runtime choose). */
 pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg);
 

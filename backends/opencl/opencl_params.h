@@ -104,6 +104,10 @@ typedef struct pk_cl_mma_tile {
      * power of two) while the tiles alone number fewer than the compute
      * units; 1: never */
     int max_splits;
+    /* 1: the weights straight into registers, only a through local
+     * memory, `stages` steps a round (gemm_mma.cl B_REG; b k-contiguous,
+     * warps_m = 1) */
+    int breg;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR

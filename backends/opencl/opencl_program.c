@@ -1,10 +1,7 @@
 /* Builds the embedded OpenCL C sources for a device, once per (source,
  * options), and caches program binaries on disk keyed by a hash of the
- * source, the options, the device, the platform and the driver version.
- *
- * Cache directory: $PORTKERN_CACHE_DIR, else $XDG_CACHE_HOME/portkern, else
- * $HOME/.cache/portkern; PORTKERN_CACHE_DIR=off disables it. A cache that
- * cannot be read or written is skipped silently: it only saves time.
+ * source, the options, the device, the platform and the driver version
+ * (backends/common/pk_disk_cache.h says where and how).
  *
  * Programs and kernels are kept per context (pk_cl_device), never shared
  * between contexts: a cl_kernel holds the arguments clSetKernelArg gave it
@@ -14,10 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "opencl_internal.h"
+#include "pk_disk_cache.h"
 #include "pk_fault.h"
 
 typedef struct pk_embedded_file {
@@ -66,132 +62,35 @@ static const char *find_source(const char *name)
     return NULL;
 }
 
-/* FNV-1a over each part, with a separator so that parts cannot run together. */
-static uint64_t hash_part(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    h ^= 0xffu;
-    return h * 0x100000001b3ull;
-}
-
-int pk_cl_cache_dir(char *dir, size_t n)
-{
-    const char *env = getenv("PORTKERN_CACHE_DIR");
-    if (env && !strcmp(env, "off")) return 0;
-    if (env && *env) snprintf(dir, n, "%s", env);
-    else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-        snprintf(dir, n, "%s/portkern", getenv("XDG_CACHE_HOME"));
-    else if (getenv("HOME") && *getenv("HOME"))
-        snprintf(dir, n, "%s/.cache/portkern", getenv("HOME"));
-    else
-        return 0;
-    /* create the last two levels if missing ($HOME/.cache may not exist) */
-    char parent[1024];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        mkdir(parent, 0755);
-    }
-    mkdir(dir, 0755);
-    struct stat st;
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 const char *pk_cl_embedded_source(const char *name) { return find_source(name); }
 
 uint64_t pk_cl_source_hash(const char *source)
 {
     const char *common = find_source("common.cl"), *abi = find_source("cl_args.h"), *ptx = find_source("nv_ptx.cl");
     const char *text = find_source(source);
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = hash_part(h, common ? common : "");
-    h = hash_part(h, abi ? abi : "");
-    h = hash_part(h, ptx ? ptx : "");
-    return hash_part(h, text ? text : "");
+    uint64_t h = PK_HASH_INIT;
+    h = pk_hash_part(h, common ? common : "");
+    h = pk_hash_part(h, abi ? abi : "");
+    h = pk_hash_part(h, ptx ? ptx : "");
+    return pk_hash_part(h, text ? text : "");
 }
 
 uint64_t pk_cl_device_hash(pk_cl_device *d)
 {
     char driver[256] = "";
     clGetDeviceInfo(d->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = hash_part(h, d->info.name);
-    h = hash_part(h, d->info.vendor);
-    h = hash_part(h, d->platform_name);
-    h = hash_part(h, d->device_version);
-    return hash_part(h, driver);
-}
-
-/* A cache file is this header, then the program binary. PoCL crashes on a
- * truncated binary, so a file whose length or checksum does not match its
- * header is a cache miss and never reaches the driver. */
-typedef struct bin_header {
-    char magic[8]; /* "pkclbin1" */
-    uint64_t len;  /* bytes of binary after the header */
-    uint64_t hash; /* FNV-1a of them */
-} bin_header;
-static const char bin_magic[8] = {'p', 'k', 'c', 'l', 'b', 'i', 'n', '1'};
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static unsigned char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    long n = 0;
-    bin_header h;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > (long)sizeof h && fseek(f, 0, SEEK_SET) == 0 &&
-        fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, bin_magic, sizeof bin_magic) &&
-        h.len == (uint64_t)n - sizeof h) {
-        buf = malloc((size_t)h.len);
-        if (buf && (fread(buf, 1, (size_t)h.len, f) != (size_t)h.len || hash_bytes(buf, (size_t)h.len) != h.hash)) {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(f);
-    *len = buf ? (size_t)h.len : 0;
-    return buf;
-}
-
-static void write_file(const char *path, const unsigned char *data, size_t len)
-{
-    char tmp[1300];
-    /* a file of its own per writer: two contexts of one process (one pid)
-     * that build the same program at once would otherwise write into one
-     * temporary file, and the first rename would publish it half written */
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return;
-    fchmod(fd, 0644); /* as fopen would have made it: mkstemp makes 0600 */
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        remove(tmp);
-        return;
-    }
-    bin_header h = {{0}, len, hash_bytes(data, len)};
-    memcpy(h.magic, bin_magic, sizeof bin_magic);
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, len, f) == len;
-    ok = fclose(f) == 0 && ok;
-    /* rename is atomic: a concurrent reader sees the old file or the whole new one */
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    uint64_t h = PK_HASH_INIT;
+    h = pk_hash_part(h, d->info.name);
+    h = pk_hash_part(h, d->info.vendor);
+    h = pk_hash_part(h, d->platform_name);
+    h = pk_hash_part(h, d->device_version);
+    return pk_hash_part(h, driver);
 }
 
 static cl_program from_binary(pk_cl_device *d, const char *path, const char *options)
 {
     size_t len = 0;
-    unsigned char *bin = read_file(path, &len);
+    unsigned char *bin = pk_cache_read(path, &len);
     if (!bin) return NULL;
     cl_int err, bin_status;
     const unsigned char *p = bin;
@@ -211,7 +110,7 @@ static void save_binary(pk_cl_device *d, cl_program prog, const char *path)
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || len == 0) return;
     unsigned char *bin = malloc(len);
     if (!bin) return;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) write_file(path, bin, len);
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) pk_cache_write(path, bin, len);
     free(bin);
     (void)d;
 }
@@ -225,14 +124,14 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
     if (pk_fault_alloc(d)) return pk_cl_check(CL_OUT_OF_HOST_MEMORY, "clCreateProgram (injected)", msg);
 
     char dir[1024], path[1200];
-    int cached = pk_cl_cache_dir(dir, sizeof dir);
+    int cached = pk_cache_dir(dir, sizeof dir);
     if (cached) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        h = hash_part(h, common);
-        h = hash_part(h, abi);
-        h = hash_part(h, ptx);
-        h = hash_part(h, text);
-        h = hash_part(h, options);
+        uint64_t h = PK_HASH_INIT;
+        h = pk_hash_part(h, common);
+        h = pk_hash_part(h, abi);
+        h = pk_hash_part(h, ptx);
+        h = pk_hash_part(h, text);
+        h = pk_hash_part(h, options);
         h ^= pk_cl_device_hash(d);
         h *= 0x100000001b3ull;
         snprintf(path, sizeof path, "%s/%016llx.clbin", dir, (unsigned long long)h);
@@ -272,7 +171,7 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
                        pk_cl_kern **out, pk_msg *msg)
 {
     /* every op looks its kernel up: compare hashes, and strings only on a match */
-    const uint64_t key = hash_part(hash_part(0xcbf29ce484222325ull, source), options);
+    const uint64_t key = pk_hash_part(pk_hash_part(0xcbf29ce484222325ull, source), options);
     pk_cl_program *p = d->programs, **link = &d->programs;
     while (p && (p->key != key || strcmp(p->source, source) || strcmp(p->options, options))) {
         link = &p->next;

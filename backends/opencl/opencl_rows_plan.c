@@ -28,15 +28,16 @@
  *    the register file is large (AMD), not on Intel and unknown devices.
  *  - Rows shorter than 128 work-items share a work-group so that groups
  *    stay large enough to fill a compute unit.
- *  - Elementwise: NVIDIA as the tuner found it on the H200 (SwiGLU at 3.57
- *    TB/s): 64 work-items a group, blocks of 16 vectors a work-item, each
+ *  - Elementwise: NVIDIA as the tuner found it on the H200 (SwiGLU:
+ *    bench/RESULTS.md, 2026-12-01 14:18): 64 work-items a group, blocks of
+ *    16 vectors a work-item, each
  *    stored before the next is loaded, 64 groups per SM. AMD and Intel
  *    take blocks of 4 vectors a work-item, 256 work-items a group, and load
  *    all 4 before storing (2 on Intel, fewer registers).
  *  - CPUs (PoCL): a work-group runs as a loop over its work-items, so one
  *    work-item takes a whole row (no barriers, no local memory) and streams
  *    it with 16-wide vectors (AVX-512 width in floats; 8-wide made SwiGLU
- *    1.6x slower on PoCL): a row of a norm is read a second time from the
+ *    slower on PoCL): a row of a norm is read a second time from the
  *    core's cache. Elementwise ops take a contiguous block of 1024 vectors
  *    per work-item, which the hardware prefetcher follows. The entry is
  *    what portkern tune found on two cores of a Xeon (PoCL 3.1), from

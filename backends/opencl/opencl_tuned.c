@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "opencl_internal.h"
+#include "pk_disk_cache.h"
 
 #define TUNED_MAGIC "portkern-tuned 1"
 #define LINE_MAX_LEN 2048
@@ -33,7 +34,7 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 static int tuned_path(pk_cl_device *d, char *path, size_t n)
 {
     char dir[1024];
-    if (!pk_cl_cache_dir(dir, sizeof dir)) return 0;
+    if (!pk_cache_dir(dir, sizeof dir)) return 0;
     snprintf(path, n, "%s/tuned-%016llx.txt", dir, (unsigned long long)pk_cl_device_hash(d));
     return 1;
 }

@@ -7,9 +7,10 @@
 
 /* The largest non-NaN logit, lowest index first; 0 when all are NaN. Eight
  * lanes keep their own maximum and its first index: one running maximum is
- * a chain of dependent compares (128256 columns: 116 us against 50 on the
- * 2-core build machine; on the H200 machine the host's part of a decode
- * step, sampling most of it, was 0.26 ms of 5.3). */
+ * a chain of dependent compares, markedly slower over a Llama-3
+ * vocabulary, and sampling is most of the host's part of a decode step
+ * (bench/RESULTS.md, 2026-11-29 19:50, and "Figures moved out of code
+ * comments"). */
 int32_t llama_sample_greedy(const float *logits, int64_t n)
 {
     float top[8];
@@ -83,8 +84,8 @@ static int32_t llama_draw(const llama_cand *c, int64_t k, int64_t step, double r
 
 /* The nucleus comes off a max-heap most likely first, only as far as it
  * reaches top_p: sorting all 128256 candidates of a Llama-3 vocabulary
- * took 20 ms a token on the build machine. Without a top_p cut the draw
- * runs over every token in id order. */
+ * was slow (bench/RESULTS.md, "Figures moved out of code comments").
+ * Without a top_p cut the draw runs over every token in id order. */
 int32_t llama_sample(llama_sampler *s, const float *logits, int64_t n)
 {
     if (s->temperature <= 0) return llama_sample_greedy(logits, n);
