@@ -27,7 +27,7 @@ LISTS = {
             ('kernels_gpu/ew_kernels.h', 'PK_EW_KERNELS')],
 }
 EM_CUDA, EM_AMDGPU = 190, 224
-AMD_MACH = {0x36: 'gfx1030', 0x3f: 'gfx90a', 0x40: 'gfx940'}
+AMD_MACH = {0x36: 'gfx1030', 0x3f: 'gfx90a', 0x40: 'gfx940', 0x41: 'gfx1100', 0x4c: 'gfx942', 0x4e: 'gfx1201'}
 
 
 def list_entries(cc, backend):
