@@ -20,7 +20,8 @@
 
 static const char *dt_key[3] = {"flops_f32", "flops_f16", "flops_bf16"};
 
-/* Same resolution as the OpenCL program cache; 0: no cache. */
+/* The folder as pk_cache_dir (backends/common/pk_disk_cache.c) resolves it
+ * for the kernel caches; keep the two alike. 0: no cache. */
 static int cache_path(const pk_device_info *info, char *path, size_t n)
 {
     char dir[768];
