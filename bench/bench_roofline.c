@@ -13,29 +13,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "pk_disk_cache.h"
 
 static const char *dt_key[3] = {"flops_f32", "flops_f16", "flops_bf16"};
 
-/* Same resolution as the OpenCL program cache; 0: no cache. */
+/* The roof file of a device in the kernel caches' folder (pk_cache_dir);
+ * 0: no cache. */
 static int cache_path(const pk_device_info *info, char *path, size_t n)
 {
     char dir[768];
-    const char *env = getenv("PORTKERN_CACHE_DIR");
-    if (env && !strcmp(env, "off")) return 0;
-    if (env && *env) snprintf(dir, sizeof dir, "%s", env);
-    else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-        snprintf(dir, sizeof dir, "%s/portkern", getenv("XDG_CACHE_HOME"));
-    else if (getenv("HOME") && *getenv("HOME")) snprintf(dir, sizeof dir, "%s/.cache/portkern", getenv("HOME"));
-    else return 0;
-    mkdir(dir, 0755);
+    if (!pk_cache_dir(dir, sizeof dir)) return 0;
     /* the name and driver, hashed: a driver update re-measures */
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *s = info->name; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    for (const char *s = info->driver; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    const uint64_t h = pk_hash_part(pk_hash_part(PK_HASH_INIT, info->name), info->driver);
     /* roof2: the format without portkern's own matrix rate (older files held it) */
     snprintf(path, n, "%s/bench-roof2-%s-%d-%016llx.txt", dir, pk_backend_name(info->backend), info->index,
              (unsigned long long)h);
