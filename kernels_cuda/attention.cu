@@ -1,12 +1,9 @@
-/* Attention kernels (backends/gpu/gpu_attention.c launches them):
- *   pk_attn_mma_<dt>_d<D>_rows   tensor cores, warps split the rows (prefill), 64-row blocks
- *   pk_attn_mma_<dt>_d<D>_rows128{,n32,w8}  128-row blocks (D <= 128), see rows128_cfg
- *   pk_attn_mma_<dt>_d<D>_keys   tensor cores, 16 GQA-packed rows, warps split the keys (decode)
- *   pk_attn_simt_<dt>_d<D>       CUDA cores, any dtype and strides
- *   pk_attn_merge_<dt>           combines split-KV partials
- * All take one pk_attn_params (attention_common.cuh). */
+/* Attention kernels (backends/gpu/gpu_attention.c launches them), one per
+ * entry of the list in attention_kernels.h. All take one pk_attn_params
+ * (attention_common.cuh), the merge the head dim too. */
 #include "../kernels_gpu/gpu_common.h"
 #include "attention_common.cuh"
+#include "attention_kernels.h"
 #include "attention_mma.cuh"
 #include "attention_simt.cuh"
 
@@ -70,50 +67,27 @@ template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
 
 } // namespace pk_attn
 
-#define PK_ATTN_MMA(dt, DT, D) \
-    extern "C" __global__ void __launch_bounds__(pk_attn::rows_cfg<D>::NT, 1) \
-        pk_attn_mma_##dt##_d##D##_rows(const pk_attn_params p) \
-    { \
-        pk_grid_launch_dependents(); \
-        pk_attn::mma_attention<DT, pk_attn::rows_cfg<D>>(p); \
-    } \
-    extern "C" __global__ void __launch_bounds__(pk_attn::keys_cfg<D>::NT, 1) \
-        pk_attn_mma_##dt##_d##D##_keys(const pk_attn_params p) \
-    { \
-        pk_grid_launch_dependents(); \
-        pk_attn::mma_attention<DT, pk_attn::keys_cfg<D>>(p); \
+#define PK_ATTN_ENTRY(kind, module, name, ...) PK_ATTN_##kind(name, __VA_ARGS__)
+
+#define PK_ATTN_MMA(name, DT, D, tiles)                                                                 \
+    extern "C" __global__ void __launch_bounds__(pk_attn::tiles##_cfg<D>::NT, 1) name(const pk_attn_params p) \
+    {                                                                                                   \
+        pk_grid_launch_dependents();                                                                    \
+        pk_attn::mma_attention<DT, pk_attn::tiles##_cfg<D>>(p);                                         \
     }
 
-#define PK_ATTN_MMA_ROWS(dt, DT, D, name) \
-    extern "C" __global__ void __launch_bounds__(pk_attn::name##_cfg<D>::NT, 1) \
-        pk_attn_mma_##dt##_d##D##_##name(const pk_attn_params p) \
-    { \
-        pk_grid_launch_dependents(); \
-        pk_attn::mma_attention<DT, pk_attn::name##_cfg<D>>(p); \
+#define PK_ATTN_SIMT(name, DT, D)                                                                       \
+    extern "C" __global__ void __launch_bounds__(pk_attn::simt_cfg<D>::NT) name(const pk_attn_params p) \
+    {                                                                                                   \
+        pk_grid_launch_dependents();                                                                    \
+        pk_attn::simt_attention<DT, D>(p);                                                              \
     }
 
-#define PK_ATTN_MMA128(dt, DT, D) \
-    PK_ATTN_MMA(dt, DT, D) \
-    PK_ATTN_MMA_ROWS(dt, DT, D, rows128) PK_ATTN_MMA_ROWS(dt, DT, D, rows128n32) \
-    PK_ATTN_MMA_ROWS(dt, DT, D, rows128w8)
-
-#define PK_ATTN_SIMT(dt, DT, D) \
-    extern "C" __global__ void __launch_bounds__(pk_attn::simt_cfg<D>::NT) \
-        pk_attn_simt_##dt##_d##D(const pk_attn_params p) \
-    { \
-        pk_grid_launch_dependents(); \
-        pk_attn::simt_attention<DT, D>(p); \
+#define PK_ATTN_MERGE(name, DT)                                                                         \
+    extern "C" __global__ void name(const pk_attn_params p, int d)                                      \
+    {                                                                                                   \
+        pk_grid_launch_dependents();                                                                    \
+        pk_attn::merge<DT>(p, d);                                                                       \
     }
 
-#define PK_ATTN_DTYPE(dt, DT) \
-    PK_ATTN_SIMT(dt, DT, 64) PK_ATTN_SIMT(dt, DT, 80) PK_ATTN_SIMT(dt, DT, 96) PK_ATTN_SIMT(dt, DT, 128) \
-    PK_ATTN_SIMT(dt, DT, 256) \
-    extern "C" __global__ void pk_attn_merge_##dt(const pk_attn_params p, int d) { pk_grid_launch_dependents(); pk_attn::merge<DT>(p, d); }
-
-PK_ATTN_DTYPE(f32, 0)
-PK_ATTN_DTYPE(f16, 1)
-PK_ATTN_DTYPE(bf16, 2)
-PK_ATTN_MMA128(f16, 1, 64) PK_ATTN_MMA128(f16, 1, 80) PK_ATTN_MMA128(f16, 1, 96) PK_ATTN_MMA128(f16, 1, 128)
-PK_ATTN_MMA(f16, 1, 256)
-PK_ATTN_MMA128(bf16, 2, 64) PK_ATTN_MMA128(bf16, 2, 80) PK_ATTN_MMA128(bf16, 2, 96) PK_ATTN_MMA128(bf16, 2, 128)
-PK_ATTN_MMA(bf16, 2, 256)
+PK_CU_ATTN_KERNELS(PK_ATTN_ENTRY)

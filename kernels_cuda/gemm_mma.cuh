@@ -22,7 +22,7 @@
 #pragma once
 
 #include "gemm_common.cuh"
-#include "gemm_tiles.h"
+#include "gemm_kernels.h"
 
 extern __shared__ __align__(128) unsigned char pk_gemm_dsmem[];
 

@@ -32,7 +32,7 @@
 #include <cuda.h>
 
 #include "gemm_common.cuh"
-#include "gemm_tiles.h"
+#include "gemm_kernels.h"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define PK_WGMMA_ENABLED 1
@@ -40,7 +40,7 @@
 
 namespace pk_wgmma {
 
-/* the tile: gemm_tiles.h */
+/* the tile: gemm_kernels.h */
 constexpr int BM = PK_CU_WGMMA_BM, BN = PK_CU_WGMMA_BN, BK = PK_CU_WGMMA_BK, STAGES = PK_CU_WGMMA_STAGES;
 constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int SMEM_BYTES = PK_CU_WGMMA_SMEM;

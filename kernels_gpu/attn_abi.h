@@ -17,6 +17,9 @@
 #define PK_ATTN_PTR(type) uint64_t
 #endif
 
+/* the head dims the kernels are built for, 64, 80, 96, 128 and 256, as 0 to 4 */
+#define PK_ATTN_DIM_INDEX(d) ((d) == 64 ? 0 : (d) == 80 ? 1 : (d) == 96 ? 2 : (d) == 128 ? 3 : 4)
+
 typedef struct pk_attn_params {
     PK_ATTN_PTR(const void) q;
     PK_ATTN_PTR(const void) k;

@@ -7,5 +7,7 @@
 #define PK_GPU_SKINNY_COLS_H
 
 #define PK_GPU_SKINNY_COLS(mr) ((mr) <= 2 ? 1 : (mr) <= 4 ? 2 : 4)
+/* the kernel of m rows among those of 1, 2, 4, 8 and 16 rows */
+#define PK_GPU_SKINNY_INDEX(m) ((m) <= 1 ? 0 : (m) <= 2 ? 1 : (m) <= 4 ? 2 : (m) <= 8 ? 3 : 4)
 
 #endif

@@ -273,7 +273,16 @@ void cover_set_add(cover_set *s, const char *name, const char *example)
     it->count = 1;
 }
 
+void cover_set_add_split(cover_set *s, const char *kernel, int split, const char *example)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s%s", kernel, split ? "+split" : "");
+    cover_set_add(s, name, example);
+}
+
 void cover_set_add_fn(void *ctx, const char *name) { cover_set_add(ctx, name, NULL); }
+
+void cover_set_add_split_fn(void *ctx, const char *kernel, int split) { cover_set_add_split(ctx, kernel, split, NULL); }
 
 void cover_set_free(cover_set *s)
 {

@@ -57,8 +57,12 @@ typedef struct cover_set {
 } cover_set;
 
 void cover_set_add(cover_set *s, const char *name, const char *example);
+/* A kernel's variant: its name, with "+split" when it writes split-KV
+ * partials for a merge. */
+void cover_set_add_split(cover_set *s, const char *kernel, int split, const char *example);
 /* For the plans' name callbacks: ctx is a cover_set. */
 void cover_set_add_fn(void *ctx, const char *name);
+void cover_set_add_split_fn(void *ctx, const char *kernel, int split);
 void cover_set_free(cover_set *s);
 
 /* Compares what cases reached on a device with what the plan can pick

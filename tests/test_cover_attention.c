@@ -22,16 +22,15 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cuda_devices); d++) {
         const cover_cuda_device *dev = &cover_cuda_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cu_attn_plan_variants(dev->sm, dev->smem_optin, cover_set_add_fn, &can);
-        pk_cu_attn_plan_knob_variants(dev->sm, dev->smem_optin, cover_set_add_fn, &can);
+        pk_cu_attn_plan_variants(dev->sm, dev->smem_optin, cover_set_add_split_fn, &can);
+        pk_cu_attn_plan_knob_variants(dev->sm, dev->smem_optin, cover_set_add_split_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_ATTENTION || !cf_case_runs_on(c->c, 0)) continue;
             pk_cu_attn_plan plan;
             pk_cu_attn_plan_make_knob(&c->p.attn, dev->sm, dev->sm_count, dev->smem_optin,
-                                      cover_knob(c->c, "PORTKERN_CUDA_ATTN"), &plan);
-            pk_cu_attn_plan_variant(&c->p.attn, &plan, name, sizeof name);
-            cover_set_add(&reached, name, c->c->name);
+                                      pk_cu_attn_knob_of(cover_knob(c->c, "PORTKERN_CUDA_ATTN")), &plan);
+            cover_set_add_split(&reached, pk_cu_attn_kernel_names[plan.kernel], plan.n_splits > 1, c->c->name);
         }
         gaps += cover_check("attention cuda", dev->name, &can, &reached, verbose);
         cover_set_free(&can);
@@ -41,14 +40,13 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_hip_devices); d++) {
         const cover_hip_device *dev = &cover_hip_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_hip_attn_plan_variants(&dev->t, cover_set_add_fn, &can);
+        pk_hip_attn_plan_variants(&dev->t, cover_set_add_split_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_ATTENTION || !cf_case_runs_on(c->c, 0)) continue;
             pk_hip_attn_plan plan;
             pk_hip_attn_plan_make(&c->p.attn, &dev->t, &plan);
-            pk_hip_attn_plan_variant(&plan, name, sizeof name);
-            cover_set_add(&reached, name, c->c->name);
+            cover_set_add_split(&reached, pk_hip_attn_kernel_names[plan.kernel], plan.n_splits > 1, c->c->name);
         }
         gaps += cover_check("attention hip", dev->name, &can, &reached, verbose);
         cover_set_free(&can);

@@ -28,11 +28,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, 0)) continue;
-            const char *knob = cover_knob(c->c, "PORTKERN_CUDA_GEMM");
+            const pk_cu_gemm_knob knob = pk_cu_gemm_knob_of(cover_knob(c->c, "PORTKERN_CUDA_GEMM"));
             pk_cu_gemm_plan plan;
             if (!(dev->has_wgmma && pk_cu_gemm_plan_wgmma(&c->p.gemm, dev->sm_count, knob, &plan)))
                 pk_cu_gemm_plan_pick_knob(&c->p.gemm, dev->sm_count, dev->smem_optin, knob, &plan);
-            cover_set_add(&reached, plan.kernel, c->c->name);
+            cover_set_add(&reached, pk_cu_gemm_kernel_names[plan.kernel], c->c->name);
         }
         gaps += cover_check("gemm cuda", dev->name, &can, &reached, verbose);
         cover_set_free(&can);
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, 0)) continue;
             pk_hip_gemm_plan plan;
             pk_hip_gemm_plan_pick(&c->p.gemm, &dev->t, &plan);
-            cover_set_add(&reached, plan.kernel, c->c->name);
+            cover_set_add(&reached, pk_hip_gemm_kernel_names[plan.kernel], c->c->name);
         }
         gaps += cover_check("gemm hip", dev->name, &can, &reached, verbose);
         cover_set_free(&can);

@@ -52,18 +52,16 @@ int main(int argc, char **argv)
     cover_calls calls;
     int gaps = cover_collect(&calls) ? 1 : 0;
     cover_set can = {0}, reached = {0};
-    pk_gpu_ew_kernels(cover_set_add_fn, &can);
+    for (int k = 0; k < PK_GPU_EW_KERNEL_COUNT; k++) cover_set_add(&can, pk_gpu_ew_kernel_names[k], NULL);
     for (int i = 0; i < calls.n; i++) {
         const cover_call *c = &calls.v[i];
         if (!cf_case_runs_on(c->c, 0)) continue;
         pk_gpu_launch l;
         pk_msg msg;
         int per_row, pipelined;
-        const char *op = cover_rows_op(c->op, &per_row);
-        if (op) {
+        if (cover_rows_op(c->op, &per_row)) {
             pk_ew_rows_args a;
-            if (pk_gpu_rows_plan(&c->p.rows, op, per_row, "coverage", &a, &l, &pipelined, &msg) != PK_SUCCESS)
-                continue;
+            if (pk_gpu_rows_plan(&c->p.rows, "coverage", &a, &l, &pipelined, &msg) != PK_SUCCESS) continue;
         } else if (c->op == CF_OP_ROPE) {
             pk_ew_rope_args a;
             if (!pk_gpu_rope_plan(&c->p.rope, &a, &l)) continue;
@@ -73,7 +71,7 @@ int main(int argc, char **argv)
         } else {
             continue;
         }
-        cover_set_add(&reached, l.name, c->c->name);
+        cover_set_add(&reached, pk_gpu_ew_kernel_names[l.kernel], c->c->name);
     }
     gaps += cover_check("rows/rope/chain", "CUDA and HIP (any)", &can, &reached, verbose);
     cover_set_free(&can);

@@ -32,19 +32,19 @@ static pk_attention_problem problem(pk_dtype dt, int64_t batch, int64_t sq, int6
     return p;
 }
 
-static void expect(const pk_attention_problem *p, int sms, size_t smem, const char *knob, pk_cu_attn_kernel kernel,
+static void expect(const pk_attention_problem *p, int sms, size_t smem, const char *knob, pk_cu_attn_kind kind,
                    int bm, int threads, unsigned smem_bytes, int n_splits, int line)
 {
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(p, 90, sms, smem, knob, &plan);
+    pk_cu_attn_plan_make_knob(p, 90, sms, smem, pk_cu_attn_knob_of(knob), &plan);
     int64_t rows = p->sq * (p->hq / p->hkv);
-    if (plan.kernel != kernel || plan.bm != bm || plan.threads != threads ||
+    if (plan.kind != kind || plan.bm != bm || plan.threads != threads ||
         (smem_bytes && plan.smem != smem_bytes) || plan.n_splits != n_splits ||
         plan.row_tiles != (int)((rows + bm - 1) / bm) || plan.chunk % 64 ||
         (int64_t)plan.chunk * plan.n_splits < p->skv || (int64_t)plan.chunk * (plan.n_splits - 1) >= p->skv) {
         failures++;
         printf("FAIL line %d: got %s bm %d threads %d smem %u splits %d chunk %d\n", line,
-               pk_cu_attn_kernel_suffix(plan.kernel), plan.bm, plan.threads, plan.smem, plan.n_splits, plan.chunk);
+               pk_cu_attn_kernel_names[plan.kernel], plan.bm, plan.threads, plan.smem, plan.n_splits, plan.chunk);
     }
 }
 
@@ -80,7 +80,7 @@ int main(void)
     p = problem(PK_BF16, 1, 1, 32768, 32, 8, 128);
     unsigned keys = 16 * 136 * 2 + 2 * 3 * 64 * 136 * 2 + 16 * 8 + 4 * 16 * 8;
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, NULL, &plan);
+    pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, -1, &plan);
     expect(&p, H200_SMS, H200_SMEM, "rows128", PK_CU_ATTN_MMA_KEYS, 16, 128, keys, plan.n_splits, __LINE__);
     if (plan.n_splits < 2) {
         failures++;
@@ -94,10 +94,29 @@ int main(void)
     p.q.stride[3] = 2;
     expect(&p, H200_SMS, H200_SMEM, "rows", PK_CU_ATTN_SIMT, 64, 256, 0, 1, __LINE__);
 
-    if (strcmp(pk_cu_attn_kernel_suffix(PK_CU_ATTN_MMA_ROWS128W8), "rows128w8") ||
-        strcmp(pk_cu_attn_kernel_suffix(PK_CU_ATTN_MMA_KEYS), "keys")) {
-        failures++;
-        printf("FAIL: kernel name suffixes\n");
+    /* each kind's kernel by dtype and head dim, the merge by o's dtype */
+    static const struct {
+        pk_dtype dt, o;
+        int64_t sq, d;
+        const char *knob, *kernel, *merge;
+    } names[] = {
+        {PK_BF16, PK_BF16, 2048, 128, "rows128w8", "pk_attn_mma_bf16_d128_rows128w8", "pk_attn_merge_bf16"},
+        {PK_F16, PK_F32, 2048, 96, "rows128n32", "pk_attn_mma_f16_d96_rows128n32", "pk_attn_merge_f32"},
+        {PK_F16, PK_F16, 2048, 80, NULL, "pk_attn_mma_f16_d80_rows128", "pk_attn_merge_f16"},
+        {PK_BF16, PK_BF16, 256, 256, NULL, "pk_attn_mma_bf16_d256_rows", "pk_attn_merge_bf16"},
+        {PK_F16, PK_F16, 1, 64, NULL, "pk_attn_mma_f16_d64_keys", "pk_attn_merge_f16"},
+        {PK_F32, PK_F32, 1, 256, NULL, "pk_attn_simt_f32_d256", "pk_attn_merge_f32"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        p = problem(names[i].dt, 8, names[i].sq, 4096, 32, 8, names[i].d);
+        p.o.dtype = names[i].o;
+        pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, pk_cu_attn_knob_of(names[i].knob), &plan);
+        if (strcmp(pk_cu_attn_kernel_names[plan.kernel], names[i].kernel) ||
+            strcmp(pk_cu_attn_kernel_names[plan.merge], names[i].merge)) {
+            failures++;
+            printf("FAIL: %s and %s; want %s and %s\n", pk_cu_attn_kernel_names[plan.kernel],
+                   pk_cu_attn_kernel_names[plan.merge], names[i].kernel, names[i].merge);
+        }
     }
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;

@@ -38,15 +38,16 @@ static pk_cu_gemm_plan expect_knob(const pk_gemm_problem *p, int sms, size_t sme
                                    const char *kernel, unsigned gx, unsigned gy, unsigned smem_bytes, int line)
 {
     pk_cu_gemm_plan plan;
-    pk_cu_gemm_plan_pick_knob(p, sms, smem, knob, &plan);
+    pk_cu_gemm_plan_pick_knob(p, sms, smem, pk_cu_gemm_knob_of(knob), &plan);
     /* only the skinny kernel waits for its predecessor before it reads */
     const int early = !strncmp(kernel, "pk_gemm_skinny_", 15);
-    if (strcmp(plan.kernel, kernel) || (gx && plan.grid[0] != gx) || (gy && plan.grid[1] != gy) ||
-        plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1 ||
+    if (strcmp(pk_cu_gemm_kernel_names[plan.kernel], kernel) || (gx && plan.grid[0] != gx) ||
+        (gy && plan.grid[1] != gy) || plan.smem != smem_bytes || plan.grid[2] != 1 || plan.block[1] != 1 || plan.block[2] != 1 ||
         plan.early != early) {
         failures++;
         printf("FAIL line %d: got %s grid %u,%u smem %u early %d; want %s grid %u,%u smem %u early %d\n", line,
-               plan.kernel, plan.grid[0], plan.grid[1], plan.smem, plan.early, kernel, gx, gy, smem_bytes, early);
+               pk_cu_gemm_kernel_names[plan.kernel], plan.grid[0], plan.grid[1], plan.smem, plan.early, kernel, gx,
+               gy, smem_bytes, early);
     }
     return plan;
 }
@@ -77,15 +78,15 @@ static void expect_wgmma(const pk_gemm_problem *p, const char *knob, const char 
                          int line)
 {
     pk_cu_gemm_plan plan;
-    int took = pk_cu_gemm_plan_wgmma(p, H200_SMS, knob, &plan);
+    int took = pk_cu_gemm_plan_wgmma(p, H200_SMS, pk_cu_gemm_knob_of(knob), &plan);
     if (!kernel ? took
-                : !took || strcmp(plan.kernel, kernel) || plan.grid[0] != gx || plan.grid[1] != gy ||
-                      plan.block[0] != PK_CU_WGMMA_THREADS || plan.smem != PK_CU_WGMMA_SMEM ||
+                : !took || strcmp(pk_cu_gemm_kernel_names[plan.kernel], kernel) || plan.grid[0] != gx ||
+                      plan.grid[1] != gy || plan.block[0] != PK_CU_WGMMA_THREADS || plan.smem != PK_CU_WGMMA_SMEM ||
                       plan.kind != PK_CU_GEMM_WGMMA) {
         failures++;
         printf("FAIL line %d: wgmma %s (%s grid %u,%u); want %s grid %u,%u\n", line, took ? "took it" : "left it",
-               took ? plan.kernel : "-", took ? plan.grid[0] : 0, took ? plan.grid[1] : 0, kernel ? kernel : "none",
-               gx, gy);
+               took ? pk_cu_gemm_kernel_names[plan.kernel] : "-", took ? plan.grid[0] : 0, took ? plan.grid[1] : 0,
+               kernel ? kernel : "none", gx, gy);
     }
 }
 

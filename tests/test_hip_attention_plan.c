@@ -35,12 +35,15 @@ static void expect_on(const pk_hip_target *t, const pk_attention_problem *p, con
 {
     pk_hip_attn_plan plan;
     pk_hip_attn_plan_make(p, t, &plan);
-    const pk_hip_attn_kernel kind = strncmp(name, "pk_attn_mfma_", 13) ? PK_HIP_ATTN_TILED : PK_HIP_ATTN_MFMA;
-    if (strcmp(plan.kernel_name, name) || plan.bm != bm || plan.threads != threads || plan.row_tiles != row_tiles ||
-        plan.n_splits != n_splits || plan.chunk != chunk || plan.smem || plan.kernel != kind) {
+    const pk_hip_attn_kind kind = strncmp(name, "pk_attn_mfma_", 13) ? PK_HIP_ATTN_TILED : PK_HIP_ATTN_MFMA;
+    static const char *const merges[3] = {"pk_attn_merge_f32", "pk_attn_merge_f16", "pk_attn_merge_bf16"};
+    const char *got = pk_hip_attn_kernel_names[plan.kernel];
+    if (strcmp(got, name) || strcmp(pk_hip_attn_kernel_names[plan.merge], merges[p->o.dtype]) || plan.bm != bm ||
+        plan.threads != threads || plan.row_tiles != row_tiles || plan.n_splits != n_splits || plan.chunk != chunk ||
+        plan.smem || plan.kind != kind) {
         failures++;
         printf("FAIL line %d: got %s bm %d threads %d tiles %d splits %d chunk %d smem %u; want %s %d %d %d %d %d\n",
-               line, plan.kernel_name, plan.bm, plan.threads, plan.row_tiles, plan.n_splits, plan.chunk, plan.smem,
+               line, got, plan.bm, plan.threads, plan.row_tiles, plan.n_splits, plan.chunk, plan.smem,
                name, bm, threads, row_tiles, n_splits, chunk);
     }
 }

@@ -34,11 +34,11 @@ static void expect(const pk_gemm_problem *p, const pk_hip_target *t, int kind, c
 {
     pk_hip_gemm_plan plan;
     pk_hip_gemm_plan_pick(p, t, &plan);
-    if (plan.kind != kind || strcmp(plan.kernel, kernel) || plan.grid[0] != gx || plan.grid[1] != gy ||
+    if (plan.kind != kind || strcmp(pk_hip_gemm_kernel_names[plan.kernel], kernel) || plan.grid[0] != gx || plan.grid[1] != gy ||
         plan.grid[2] != 1 || plan.block[0] != 256 || plan.block[1] != 1 || plan.block[2] != 1 || plan.smem) {
         failures++;
         printf("FAIL line %d on %s: got %d %s grid %u,%u,%u block %u smem %u; want %d %s grid %u,%u\n", line,
-               t->arch, plan.kind, plan.kernel, plan.grid[0], plan.grid[1], plan.grid[2], plan.block[0], plan.smem,
+               t->arch, plan.kind, pk_hip_gemm_kernel_names[plan.kernel], plan.grid[0], plan.grid[1], plan.grid[2], plan.block[0], plan.smem,
                kind, kernel, gx, gy);
     }
 }

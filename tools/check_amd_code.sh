@@ -8,8 +8,9 @@
 #     registers (clang-19 does so in a few kernels on gfx90a/gfx942: a
 #     v_writelane and v_readlane each, no memory traffic) are reported, not
 #     failed;
-#   - on targets with matrix cores (gfx90a, gfx94x), the MFMA kernels the
-#     plans launch (named below) exist and contain v_mfma instructions.
+#   - on targets with matrix cores (gfx90a, gfx94x), the MFMA kernels of
+#     the lists the plans pick from (kernels_hip/gemm_kernels.h,
+#     attention_kernels.h) exist and contain v_mfma instructions.
 # No AMD GPU is needed: the bundles are split and read with LLVM's tools.
 # Prints one line per check and "amd code: N checks, N failed"; exits 1 on
 # any failure.
@@ -25,12 +26,12 @@ done
 [ -n "$llvm" ] ||
   { echo "amd code: no /usr/lib/llvm-*/bin has clang-offload-bundler, llvm-readelf and llvm-objdump"; exit 1; }
 
-# the kernels hip_gemm_plan.c and hip_attention_plan.c name on MFMA targets
-mfma_kernels=()
-for dt in f16 bf16; do
-  for tile in 64 128; do mfma_kernels+=("pk_gemm_mfma_${dt}_${tile}"); done
-  for d in 64 80 96 128 256; do mfma_kernels+=("pk_attn_mfma_${dt}_d${d}"); done
-done
+# the MFMA kernels of the lists hip_gemm_plan.c and hip_attention_plan.c
+# pick from on MFMA targets: "module name" a line
+mfma_kernels=$(printf '%s\n' '#include "kernels_hip/gemm_kernels.h"' '#include "kernels_hip/attention_kernels.h"' \
+  '#define E(kind, module, name, ...) kind module name' 'PK_HIP_GEMM_KERNELS(E) PK_HIP_ATTN_KERNELS(E)' |
+  cc -E -P -x c -I. - | xargs -n3 | awk '$1 == "MFMA" { print $2, $3 }')
+[ -n "$mfma_kernels" ] || { echo "amd code: no MFMA kernel in kernels_hip/*_kernels.h"; exit 1; }
 
 archs=$(meson introspect "$build" --buildoptions |
   python3 -c 'import json,sys; print(" ".join(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "hip_archs")))')
@@ -80,8 +81,7 @@ for tu in gemm attention elementwise; do
     "$llvm/llvm-objdump" -d --no-show-raw-insn "$elf" | awk '
       /^[0-9a-f]+ <[^>]+>:$/ { k = substr($2, 2, length($2) - 3) }
       /v_mfma_/ && !seen[k]++ { print k }' >"$work/mfma"
-    for k in "${mfma_kernels[@]}"; do
-      case $tu:$k in gemm:pk_gemm_* | attention:pk_attn_*) ;; *) continue ;; esac
+    for k in $(awk -v tu="$tu" '$1 == tu { print $2 }' <<<"$mfma_kernels"); do
       if ! grep -qx "$k" <(awk '{print $1}' "$work/spills"); then report fail "$tu.co $arch: $k missing"
       elif grep -qx "$k" "$work/mfma"; then report ok "$tu.co $arch: $k uses MFMA"
       else report fail "$tu.co $arch: $k has no v_mfma instruction"

@@ -10,8 +10,6 @@ static uint64_t origin(const pk_view *v)
     return v->mem ? pk_gpu_addr(v->mem) + (uint64_t)(v->offset * (int64_t)esize(v->dtype)) : 0;
 }
 
-const char *pk_gpu_dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
-
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g)
 {
     g->v = (pk_gemm_kargs){

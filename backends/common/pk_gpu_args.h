@@ -38,7 +38,7 @@ pk_gpu_attn_scratch pk_gpu_attn_scratch_layout(const pk_attention_problem *p, in
 void pk_gpu_attn_params_fill(const pk_attention_problem *p, int chunk, int n_splits, uint64_t lens, uint64_t part,
                              pk_attn_params *a);
 
-/* "f32", "f16", "bf16": the dtype part of kernel names */
-const char *pk_gpu_dtype_tag(pk_dtype t);
+/* A kernel list's entry (kernels_cuda/gemm_kernels.h, ...) as its name */
+#define PK_GPU_KERNEL_NAME(kind, module, name, ...) #name,
 
 #endif /* PK_GPU_ARGS_H */

@@ -1,6 +1,5 @@
 /* The launch plans of the elementwise kernels; kernels_gpu/ew_*.h say
  * what each kernel does with them. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +20,26 @@
 #define CHAIN_BLOCK 256
 #define GRID_X_MAX 2147483647u
 #define GRID_Y_MAX 65535u
+
+const char *const pk_gpu_ew_kernel_names[] = {PK_EW_KERNELS(PK_GPU_KERNEL_NAME)};
+
+/* The list's kernels by op, dtype, path (vec) and register chunks (0, 1,
+ * 2, 4, 8 as 0 to 4; 0 for the elementwise ops); the chain's by slots,
+ * fewest first */
+#define C_INDEX(c) ((c) == 8 ? 4 : (c) == 4 ? 3 : (c))
+#define ID(kind, module, name, ...) ID_##kind(PK_GPU_##name, __VA_ARGS__)
+#define ID_ROW(id, OP, DT, V, C) .rows[PK_ROWS_##OP][DT][(V) > 1][C_INDEX(C)] = id,
+#define ID_RMS ID_ROW
+#define ID_EW(id, OP, DT, V) .rows[PK_ROWS_##OP][DT][(V) > 1][0] = id,
+#define ID_ROPE(id, DT) .rope[DT] = id,
+#define ID_CHAIN(id, S, E) .chain[((S) > 8) + ((S) > 16)] = {S, E, id},
+static const struct {
+    unsigned char rows[PK_ROWS_OP_COUNT][3][2][5], rope[3];
+    struct {
+        int slots, elems; /* slots and elements per thread */
+        pk_gpu_ew_kernel kernel;
+    } chain[3];
+} ids = {PK_EW_KERNELS(ID)};
 
 int64_t pk_gpu_ew_dtype_size(pk_dtype t) { return t == PK_F32 ? 4 : 2; }
 
@@ -66,8 +85,8 @@ static int rows_vec(const pk_rows_problem *p, const pk_ew_rows_args *a)
     return (int)v;
 }
 
-pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
-                           pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg)
+pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *who, pk_ew_rows_args *a, pk_gpu_launch *l,
+                           int *pipelined, pk_msg *msg)
 {
     int64_t rows = p->lead[0] * p->lead[1] * p->lead[2];
     *a = (pk_ew_rows_args){
@@ -79,10 +98,9 @@ pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row
     };
     int v = rows_vec(p, a);
     int64_t nchunk = p->cols / v;
-    const char *dt = pk_gpu_dtype_tag(p->x.dtype), *path = v > 1 ? "vec" : "str";
     *l = (pk_gpu_launch){.grid = {1, 1, 1}, .block = {1, 1, 1}};
     *pipelined = 0;
-    if (per_row) {
+    if (pk_rows_op_reduces(p->op)) {
         /* as many chunks per thread as registers allow (more loads in
          * flight), then the fewest threads that cover the row */
         int64_t cmax = v > 1 ? 32 / v : ROWS_STR_CHUNKS, want = (nchunk + cmax - 1) / cmax, tpr = 1, c = 1;
@@ -93,19 +111,20 @@ pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row
         l->block[0] = (unsigned)tpr;
         l->block[1] = rpb;
         l->grid[0] = min_u64((uint64_t)(rows + rpb - 1) / rpb, GRID_X_MAX);
-        snprintf(l->name, sizeof l->name, "pk_ew_%s_%s_%s_c%d", op, dt, path, (int)c);
+        l->kernel = ids.rows[p->op][p->x.dtype][v > 1][C_INDEX(c)];
         /* c8 (f32 only) stays on the general row kernel */
-        *pipelined = v > 1 && c > 0 && c <= 4 && strcmp(op, "rmsnorm") == 0;
+        *pipelined = v > 1 && c > 0 && c <= 4 && p->op == PK_ROWS_RMSNORM;
     } else {
         l->block[0] = block_x(nchunk, EW_BLOCK);
         l->block[1] = EW_BLOCK / l->block[0];
         uint64_t gx = ((uint64_t)nchunk + l->block[0] - 1) / l->block[0];
         if (gx > GRID_X_MAX)
-            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s %s: rows of %lld columns", who, op, (long long)p->cols);
+            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s %s: rows of %lld columns", who, pk_rows_op_name(p->op),
+                           (long long)p->cols);
         l->grid[0] = (unsigned)gx;
         uint64_t rows_per_block = (uint64_t)l->block[1] * EW_ROWS_PER_THREAD;
         l->grid[1] = min_u64(((uint64_t)rows + rows_per_block - 1) / rows_per_block, GRID_Y_MAX);
-        snprintf(l->name, sizeof l->name, "pk_ew_%s_%s_%s", op, dt, path);
+        l->kernel = ids.rows[p->op][p->x.dtype][v > 1][0];
     }
     return PK_SUCCESS;
 }
@@ -129,7 +148,7 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
     a->share = share < heads ? share : heads;
     uint64_t blocks = ((uint64_t)(pairs * a->share) + ROPE_BLOCK - 1) / ROPE_BLOCK;
     *l = (pk_gpu_launch){.grid = {min_u64(blocks, ROPE_MAX_BLOCKS), 1, 1}, .block = {ROPE_BLOCK, 1, 1}};
-    snprintf(l->name, sizeof l->name, "pk_ew_rope_%s", pk_gpu_dtype_tag(p->q.dtype));
+    l->kernel = ids.rope[p->q.dtype];
     return 1;
 }
 
@@ -198,11 +217,6 @@ void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t)
     *t = (pk_gpu_rope_tables){0};
 }
 
-/* slots and elements per thread of each chain kernel, smallest first */
-static const struct {
-    int slots, elems;
-} chain_kernels[] = {{8, 4}, {16, 2}, {40, 1}};
-
 static int is_binary(pk_chain_op op) { return op <= PK_CHAIN_MIN; }
 
 /* Fills a->steps, used and result; returns the slots needed. Inputs keep
@@ -255,8 +269,8 @@ pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_ch
 {
     memset(a, 0, sizeof *a);
     int n_slots = chain_allocate(p, a), k = 0;
-    while (chain_kernels[k].slots < n_slots) k++;
-    const int elems = chain_kernels[k].elems;
+    while (ids.chain[k].slots < n_slots) k++;
+    const int elems = ids.chain[k].elems;
 
     pk_chain_dims c = pk_chain_collapse(p);
     a->n1 = c.shape[1];
@@ -287,38 +301,6 @@ pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_ch
     if (gx > GRID_X_MAX)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s chain: %lld elements in a row", who, (long long)a->n3);
     *l = (pk_gpu_launch){.grid = {(unsigned)gx, min_u64(gy, GRID_Y_MAX), 1}, .block = {bx, CHAIN_BLOCK / bx, 1}};
-    snprintf(l->name, sizeof l->name, "pk_ew_chain_s%d", chain_kernels[k].slots);
+    l->kernel = ids.chain[k].kernel;
     return PK_SUCCESS;
-}
-
-void pk_gpu_ew_kernels(void (*fn)(void *ctx, const char *name), void *ctx)
-{
-    static const char *const per_row[] = {"rmsnorm", "layernorm", "softmax"}, *const ew[] = {"glu", "bias_act"};
-    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
-    char name[64];
-    for (size_t t = 0; t < 3; t++) {
-        const char *dt = pk_gpu_dtype_tag(dts[t]);
-        /* register chunks as pk_gpu_rows_plan counts them: powers of two up
-         * to cmax, 0 for rows too long to hold */
-        const int vec_max = 32 / (int)(16 / pk_gpu_ew_dtype_size(dts[t]));
-        for (size_t i = 0; i < 3; i++)
-            for (int vec = 0; vec < 2; vec++) {
-                const int cmax = vec ? vec_max : ROWS_STR_CHUNKS;
-                for (int c = 0; c <= cmax; c = c ? 2 * c : 1) {
-                    snprintf(name, sizeof name, "pk_ew_%s_%s_%s_c%d", per_row[i], dt, vec ? "vec" : "str", c);
-                    fn(ctx, name);
-                }
-            }
-        for (size_t i = 0; i < 2; i++)
-            for (int vec = 0; vec < 2; vec++) {
-                snprintf(name, sizeof name, "pk_ew_%s_%s_%s", ew[i], dt, vec ? "vec" : "str");
-                fn(ctx, name);
-            }
-        snprintf(name, sizeof name, "pk_ew_rope_%s", dt);
-        fn(ctx, name);
-    }
-    for (size_t k = 0; k < sizeof chain_kernels / sizeof chain_kernels[0]; k++) {
-        snprintf(name, sizeof name, "pk_ew_chain_s%d", chain_kernels[k].slots);
-        fn(ctx, name);
-    }
 }

@@ -1,16 +1,23 @@
 /* Host side of the elementwise kernels (rows, rope, chain) of the GPU
  * backends that share kernels_gpu/ew_abi.h (CUDA and HIP): the argument
- * blocks, the kernel names and launch shapes. Plain C; each backend only
- * looks the kernel up and launches it. */
+ * blocks, the kernels and launch shapes. Plain C; each backend only
+ * launches the kernel. */
 #ifndef PK_GPU_EW_H
 #define PK_GPU_EW_H
 
 #include "../../kernels_gpu/ew_abi.h"
+#include "../../kernels_gpu/ew_kernels.h"
 #include "backend.h"
 
-/* A kernel by name and its launch shape. */
+/* The kernels of the list in kernels_gpu/ew_kernels.h by index, and their
+ * entry points' names. */
+#define PK_GPU_EW_ID(kind, module, name, ...) PK_GPU_##name,
+typedef enum pk_gpu_ew_kernel { PK_EW_KERNELS(PK_GPU_EW_ID) PK_GPU_EW_KERNEL_COUNT } pk_gpu_ew_kernel;
+extern const char *const pk_gpu_ew_kernel_names[PK_GPU_EW_KERNEL_COUNT];
+
+/* A kernel and its launch shape. */
 typedef struct pk_gpu_launch {
-    char name[64];
+    pk_gpu_ew_kernel kernel;
     unsigned grid[3], block[3];
 } pk_gpu_launch;
 
@@ -26,13 +33,13 @@ pk_ew_view pk_gpu_ew_view(const pk_view *v);
  * where that dim (of sizes lead[0..2]) is longer than 1. */
 int pk_gpu_ew_vec_ok(const pk_ew_view *w, int64_t elem_size, const int64_t lead[3], int bytes);
 
-/* Row ops: op is "rmsnorm", "layernorm", "softmax" (per_row: one row per
- * blockDim.x threads) or "glu", "bias_act" (elementwise grid). *pipelined
- * says the kernel walks rows in a loop meant for one wave of blocks: the
- * backend may cut grid[0] to what fits on the device at once. `who` names
- * the backend in messages. */
-pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *op, int per_row, const char *who,
-                           pk_ew_rows_args *a, pk_gpu_launch *l, int *pipelined, pk_msg *msg);
+/* Row ops: rmsnorm, layernorm and softmax run one row per blockDim.x
+ * threads, glu and bias_act an elementwise grid. *pipelined says the
+ * kernel walks rows in a loop meant for one wave of blocks: the backend
+ * may cut grid[0] to what fits on the device at once. `who` names the
+ * backend in messages. */
+pk_status pk_gpu_rows_plan(const pk_rows_problem *p, const char *who, pk_ew_rows_args *a, pk_gpu_launch *l,
+                           int *pipelined, pk_msg *msg);
 
 /* Cuts a pipelined row kernel's grid[0] to one wave: per_sm resident
  * blocks on each of sm_count multiprocessors (no cut when either is
@@ -74,11 +81,5 @@ void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);
 
 pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
                             pk_msg *msg);
-
-/* Every kernel the plans above can name (pk_gpu_launch.name): the row ops
- * (per_row: rmsnorm, layernorm, softmax; elementwise: glu, bias_act),
- * RoPE and the chain, each name once to fn. The same on every device. For
- * the conformance coverage test (tests/test_cover_rows.c). */
-void pk_gpu_ew_kernels(void (*fn)(void *ctx, const char *name), void *ctx);
 
 #endif /* PK_GPU_EW_H */

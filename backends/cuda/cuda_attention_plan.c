@@ -3,13 +3,12 @@
  * The tile shapes here mirror rows_cfg, keys_cfg and simt_cfg in
  * kernels_cuda/attention*.cu(h); the tensor-core kernel traps if it gets
  * less shared memory than its own layout needs. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_attention_plan.h"
 #include "pk_attn_layout.h"
 #include "pk_attn_split.h"
+#include "pk_gpu_args.h"
 
 /* Split-KV pays off when the rows sharing a kv head are few (decode) and
  * the key range is long, so that one block per row tile would walk it
@@ -31,12 +30,31 @@ int pk_cu_attn_mma_layout(const pk_attention_problem *p)
            (uintptr_t)p->v.mem % 16 == 0;
 }
 
+const char *const pk_cu_attn_kernel_names[] = {PK_CU_ATTN_KERNELS(PK_GPU_KERNEL_NAME)};
+
+/* The list's kernels by dtype (16-bit ones from f16), head dim and kind */
+enum {
+    KIND_rows = PK_CU_ATTN_MMA_ROWS, KIND_rows128 = PK_CU_ATTN_MMA_ROWS128,
+    KIND_rows128n32 = PK_CU_ATTN_MMA_ROWS128N32, KIND_rows128w8 = PK_CU_ATTN_MMA_ROWS128W8,
+    KIND_keys = PK_CU_ATTN_MMA_KEYS
+};
+#define ID(kind, module, name, ...) ID_##kind(PK_CU_##name, __VA_ARGS__)
+#define ID_MMA(id, DT, D, tiles) .mma[DT - 1][PK_ATTN_DIM_INDEX(D)][KIND_##tiles] = id,
+#define ID_SIMT(id, DT, D) .simt[DT][PK_ATTN_DIM_INDEX(D)] = id,
+#define ID_MERGE(id, DT) .merge[DT] = id,
+static const struct {
+    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3];
+} ids = {PK_CU_ATTN_KERNELS(ID)};
+
 /* Dynamic shared memory of mma_cfg<D, nwm, nwn, mt, bn, stages>. */
 static unsigned mma_smem(int64_t d, int nwm, int nwn, int mt, int bn, int stages)
 {
     int64_t bm = 16 * mt * nwm, qs = d + 8;
     return (unsigned)(bm * qs * 2 + 2 * ((int64_t)stages * bn * qs * 2) + bm * 8 + nwn * bm * 8);
 }
+
+/* keys_cfg in kernels_cuda/attention.cu */
+static unsigned keys_smem(int64_t d) { return mma_smem(d, 1, 4, 1, 64, d == 256 ? 2 : 3); }
 
 /* Blocks of one kernel resident on a multiprocessor: by shared memory (a
  * multiprocessor has smem_optin plus the 1 KiB the runtime reserves per
@@ -53,85 +71,79 @@ static int64_t blocks_per_sm(unsigned smem, size_t smem_optin, int64_t cap)
  * dims up to max_d; cap: blocks per SM their registers allow (ptxas on
  * sm_90: rows 174 a thread, rows128 255, n32 235, w8 178 x 256 threads). */
 typedef struct rows_variant {
-    pk_cu_attn_kernel kernel;
     const char *name;
     int nwm, mt, bn, max_d, cap;
 } rows_variant;
 
 static const rows_variant rows_variants[] = {
-    {PK_CU_ATTN_MMA_ROWS, "rows", 4, 1, 64, 256, 2},
-    {PK_CU_ATTN_MMA_ROWS128, "rows128", 4, 2, 64, 128, 2},
-    {PK_CU_ATTN_MMA_ROWS128N32, "rows128n32", 4, 2, 32, 128, 2},
-    {PK_CU_ATTN_MMA_ROWS128W8, "rows128w8", 8, 1, 64, 128, 1},
+    [PK_CU_ATTN_MMA_ROWS] = {"rows", 4, 1, 64, 256, 2},
+    [PK_CU_ATTN_MMA_ROWS128] = {"rows128", 4, 2, 64, 128, 2},
+    [PK_CU_ATTN_MMA_ROWS128N32] = {"rows128n32", 4, 2, 32, 128, 2},
+    [PK_CU_ATTN_MMA_ROWS128W8] = {"rows128w8", 8, 1, 64, 128, 1},
 };
-#define N_ROWS_VARIANTS (sizeof rows_variants / sizeof rows_variants[0])
-
-const char *pk_cu_attn_kernel_suffix(pk_cu_attn_kernel k)
-{
-    for (size_t i = 0; i < N_ROWS_VARIANTS; i++)
-        if (rows_variants[i].kernel == k) return rows_variants[i].name;
-    return k == PK_CU_ATTN_MMA_KEYS ? "keys" : "simt";
-}
+#define N_ROWS_VARIANTS (int)(sizeof rows_variants / sizeof rows_variants[0])
 
 static unsigned variant_smem(const rows_variant *v, int64_t d)
 {
     /* rows_cfg takes 32-key tiles at D = 256 to fit the A100 */
-    int bn = v->kernel == PK_CU_ATTN_MMA_ROWS && d == 256 ? 32 : v->bn;
+    int bn = v == &rows_variants[PK_CU_ATTN_MMA_ROWS] && d == 256 ? 32 : v->bn;
     return mma_smem(d, v->nwm, 1, v->mt, bn, 2);
 }
 
-/* the variant the knob names, if it is built for d and fits */
-static const rows_variant *knob_variant(const char *knob, int64_t d, size_t smem_optin)
+static int variant_fits(const rows_variant *v, int64_t d, size_t smem_optin)
 {
-    if (!knob) return NULL;
-    for (size_t i = 0; i < N_ROWS_VARIANTS; i++) {
-        const rows_variant *v = &rows_variants[i];
-        if (!strcmp(knob, v->name)) return d <= v->max_d && variant_smem(v, d) <= smem_optin ? v : NULL;
-    }
-    return NULL;
+    return d <= v->max_d && variant_smem(v, d) <= smem_optin;
 }
 
-void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
-                               const char *knob, pk_cu_attn_plan *plan)
+int pk_cu_attn_knob_of(const char *value)
+{
+    for (int i = 0; value && i < N_ROWS_VARIANTS; i++)
+        if (!strcmp(value, rows_variants[i].name)) return i;
+    return -1;
+}
+
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int knob,
+                               pk_cu_attn_plan *plan)
 {
     int64_t rows = p->sq * (p->hq / p->hkv);
     int64_t sms = sm_count > 0 ? sm_count : 1;
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
-    plan->kernel = PK_CU_ATTN_SIMT;
+    plan->kind = PK_CU_ATTN_SIMT;
     if (sm >= 80 && pk_cu_attn_mma_layout(p)) {
-        /* mirrors keys_cfg in kernels_cuda/attention.cu */
-        unsigned keys = mma_smem(p->d, 1, 4, 1, 64, p->d == 256 ? 2 : 3);
-        const rows_variant *rows64 = &rows_variants[0], *rows128 = &rows_variants[1], *v = NULL;
+        unsigned keys = keys_smem(p->d);
+        const rows_variant *rows64 = &rows_variants[PK_CU_ATTN_MMA_ROWS], *v = NULL,
+                           *rows128 = &rows_variants[PK_CU_ATTN_MMA_ROWS128];
         /* 128-row blocks when they still fill every multiprocessor twice */
         int64_t tiles128 = p->batch * p->hkv * ((rows + 127) / 128);
         if (rows <= 16 && keys <= smem_optin) {
-            plan->kernel = PK_CU_ATTN_MMA_KEYS;
+            plan->kind = PK_CU_ATTN_MMA_KEYS;
             plan->bm = 16;
             plan->threads = 128;
             plan->smem = keys;
             per_sm = blocks_per_sm(keys, smem_optin, 3);
-        } else if (rows > 64 && p->d <= rows128->max_d && tiles128 >= 2 * sms &&
-                   variant_smem(rows128, p->d) <= smem_optin) {
+        } else if (rows > 64 && tiles128 >= 2 * sms && variant_fits(rows128, p->d, smem_optin)) {
             v = rows128;
         } else if (variant_smem(rows64, p->d) <= smem_optin) {
             v = rows64;
         }
         if (v) {
-            const rows_variant *forced = knob_variant(knob, p->d, smem_optin);
-            if (forced) v = forced;
-            plan->kernel = v->kernel;
+            if (knob >= 0 && variant_fits(&rows_variants[knob], p->d, smem_optin)) v = &rows_variants[knob];
+            plan->kind = (pk_cu_attn_kind)(v - rows_variants);
             plan->bm = 16 * v->mt * v->nwm;
             plan->threads = 32 * v->nwm;
             plan->smem = variant_smem(v, p->d);
             per_sm = blocks_per_sm(plan->smem, smem_optin, v->cap);
         }
     }
-    if (plan->kernel == PK_CU_ATTN_SIMT) {
+    const int dt = p->q.dtype, di = PK_ATTN_DIM_INDEX(p->d);
+    if (plan->kind == PK_CU_ATTN_SIMT) {
         plan->bm = p->d == 64 ? 64 : p->d == 256 ? 16 : 32;
         plan->threads = plan->bm * (p->d == 256 ? 8 : 4);
         per_sm = PK_CU_ATTN_BLOCKS_PER_SM;
     }
+    plan->kernel = plan->kind == PK_CU_ATTN_SIMT ? ids.simt[dt][di] : ids.mma[dt - 1][di][plan->kind];
+    plan->merge = ids.merge[p->o.dtype];
     plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
 
     int64_t unit = PK_CU_ATTN_KEY_UNIT;
@@ -147,76 +159,41 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     plan->n_splits = sp.n;
 }
 
-static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
-
-void pk_cu_attn_kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
+/* The variants of one tensor-core kernel, as variants() below. keys: at
+ * most 16 rows, split or not; rows: 17 to 64 rows split, more in one pass;
+ * rows128 never splits (more than 64 rows). */
+static void mma_variants(int sm, size_t smem_optin, int knob_only, int kind, int d, const char *name,
+                         void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
-    const char *dt = dtype_tag(p->q.dtype);
-    if (plan->kernel == PK_CU_ATTN_SIMT) snprintf(name, n, "pk_attn_simt_%s_d%d", dt, (int)p->d);
-    else snprintf(name, n, "pk_attn_mma_%s_d%d_%s", dt, (int)p->d, pk_cu_attn_kernel_suffix(plan->kernel));
+    const rows_variant *v = kind == PK_CU_ATTN_MMA_KEYS ? NULL : &rows_variants[kind];
+    if (sm < 80 || knob_only != (kind == PK_CU_ATTN_MMA_ROWS128N32 || kind == PK_CU_ATTN_MMA_ROWS128W8)) return;
+    if (v ? !variant_fits(v, d, smem_optin) : keys_smem(d) > smem_optin) return;
+    fn(ctx, name, 0);
+    if (kind != PK_CU_ATTN_MMA_ROWS128) fn(ctx, name, 1);
 }
 
-void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n)
+/* Every variant of the list's kernels the plan can give (knob_only: those
+ * only the knob gives). The CUDA cores take f32 and the 16-bit layouts the
+ * tensor-core kernels cannot read, split for few rows and long keys. */
+static void variants(int sm, size_t smem_optin, int knob_only, void (*fn)(void *ctx, const char *name, int split),
+                     void *ctx)
 {
-    pk_cu_attn_kernel_name(p, plan, name, n);
-    size_t len = strlen(name);
-    if (plan->n_splits > 1 && len < n) snprintf(name + len, n - len, "+split");
+#define CAN(kind, module, name, ...) CAN_##kind(pk_cu_attn_kernel_names[PK_CU_##name], __VA_ARGS__)
+#define CAN_SIMT(name, DT, D) \
+    if (!knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
+#define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, knob_only, KIND_##tiles, D, name, fn, ctx);
+#define CAN_MERGE(...)
+    PK_CU_ATTN_KERNELS(CAN)
 }
 
-void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                              void *ctx)
 {
-    static const int dims[] = {64, 80, 96, 128, 256};
-    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
-    char name[80];
-    for (size_t t = 0; t < 3; t++)
-        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
-            const int d = dims[i];
-            const char *dt = dtype_tag(dts[t]);
-            /* the CUDA cores: f32, and 16-bit layouts the tensor-core
-             * kernels cannot read; split for few rows and long keys */
-            snprintf(name, sizeof name, "pk_attn_simt_%s_d%d", dt, d);
-            fn(ctx, name);
-            snprintf(name, sizeof name, "pk_attn_simt_%s_d%d+split", dt, d);
-            fn(ctx, name);
-            if (sm < 80 || dts[t] == PK_F32) continue;
-            /* keys: at most 16 rows, split or not; rows: 17 to 64 rows
-             * split, more in one pass; rows128 never splits (more than
-             * 64 rows) */
-            if (mma_smem(d, 1, 4, 1, 64, d == 256 ? 2 : 3) <= smem_optin) {
-                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_keys", dt, d);
-                fn(ctx, name);
-                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_keys+split", dt, d);
-                fn(ctx, name);
-            }
-            const rows_variant *rows64 = &rows_variants[0], *rows128 = &rows_variants[1];
-            if (variant_smem(rows64, d) <= smem_optin) {
-                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s", dt, d, rows64->name);
-                fn(ctx, name);
-                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s+split", dt, d, rows64->name);
-                fn(ctx, name);
-            }
-            if (d <= rows128->max_d && variant_smem(rows128, d) <= smem_optin) {
-                snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s", dt, d, rows128->name);
-                fn(ctx, name);
-            }
-        }
+    variants(sm, smem_optin, 0, fn, ctx);
 }
 
-void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                                   void *ctx)
 {
-    static const int dims[] = {64, 80, 96, 128, 256};
-    static const pk_dtype dts[] = {PK_F16, PK_BF16};
-    char name[80];
-    if (sm < 80) return;
-    for (size_t t = 0; t < 2; t++)
-        for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-            for (size_t k = 2; k < N_ROWS_VARIANTS; k++) {
-                const rows_variant *v = &rows_variants[k];
-                if (dims[i] > v->max_d || variant_smem(v, dims[i]) > smem_optin) continue;
-                for (int split = 0; split < 2; split++) {
-                    snprintf(name, sizeof name, "pk_attn_mma_%s_d%d_%s%s", dtype_tag(dts[t]), dims[i], v->name,
-                             split ? "+split" : "");
-                    fn(ctx, name);
-                }
-            }
+    variants(sm, smem_optin, 1, fn, ctx);
 }

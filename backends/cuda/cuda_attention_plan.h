@@ -6,19 +6,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../kernels_cuda/attention_kernels.h"
 #include "backend.h"
 
-typedef enum pk_cu_attn_kernel {
+/* The kernels of the list in kernels_cuda/attention_kernels.h by index,
+ * and their entry points' names. */
+#define PK_CU_ATTN_ID(kind, module, name, ...) PK_CU_##name,
+typedef enum pk_cu_attn_kernel { PK_CU_ATTN_KERNELS(PK_CU_ATTN_ID) PK_CU_ATTN_KERNEL_COUNT } pk_cu_attn_kernel;
+extern const char *const pk_cu_attn_kernel_names[PK_CU_ATTN_KERNEL_COUNT];
+
+typedef enum pk_cu_attn_kind {
     PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill, 64-row blocks */
     PK_CU_ATTN_MMA_ROWS128, /* the same, 128-row blocks of 32 rows a warp, 64-key tiles (D <= 128, many rows) */
     PK_CU_ATTN_MMA_ROWS128N32, /* rows128 with 32-key tiles */
     PK_CU_ATTN_MMA_ROWS128W8,  /* 128-row blocks of 8 warps x 16 rows */
     PK_CU_ATTN_MMA_KEYS, /* tensor cores, 16 packed rows, warps split the keys: decode */
     PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
-} pk_cu_attn_kernel;
+} pk_cu_attn_kind;
 
 typedef struct pk_cu_attn_plan {
-    pk_cu_attn_kernel kernel;
+    pk_cu_attn_kind kind;
+    pk_cu_attn_kernel kernel, merge; /* merge: of the partials, when n_splits > 1 */
     int bm;          /* packed rows per block */
     int threads;
     unsigned smem;   /* dynamic shared memory in bytes */
@@ -31,33 +39,28 @@ typedef struct pk_cu_attn_plan {
  * dim contiguous, offsets and strides whole 16-byte units. */
 int pk_cu_attn_mma_layout(const pk_attention_problem *p);
 
+/* PORTKERN_CUDA_ATTN as the device reads it at open, for A/B timing:
+ * "rows", "rows128", "rows128n32" or "rows128w8" is that kind, which the
+ * plan then forces wherever it applies (a tensor-core problem with more
+ * than 16 packed rows, the variant built for its head dim, its tiles
+ * fitting); unset (NULL) or any other value is -1, the plan's choice. */
+int pk_cu_attn_knob_of(const char *value);
+
 /* sm: compute capability (e.g. 90); sm_count and smem_optin size the split
- * and check the tiles fit. knob is PORTKERN_CUDA_ATTN as the device read
- * it at open: "rows", "rows128", "rows128n32" or "rows128w8" forces that
- * prefill kernel wherever it applies (a tensor-core problem with more than
- * 16 packed rows, the variant built for its head dim, its tiles fitting);
- * NULL or any other value leaves the choice to the plan. For A/B timing. */
-void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin,
-                               const char *knob, pk_cu_attn_plan *plan);
-
-/* The kernel's name suffix: "rows128" for pk_attn_mma_<dt>_d<D>_rows128 */
-const char *pk_cu_attn_kernel_suffix(pk_cu_attn_kernel k);
-
-/* The entry point that runs plan on p: pk_attn_mma_<dt>_d<D>_<suffix> or
- * pk_attn_simt_<dt>_d<D>. */
-void pk_cu_attn_kernel_name(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n);
-
-/* The variant a plan runs: its kernel's name, with "+split" when it
- * writes split-KV partials for the merge kernel. */
-void pk_cu_attn_plan_variant(const pk_attention_problem *p, const pk_cu_attn_plan *plan, char *name, size_t n);
+ * and check the tiles fit; knob: pk_cu_attn_knob_of's. */
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int knob,
+                               pk_cu_attn_plan *plan);
 
 /* Every variant pk_cu_attn_plan_make_knob can give on a device of compute
  * capability sm with smem_optin bytes of dynamic shared memory, without a
  * knob (the rows128n32 and rows128w8 kernels are only reached by one):
- * each name once to fn. For the conformance coverage test
- * (tests/test_cover_attention.c). */
-void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+ * each kernel's name once to fn, split when it writes split-KV partials
+ * for the merge kernel (a variant of its own). For the conformance
+ * coverage test (tests/test_cover_attention.c). */
+void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                              void *ctx);
 /* Those only PORTKERN_CUDA_ATTN picks (the 128-row variants besides rows128). */
-void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                                   void *ctx);
 
 #endif

@@ -104,25 +104,24 @@ pk_status pk_cu_open(int index, void **out, pk_msg *msg)
      * timing and for ruling it out when something looks wrong */
     const char *pdl = getenv("PORTKERN_CUDA_PDL");
     d->early_launch = d->sm >= 90 && !(pdl && !strcmp(pdl, "0"));
-    static const char *const knob_names[2] = {"PORTKERN_CUDA_GEMM", "PORTKERN_CUDA_ATTN"};
-    const char **knob_at[2] = {&d->gemm_knob, &d->attn_knob};
-    for (int i = 0; i < 2; i++) {
-        const char *v = getenv(knob_names[i]);
-        snprintf(d->knobs[i], sizeof d->knobs[i], "%s", v ? v : "");
-        *knob_at[i] = v ? d->knobs[i] : NULL;
-    }
+    d->gemm_knob = pk_cu_gemm_knob_of(getenv("PORTKERN_CUDA_GEMM"));
+    d->attn_knob = pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN"));
     d->smem_optin = (size_t)d->info.local_mem_bytes;
     s = pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);
-    for (const pk_embedded_blob *b = pk_cuda_fatbins; s == PK_SUCCESS && b->name && d->n_modules < PK_CU_MAX_MODULES; b++) {
+#define PK_CU_FILE(m) #m ".fatbin",
+    static const char *const files[PK_GPU_MODULE_COUNT] = {PK_CU_MODULES(PK_CU_FILE)};
+    for (const pk_embedded_blob *b = pk_cuda_fatbins; s == PK_SUCCESS && b->name; b++) {
+        int m = 0;
+        while (m < PK_GPU_MODULE_COUNT && strcmp(b->name, files[m])) m++;
         /* sm_90a code runs on compute capability 9.0 only, and has no PTX */
-        const int sm90 = strstr(b->name, "_sm90.") != NULL;
-        if (sm90 && d->sm != 90) continue;
-        s = pk_cu_check(cuModuleLoadData(&d->modules[d->n_modules], b->data), b->name, msg);
-        if (s == PK_SUCCESS) d->module_names[d->n_modules++] = b->name;
+        if (m == PK_GPU_MODULE_COUNT || (m == PK_GPU_MODULE_gemm_sm90 && d->sm != 90)) continue;
+        CUmodule mod;
+        s = pk_cu_check(cuModuleLoadData(&mod, b->data), b->name, msg);
+        if (s == PK_SUCCESS) d->modules[m] = mod;
         else if (s != PK_ERR_DEVICE_FAILURE) s = PK_ERR_BUILD_FAILED; /* no code for this GPU in the fatbin, or a bad image */
-        if (s == PK_SUCCESS && !strcmp(b->name, "gemm_sm90.fatbin")) d->has_sm90_gemm = 1;
     }
+    d->has_sm90_gemm = d->modules[PK_GPU_MODULE_gemm_sm90] != NULL;
     /* the calls above may succeed on a context that holds a fault; a wait
      * on the new (empty) stream reports it */
     if (s == PK_SUCCESS) s = pk_cu_check(cuStreamSynchronize(d->stream), "cuStreamSynchronize", msg);
@@ -137,7 +136,8 @@ pk_status pk_cu_open(int index, void **out, pk_msg *msg)
 void pk_cu_release(pk_cu_device *d)
 {
     if (d->fault_module) cuModuleUnload(d->fault_module);
-    while (d->n_modules) cuModuleUnload(d->modules[--d->n_modules]);
+    for (int m = 0; m < PK_GPU_MODULE_COUNT; m++)
+        if (d->modules[m]) cuModuleUnload(d->modules[m]);
     if (d->stream) cuStreamDestroy(d->stream);
     cuDevicePrimaryCtxRelease(d->device);
     free(d);

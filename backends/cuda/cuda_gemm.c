@@ -1,10 +1,8 @@
-/* CUDA GEMM host side: plan, arguments and launch of kernels_cuda/gemm.cu.
+/* CUDA GEMM host side: plan, arguments and launch of the kernels of
+ * kernels_cuda/gemm_kernels.h.
  * Every entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
  * marshalled as for HIP (pk_gpu_args); the Hopper kernel takes the TMA
  * maps of A and B before them. */
-#include <stdlib.h>
-
-#include "cuda_gemm_plan.h"
 #include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
@@ -39,14 +37,11 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                 tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], PK_CU_WGMMA_BN) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, d->gemm_knob, &plan);
-    CUfunction f;
-    pk_status s = pk_cu_function(d, plan.kernel, &f, msg);
-    if (s != PK_SUCCESS) return s;
-
     pk_gpu_gemm_args g;
     pk_gpu_gemm_args_fill(p, &g);
     void *args[2 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1]};
     for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[2 + i] = g.args[i];
     /* the other kernels take PK_GEMM_PARAMS alone: skip the maps */
-    return pk_cu_launch(d, f, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2, plan.early, msg);
+    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2,
+                        plan.early, msg);
 }

@@ -17,8 +17,6 @@
  *    even when allowed).
  * A stride of a dimension of size 1 is never used, so it does not count
  * against contiguity or alignment. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels_gpu/gemm_skinny_cols.h"
@@ -26,14 +24,29 @@
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
 
+const char *const pk_cu_gemm_kernel_names[] = {PK_CU_GEMM_KERNELS(PK_GPU_KERNEL_NAME)};
+
+/* The list's kernels by what the plan tells apart: dtype (16-bit ones
+ * from f16), tile, rows; a layout index is 0 where the operand is
+ * k-contiguous. */
+#define ID(kind, module, name, ...) ID_##kind(PK_CU_##name, __VA_ARGS__)
+#define ID_MMA(id, DT, tile, bm, bn, wm, wn, st, ak, bk) .mma[DT - 1][tile][!(ak)][!(bk)] = id,
+#define ID_SIMT(id, DT, bm) .simt[DT][(bm) == 128] = id,
+#define ID_VEC(id, bm, ak, bk) .vec[(bm) == 128][!(ak)][!(bk)] = id,
+#define ID_SKINNY(id, DT, rows, ks) .skinny[DT - 1][PK_GPU_SKINNY_INDEX(rows)][(ks) - 1] = id,
+#define ID_DECODE(id, DT) .decode[DT - 1] = id,
+#define ID_WGMMA(id, DT) .wgmma[DT - 1] = id,
+static const struct {
+    unsigned char mma[2][PK_CU_MMA_TILE_COUNT][2][2], simt[3][2], vec[2][2][2], skinny[2][5][2], decode[2], wgmma[2];
+} ids = {PK_CU_GEMM_KERNELS(ID)};
+
 typedef struct mma_tile {
-    const char *name;
     int bm, bn, threads, stages;
 } mma_tile;
 
-#define MMA_TILE(a, b, name, bm, bn, wm, wn, st) {#name, bm, bn, 32 * (wm) * (wn), st},
-static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0)};
-#undef MMA_TILE
+#define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
+static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
+#define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
 #define DECODE_MIN_M 5
 /* the one-row skinny kernel's warps that an SM holds */
@@ -87,9 +100,17 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
  * whole 16-byte units apart: a TMA map's row */
 static int tma_rows(int64_t stride, int64_t row_elems) { return stride >= row_elems && stride % 8 == 0; }
 
-int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out)
+pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
 {
-    if (knob && !strcmp(knob, "mma")) return 0;
+    static const char *const names[] = {"skinny", "decode", "mma"};
+    for (int i = 0; value && i < 3; i++)
+        if (!strcmp(value, names[i])) return (pk_cu_gemm_knob)(PK_CU_GEMM_KNOB_SKINNY + i);
+    return PK_CU_GEMM_KNOB_NONE;
+}
+
+int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out)
+{
+    if (knob == PK_CU_GEMM_KNOB_MMA) return 0;
     if (p->a.dtype == PK_F32 || mma_layout_a(p) != 'k' || mma_layout_b(p) != 'k') return 0;
     if (p->a.stride[2] != 1 || p->b.stride[1] != 1) return 0; /* k really contiguous, not just size 1 */
     if (p->m < 2 || p->n < 2 || !tma_rows(p->a.stride[1], p->k) || !tma_rows(p->b.stride[2], p->k)) return 0;
@@ -102,7 +123,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *kn
 
     memset(out, 0, sizeof *out);
     out->kind = PK_CU_GEMM_WGMMA;
-    snprintf(out->kernel, sizeof out->kernel, "pk_gemm_wgmma_%s_128x256", pk_gpu_dtype_tag(p->a.dtype));
+    out->kernel = ids.wgmma[p->a.dtype - 1];
     /* persistent: one block per multiprocessor walks the tiles */
     int64_t tiles = cdiv(p->m, PK_CU_WGMMA_BM) * cdiv(p->n, PK_CU_WGMMA_BN);
     int64_t per_batch = tiles < sm_count ? tiles : sm_count;
@@ -135,13 +156,13 @@ static char simt_layout_b(const pk_gemm_problem *p)
     return 0;
 }
 
-void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
+void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_knob knob,
                                pk_cu_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
-    const char *dt = pk_gpu_dtype_tag(p->a.dtype);
+    const int dt = p->a.dtype;
     if (sm_count < 1) sm_count = 1;
-    const int force_skinny = knob && !strcmp(knob, "skinny"), force_decode = knob && !strcmp(knob, "decode");
+    const int force_skinny = knob == PK_CU_GEMM_KNOB_SKINNY, force_decode = knob == PK_CU_GEMM_KNOB_DECODE;
 
     if (pk_gpu_gemm_decode_fits(p) && !force_skinny && (p->m >= DECODE_MIN_M || force_decode)) {
         /* a block per strip of columns, its warps splitting K: as many warps
@@ -153,15 +174,14 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
                p->k / DECODE_GROUP_K >= 2 * (int64_t)warps)
             warps *= 2;
         out->kind = PK_CU_GEMM_DECODE;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_decode_%s", dt);
+        out->kernel = ids.decode[dt - 1];
         set_grid(out, cdiv(p->n, DECODE_COLS), p->batch, 32 * warps);
         out->smem = warps * (DECODE_COLS / 8) * 4 * 32 * 4; /* the warps' accumulators */
         return;
     }
 
     if (pk_gpu_gemm_decode_fits(p)) {
-        int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
-        const int nc = PK_GPU_SKINNY_COLS(mr);
+        const int mi = PK_GPU_SKINNY_INDEX(p->m), nc = PK_GPU_SKINNY_COLS(1 << mi);
         /* One row: two warps per column where that still fits one wave
          * (W of few columns: more loads in flight), or where one wave of a
          * warp per column would leave each warp a long chain of rounds
@@ -170,9 +190,9 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
          * 2026-11-29 19:50). */
         const int64_t warps = p->n * p->batch, slots = (int64_t)SKINNY_WARPS_PER_SM * sm_count;
         const int64_t rounds = cdiv(p->k / 8, 32 * 4);
-        int ks = mr == 1 && p->k / 8 >= 2 * 32 && (2 * warps <= slots || (warps <= slots && rounds >= 8)) ? 2 : 1;
+        int ks = mi == 0 && p->k / 8 >= 2 * 32 && (2 * warps <= slots || (warps <= slots && rounds >= 8)) ? 2 : 1;
         out->kind = PK_CU_GEMM_SKINNY;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d%s", dt, mr, ks == 2 ? "_k2" : "");
+        out->kernel = ids.skinny[dt - 1][mi][ks - 1];
         set_grid(out, cdiv(cdiv(p->n, nc), PK_CU_SKINNY_THREADS / 32 / ks), p->batch, PK_CU_SKINNY_THREADS);
         out->early = 1;
         return;
@@ -182,18 +202,18 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     char lb = p->a.dtype == PK_F32 ? 0 : mma_layout_b(p);
     if (la && lb) {
         const int count = (int)(sizeof mma_tiles / sizeof mma_tiles[0]);
-        const mma_tile *t = NULL;
+        int ti = -1;
         for (int i = 0; i < count; i++) {
             const mma_tile *c = &mma_tiles[i];
-            size_t smem = (size_t)c->stages * (size_t)(c->bm + c->bn) * PK_CU_MMA_BK * 2;
-            if (smem > smem_optin) continue;
-            t = c;
+            if (MMA_SMEM(c->bm, c->bn, c->stages) > smem_optin) continue;
+            ti = i;
             if (tiles_of(p, c->bm, c->bn) >= 2 * (int64_t)sm_count) break;
         }
-        if (t) {
+        if (ti >= 0) {
+            const mma_tile *t = &mma_tiles[ti];
             out->kind = PK_CU_GEMM_MMA;
-            snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mma_%s_%s_a%c_b%c", dt, t->name, la, lb);
-            out->smem = (unsigned)(t->stages * (t->bm + t->bn) * PK_CU_MMA_BK * 2);
+            out->kernel = ids.mma[dt - 1][ti][la == 'm'][lb == 'n'];
+            out->smem = (unsigned)MMA_SMEM(t->bm, t->bn, t->stages);
             set_grid(out, cdiv(p->m, t->bm) * cdiv(p->n, t->bn), p->batch, (unsigned)t->threads);
             return;
         }
@@ -203,67 +223,33 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
     char sa = simt_layout_a(p), sb = simt_layout_b(p);
     out->kind = PK_CU_GEMM_SIMT;
-    if (sa && sb)
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d_a%c_b%c", dt, bm, sa, sb);
-    else
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_simt_%s_%d", dt, bm);
+    out->kernel = sa && sb ? ids.vec[bm == 128][sa == 'm'][sb == 'n'] : ids.simt[dt][bm == 128];
     set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
+}
+
+/* The list's kernels the plan can pick (knob_only: those only the knob picks) */
+static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(void *ctx, const char *name),
+                    void *ctx)
+{
+#define CAN(kind, module, name, ...) \
+    if (CAN_##kind(__VA_ARGS__)) fn(ctx, pk_cu_gemm_kernel_names[PK_CU_##name]);
+/* every tile that fits (the last one that fits takes what the others
+ * leave), every layout: wgmma refuses k-major operands that a TMA map
+ * cannot describe (overlapping rows or batches) */
+#define CAN_MMA(DT, tile, bm, bn, wm, wn, st, ak, bk) !knob_only && MMA_SMEM(bm, bn, st) <= smem_optin
+/* SIMT: f32, and 16-bit operands that no 16-byte copy can read */
+#define CAN_SIMT(...) !knob_only
+#define CAN_VEC(...) !knob_only
+/* from DECODE_MIN_M rows on, only by the knob */
+#define CAN_SKINNY(DT, rows, ks) ((rows) >= DECODE_MIN_M) == knob_only
+#define CAN_DECODE(DT) !knob_only
+#define CAN_WGMMA(DT) !knob_only && has_wgmma
+    PK_CU_GEMM_KERNELS(CAN)
 }
 
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
 {
-    static const char *const half[2] = {"f16", "bf16"}, *const all[3] = {"f32", "f16", "bf16"};
-    static const char la[2] = {'k', 'm'}, lb[2] = {'k', 'n'};
-    char name[64];
-    for (int t = 0; t < 2; t++) {
-        const char *dt = half[t];
-        /* skinny below DECODE_MIN_M rows (m8 and m16 only by the knob),
-         * K split in two for one row */
-        static const char *const skinny[] = {"m1", "m1_k2", "m2", "m4"};
-        for (int i = 0; i < 4; i++) {
-            snprintf(name, sizeof name, "pk_gemm_skinny_%s_%s", dt, skinny[i]);
-            fn(ctx, name);
-        }
-        snprintf(name, sizeof name, "pk_gemm_decode_%s", dt);
-        fn(ctx, name);
-        if (has_wgmma) {
-            snprintf(name, sizeof name, "pk_gemm_wgmma_%s_128x256", dt);
-            fn(ctx, name);
-        }
-        /* every tile that fits (the last one that fits takes what the
-         * others leave), every layout: wgmma refuses k-major operands
-         * that a TMA map cannot describe (overlapping rows or batches) */
-        for (size_t i = 0; i < sizeof mma_tiles / sizeof mma_tiles[0]; i++) {
-            const mma_tile *c = &mma_tiles[i];
-            if ((size_t)c->stages * (size_t)(c->bm + c->bn) * PK_CU_MMA_BK * 2 > smem_optin) continue;
-            for (int a = 0; a < 2; a++)
-                for (int b = 0; b < 2; b++) {
-                    snprintf(name, sizeof name, "pk_gemm_mma_%s_%s_a%c_b%c", dt, c->name, la[a], lb[b]);
-                    fn(ctx, name);
-                }
-        }
-    }
-    /* SIMT: f32, and 16-bit operands that no 16-byte copy can read; the
-     * float4 layouts for f32 only */
-    for (int t = 0; t < 3; t++)
-        for (int bm = 64; bm <= 128; bm *= 2) {
-            snprintf(name, sizeof name, "pk_gemm_simt_%s_%d", all[t], bm);
-            fn(ctx, name);
-            for (int a = 0; a < 2 && t == 0; a++)
-                for (int b = 0; b < 2; b++) {
-                    snprintf(name, sizeof name, "pk_gemm_simt_%s_%d_a%c_b%c", all[t], bm, la[a], lb[b]);
-                    fn(ctx, name);
-                }
-        }
+    kernels(has_wgmma, smem_optin, 0, fn, ctx);
 }
 
-void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx)
-{
-    static const char *const half[2] = {"f16", "bf16"}, *const rows[2] = {"m8", "m16"};
-    char name[64];
-    for (int t = 0; t < 2; t++)
-        for (int i = 0; i < 2; i++) {
-            snprintf(name, sizeof name, "pk_gemm_skinny_%s_%s", half[t], rows[i]);
-            fn(ctx, name);
-        }
-}
+void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx) { kernels(0, 0, 1, fn, ctx); }

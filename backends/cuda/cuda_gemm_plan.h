@@ -6,8 +6,23 @@
 
 #include <stddef.h>
 
-#include "../../kernels_cuda/gemm_tiles.h" /* the kernels' tiles: PK_CU_WGMMA_* for the Hopper plan */
+#include "../../kernels_cuda/gemm_kernels.h"
 #include "backend.h"
+
+/* The kernels of the list in kernels_cuda/gemm_kernels.h by index, and
+ * their entry points' names. */
+#define PK_CU_GEMM_ID(kind, module, name, ...) PK_CU_##name,
+typedef enum pk_cu_gemm_kernel { PK_CU_GEMM_KERNELS(PK_CU_GEMM_ID) PK_CU_GEMM_KERNEL_COUNT } pk_cu_gemm_kernel;
+extern const char *const pk_cu_gemm_kernel_names[PK_CU_GEMM_KERNEL_COUNT];
+
+/* PORTKERN_CUDA_GEMM, for A/B timing: "skinny" or "decode" sends every
+ * decode problem (M <= 16, linear layout) to that kernel, "mma" keeps
+ * problems from the Hopper kernel; any other value, or none, changes
+ * nothing. */
+typedef enum pk_cu_gemm_knob {
+    PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA
+} pk_cu_gemm_knob;
+pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
 
 /* grid.y and grid.z limit; the kernels loop over batches beyond it */
 #define PK_CU_GEMM_MAX_GRID_YZ 65535u
@@ -23,33 +38,30 @@ typedef enum pk_cu_gemm_kind {
 
 typedef struct pk_cu_gemm_plan {
     pk_cu_gemm_kind kind;
-    char kernel[64];   /* entry point in the fatbin */
+    pk_cu_gemm_kernel kernel;
     unsigned grid[3], block[3];
     unsigned smem;     /* dynamic shared memory, bytes */
     int early;         /* may start behind the previous kernel (it waits before it reads) */
 } pk_cu_gemm_plan;
 
 /* Picks the kernel for p on a device with sm_count multiprocessors and
- * smem_optin bytes of dynamic shared memory per block. Always succeeds:
- * the SIMT kernel takes anything. knob is PORTKERN_CUDA_GEMM as the device
- * read it at open (NULL: unset): "skinny" or "decode" sends every decode
- * problem (M <= 16, linear layout) to that kernel. */
-void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, const char *knob,
+ * smem_optin bytes of dynamic shared memory per block, under the knob the
+ * device read at open. Always succeeds: the SIMT kernel takes anything. */
+void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_knob knob,
                                pk_cu_gemm_plan *out);
 
 /* The Hopper kernel (kernels_cuda/gemm_sm90.cu) for p, where the device
  * has sm_90a code loaded: returns 1 and fills out when it takes p. It
  * takes f16/bf16 with both operands k-contiguous in non-overlapping,
  * 16-byte aligned rows (what a TMA map can describe), with at least one
- * 128 x 256 tile per multiprocessor; knob is PORTKERN_CUDA_GEMM, and "mma"
- * turns it off (A/B timing against the mma.sync kernel). */
-int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, const char *knob, pk_cu_gemm_plan *out);
+ * 128 x 256 tile per multiprocessor. */
+int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out);
 
 /* Every kernel that pk_cu_gemm_plan_pick_knob, after pk_cu_gemm_plan_wgmma
  * where has_wgmma (sm_90a code loaded, as pk_cu_gemm does), can name for
  * some problem on a device with smem_optin bytes of dynamic shared memory,
- * without a knob: each name once to fn. The same on every multiprocessor
- * count (that only moves where one tile gives way to the next). With the
+ * without a knob: each kernel's name once to fn. The same on every
+ * multiprocessor count (that only moves where one tile gives way to the next). With the
  * plans above, so that a tile added to a table is a kernel that the
  * conformance coverage test (tests/test_cover_gemm.c) asks a case for. */
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);

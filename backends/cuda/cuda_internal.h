@@ -7,30 +7,34 @@
 #include <cuda.h>
 
 #include "backend.h"
+#include "cuda_attention_plan.h"
+#include "cuda_gemm_plan.h"
 #include "pk_gpu_ew.h"
 #include "pk_gpu_retire.h"
 #include "pk_gpu_stage.h"
 
-#define PK_CU_MAX_MODULES 8
+/* The kernel files, a fatbin each, by the names the kernel lists give
+ * their entries' modules (kernels_cuda/gemm_kernels.h, ...); gemm_sm90
+ * holds sm_90a code only. */
+#define PK_CU_MODULES(X) X(gemm) X(gemm_sm90) X(attention) X(elementwise)
+#define PK_CU_MODULE(m) PK_GPU_MODULE_##m,
+enum { PK_CU_MODULES(PK_CU_MODULE) PK_GPU_MODULE_COUNT };
 
 typedef struct pk_cu_device {
     CUdevice device;
     CUcontext context;         /* the device's primary context */
     CUstream stream;           /* every op of the pk_context is queued here, in order */
-    CUmodule modules[PK_CU_MAX_MODULES]; /* the embedded fatbins, loaded once at open */
-    const char *module_names[PK_CU_MAX_MODULES]; /* their files: "gemm.fatbin", ... */
-    int n_modules;
+    CUmodule modules[PK_GPU_MODULE_COUNT]; /* the embedded fatbins, loaded once at open; NULL: none */
     int has_sm90_gemm;         /* gemm_sm90.fatbin loaded: the wgmma GEMM runs here */
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
     int early_launch;          /* programmatic dependent launch: sm_90 on, unless PORTKERN_CUDA_PDL=0 */
-    /* A/B knobs, read once at open: PORTKERN_CUDA_GEMM and PORTKERN_CUDA_ATTN
-     * (the plans' knob arguments); NULL when unset */
-    const char *gemm_knob, *attn_knob;
-    char knobs[2][32];
+    /* A/B knobs, read once at open: PORTKERN_CUDA_GEMM and PORTKERN_CUDA_ATTN */
+    pk_cu_gemm_knob gemm_knob;
+    int attn_knob;
     size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
-    struct pk_gpu_function_entry *functions; /* the kernels looked up so far (gpu/gpu_launch.c) */
+    struct pk_gpu_kernel *kernels; /* by index, those looked up so far (gpu/gpu_launch.c) */
     CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
     size_t scratch_size;
     CUdeviceptr rope_tab;      /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */

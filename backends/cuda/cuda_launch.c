@@ -1,28 +1,10 @@
 /* Where a CUDA kernel lives and how it is launched (gpu/gpu_launch.c does
  * the rest of both, for CUDA and HIP). */
-#include <string.h>
-
 #include "gpu_vendor.h"
 
-/* The module that holds kernels named prefix*: asking only there keeps
- * every lookup a hit (compute-sanitizer reports a miss as an API error).
- * The first prefix that matches wins: longer ones come first. */
-static CUmodule module_of(const pk_cu_device *d, const char *name)
+pk_status pk_cu_function_lookup(pk_cu_device *d, int module, const char *name, CUfunction *out, pk_msg *msg)
 {
-    static const struct {
-        const char *prefix, *module;
-    } owners[] = {{"pk_gemm_wgmma_", "gemm_sm90.fatbin"}, {"pk_gemm_", "gemm.fatbin"}, {"pk_attn_", "attention.fatbin"}, {"pk_ew_", "elementwise.fatbin"}};
-    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
-        if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix)))
-            for (int m = 0; m < d->n_modules; m++)
-                if (!strcmp(d->module_names[m], owners[i].module)) return d->modules[m];
-    return NULL;
-}
-
-pk_status pk_cu_function_lookup(pk_cu_device *d, const char *name, CUfunction *out, pk_msg *msg)
-{
-    CUmodule mod = module_of(d, name);
-    if (!mod || cuModuleGetFunction(out, mod, name) != CUDA_SUCCESS)
+    if (!d->modules[module] || cuModuleGetFunction(out, d->modules[module], name) != CUDA_SUCCESS)
         return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded fatbins", name);
     return PK_SUCCESS;
 }

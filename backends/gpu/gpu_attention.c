@@ -2,8 +2,6 @@
  * a split-KV pass whose per-chunk partials pk_attn_merge combines. The
  * backend's plan picks the kernel (gpu_vendor.h pk_gpu_attn_plan); the
  * arguments and the scratch layout are one for both (pk_gpu_args). */
-#include <stdio.h>
-
 #include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
@@ -32,22 +30,15 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
 
     pk_attn_params a;
     pk_gpu_attn_params_fill(p, plan.chunk, plan.n_splits, lens, sc.part_bytes ? scratch + sc.part_start : 0, &a);
-    pk_gpu_function f;
-    s = PK_GPU_OP(function)(d, plan.name, &f, msg);
-    if (s != PK_SUCCESS) return s;
     unsigned grid[3] = {(unsigned)(p->batch * p->hkv), (unsigned)plan.n_splits, (unsigned)plan.row_tiles};
     unsigned block[3] = {(unsigned)plan.threads, 1, 1};
     void *args[] = {&a};
-    s = PK_GPU_OP(launch)(d, f, grid, block, plan.smem, args, 0, msg);
+    s = PK_GPU_OP(launch)(d, PK_GPU_ATTN0 + plan.kernel, grid, block, plan.smem, args, 0, msg);
     if (s != PK_SUCCESS || plan.n_splits == 1) return s;
 
-    char name[64];
-    snprintf(name, sizeof name, "pk_attn_merge_%s", pk_gpu_dtype_tag(p->o.dtype));
-    s = PK_GPU_OP(function)(d, name, &f, msg);
-    if (s != PK_SUCCESS) return s;
     int hd = (int)p->d;
     void *merge_args[] = {&a, &hd};
     size_t elems = (size_t)(p->batch * p->hq * p->sq) * (size_t)p->d;
     unsigned merge_grid[3] = {(unsigned)((elems + 255) / 256), 1, 1}, merge_block[3] = {256, 1, 1};
-    return PK_GPU_OP(launch)(d, f, merge_grid, merge_block, 0, merge_args, 0, msg);
+    return PK_GPU_OP(launch)(d, PK_GPU_ATTN0 + plan.merge, merge_grid, merge_block, 0, merge_args, 0, msg);
 }

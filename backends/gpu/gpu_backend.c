@@ -2,8 +2,10 @@
  * same on CUDA and HIP: waiting for the stream, device memory and copies,
  * events, close. Start, devices, open and fault injection are the
  * backend's own (cuda_backend.c, hip_backend.c). */
-#include "gpu_vendor.h"
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu_vendor.h"
 
 #include "pk_fault.h"
 
@@ -24,7 +26,7 @@ static void gpu_close(void *dev)
     pk_gpu_stream_wait(d);
     PK_GPU_OP(reap)(d, 1);
     PK_GPU_OP(stage_free)(d);
-    PK_GPU_OP(functions_free)(d);
+    free(d->kernels);
     if (d->scratch) pk_gpu_mem_free(d->scratch);
     if (d->rope_tab) pk_gpu_mem_free(d->rope_tab);
     pk_gpu_rope_tables_free(&d->rope);

@@ -8,10 +8,8 @@
 
 static pk_status run(pk_gpu_device *d, const pk_gpu_launch *l, void *args, pk_msg *msg)
 {
-    pk_gpu_function f;
-    pk_status s = PK_GPU_OP(function)(d, l->name, &f, msg);
     void *params[] = {args};
-    return s != PK_SUCCESS ? s : PK_GPU_OP(launch)(d, f, l->grid, l->block, 0, params, 0, msg);
+    return PK_GPU_OP(launch)(d, PK_GPU_EW0 + l->kernel, l->grid, l->block, 0, params, 0, msg);
 }
 
 pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg)
@@ -20,14 +18,13 @@ pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg)
     pk_ew_rows_args a;
     pk_gpu_launch l;
     int pipelined;
-    pk_status s = pk_gpu_rows_plan(p, pk_rows_op_name(p->op), pk_rows_op_reduces(p->op), PK_GPU_VENDOR, &a, &l,
-                                   &pipelined, msg);
+    pk_status s = pk_gpu_rows_plan(p, PK_GPU_VENDOR, &a, &l, &pipelined, msg);
     if (s != PK_SUCCESS) return s;
     if (pipelined) {
         /* one wave of blocks: as many as fit on the device at once */
         pk_gpu_function f;
         int per_unit = 0;
-        s = PK_GPU_OP(function)(d, l.name, &f, msg);
+        s = PK_GPU_OP(function)(d, PK_GPU_EW0 + l.kernel, &f, msg);
         if (s != PK_SUCCESS) return s;
         if (pk_gpu_blocks_per_unit(&per_unit, f, (int)(l.block[0] * l.block[1])) == PK_GPU_OK)
             pk_gpu_rows_one_wave(&l, per_unit, pk_gpu_units(d));

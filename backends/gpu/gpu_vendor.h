@@ -9,24 +9,31 @@
 #define PK_GPU_VENDOR_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #if defined(PK_GPU_CUDA) == defined(PK_GPU_HIP)
 #error "backends/gpu is built with exactly one of PK_GPU_CUDA and PK_GPU_HIP"
 #endif
 
 /* The attention plan as the shared host launches it (pk_gpu_attn_plan
- * fills it from the backend's own plan): the kernel's name, its threads,
- * dynamic shared memory, row tiles, and the split over the keys. */
+ * fills it from the backend's own plan): the kernel and the merge of its
+ * split partials (device indices, see PK_GPU_ATTN0), its threads, dynamic
+ * shared memory, row tiles, and the split over the keys. */
 typedef struct pk_gpu_attn_launch {
-    char name[64];
+    int kernel, merge;
     int n_splits, row_tiles, threads, chunk;
     unsigned smem;
 } pk_gpu_attn_launch;
 
 #ifdef PK_GPU_CUDA
 #include "cuda_attention_plan.h"
+#include "cuda_gemm_plan.h"
 #include "cuda_internal.h"
+
+/* the backend's kernel lists */
+#define PK_GPU_GEMM_KERNELS PK_CU_GEMM_KERNELS
+#define PK_GPU_GEMM_KERNEL_COUNT PK_CU_GEMM_KERNEL_COUNT
+#define PK_GPU_ATTN_KERNELS PK_CU_ATTN_KERNELS
+#define PK_GPU_ATTN_KERNEL_COUNT PK_CU_ATTN_KERNEL_COUNT
 
 typedef pk_cu_device pk_gpu_device;
 typedef CUfunction pk_gpu_function;
@@ -110,15 +117,21 @@ static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_p
 {
     pk_cu_attn_plan plan;
     pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->attn_knob, &plan);
-    pk_cu_attn_kernel_name(p, &plan, l->name, sizeof l->name);
+    l->kernel = plan.kernel, l->merge = plan.merge;
     l->n_splits = plan.n_splits, l->row_tiles = plan.row_tiles, l->threads = plan.threads, l->chunk = plan.chunk;
-    l->smem = plan.kernel == PK_CU_ATTN_SIMT ? 0 : (unsigned)plan.smem;
+    l->smem = plan.kind == PK_CU_ATTN_SIMT ? 0 : (unsigned)plan.smem;
 }
 #endif /* PK_GPU_CUDA */
 
 #ifdef PK_GPU_HIP
 #include "hip_attention_plan.h"
+#include "hip_gemm_plan.h"
 #include "hip_internal.h"
+
+#define PK_GPU_GEMM_KERNELS PK_HIP_GEMM_KERNELS
+#define PK_GPU_GEMM_KERNEL_COUNT PK_HIP_GEMM_KERNEL_COUNT
+#define PK_GPU_ATTN_KERNELS PK_HIP_ATTN_KERNELS
+#define PK_GPU_ATTN_KERNEL_COUNT PK_HIP_ATTN_KERNEL_COUNT
 
 typedef pk_hip_device pk_gpu_device;
 typedef hipFunction_t pk_gpu_function;
@@ -194,31 +207,38 @@ static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_p
 {
     pk_hip_attn_plan plan;
     pk_hip_attn_plan_make(p, &d->target, &plan);
-    snprintf(l->name, sizeof l->name, "%s", plan.kernel_name);
+    l->kernel = plan.kernel, l->merge = plan.merge;
     l->n_splits = plan.n_splits, l->row_tiles = plan.row_tiles, l->threads = plan.threads, l->chunk = plan.chunk;
     l->smem = (unsigned)plan.smem;
 }
 #endif /* PK_GPU_HIP */
 
+/* Every kernel of the backend's lists has an index on the device: its
+ * index in its list after those of the lists before it. */
+enum {
+    PK_GPU_GEMM0 = 0,
+    PK_GPU_ATTN0 = PK_GPU_GEMM_KERNEL_COUNT,
+    PK_GPU_EW0 = PK_GPU_ATTN0 + PK_GPU_ATTN_KERNEL_COUNT,
+    PK_GPU_KERNEL_COUNT = PK_GPU_EW0 + PK_GPU_EW_KERNEL_COUNT
+};
+
 /* What backends/gpu defines for the backend it is built into (PK_GPU_OP(x)
  * is pk_cu_x or pk_hip_x), and the two calls it asks of the backend. */
 
-/* The kernel `name`, looked up once per device and kept (gpu_launch.c);
- * the backend's function_lookup finds it in the module its prefix names
- * (pk_gemm_, pk_attn_, pk_ew_; CUDA's pk_gemm_wgmma_ too). */
-pk_status PK_GPU_OP(function)(pk_gpu_device *d, const char *name, pk_gpu_function *out, pk_msg *msg);
-pk_status PK_GPU_OP(function_lookup)(pk_gpu_device *d, const char *name, pk_gpu_function *out, pk_msg *msg);
-/* Frees the kept kernels' list (at close). */
-void PK_GPU_OP(functions_free)(pk_gpu_device *d);
-/* Launches f on the device's stream with smem bytes of dynamic shared
- * memory (asked for past the default here); args as cuLaunchKernel's.
- * early: f may start while the previous kernel still runs, where the
- * device allows (CUDA's programmatic dependent launch, sm_90 on; never on
- * HIP); f must then wait for it (pk_grid_dependency_wait) before it reads
- * or writes anything but a prefetch. launch_on_stream is the backend's
- * call that launch ends in. */
-pk_status PK_GPU_OP(launch)(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3], const unsigned block[3],
-                            unsigned smem, void **args, int early, pk_msg *msg);
+/* Kernel k, looked up once per device and kept (gpu_launch.c); the
+ * backend's function_lookup finds `name` in the module the list names. */
+pk_status PK_GPU_OP(function)(pk_gpu_device *d, int k, pk_gpu_function *out, pk_msg *msg);
+pk_status PK_GPU_OP(function_lookup)(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out,
+                                     pk_msg *msg);
+/* Launches kernel k on the device's stream with smem bytes of dynamic
+ * shared memory (asked for past the default here); args as
+ * cuLaunchKernel's. early: k may start while the previous kernel still
+ * runs, where the device allows (CUDA's programmatic dependent launch,
+ * sm_90 on; never on HIP); k must then wait for it
+ * (pk_grid_dependency_wait) before it reads or writes anything but a
+ * prefetch. launch_on_stream is the backend's call that launch ends in. */
+pk_status PK_GPU_OP(launch)(pk_gpu_device *d, int k, const unsigned grid[3], const unsigned block[3], unsigned smem,
+                            void **args, int early, pk_msg *msg);
 pk_status PK_GPU_OP(launch_on_stream)(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3],
                                       const unsigned block[3], unsigned smem, void **args, int early, pk_msg *msg);
 

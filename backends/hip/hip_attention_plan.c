@@ -1,21 +1,15 @@
-/* Kernel and tile choice for HIP attention. The tile shapes mirror the
+/* Kernel and tile choice for HIP attention, among the kernels of
+ * kernels_hip/attention_kernels.h. The tile shapes mirror the
  * configurations in kernels_hip/attention*.h (named beside each constant).
- *
- * Kernels, per dtype and head dim D:
- *   pk_attn_mfma_<dt>_d<D>        CDNA matrix cores (mfma_cfg: 128 rows, 256
- *                                 threads): f16/bf16 with the head dim
- *                                 contiguous in q, k and v, on wave64
- *                                 targets with MFMA (gfx90a, gfx940)
- *   pk_attn_tiled_<dt>_d<D>       vector ALUs, prefill rows (tiled_cfg)
- *   pk_attn_tiled_<dt>_d<D>_rows16  the same for at most 16 rows per kv
- *                                 head (decode), D <= 128: 16 threads a row
+ * MFMA takes f16/bf16 with the head dim contiguous in q, k and v, on wave64
+ * targets with MFMA (gfx90a, gfx940); the 16-row tiled kernel at most 16
+ * rows per kv head (decode), D <= 128; the tiled kernel the rest.
  * Split-KV (decode) when few rows share a kv head and the key range is
  * long, as many splits as fill the CUs once (pk_attn_split_keys, the rule
  * every backend shares). */
-#include <stdio.h>
-
 #include "hip_attention_plan.h"
 #include "pk_attn_split.h"
+#include "pk_gpu_args.h"
 
 #define SPLIT_MAX_ROWS 64
 #define SPLIT_MIN_SKV 512
@@ -38,30 +32,40 @@ static int mfma_fits(const pk_attention_problem *p, const pk_hip_target *t)
     return p->q.stride[3] == 1 && p->k.stride[3] == 1 && p->v.stride[3] == 1;
 }
 
-static const char *dtype_tag(pk_dtype t) { return t == PK_F32 ? "f32" : t == PK_F16 ? "f16" : "bf16"; }
+const char *const pk_hip_attn_kernel_names[] = {PK_HIP_ATTN_KERNELS(PK_GPU_KERNEL_NAME)};
+
+/* The list's kernels by dtype (16-bit ones from f16) and head dim */
+#define ID(kind, module, name, ...) ID_##kind(PK_HIP_##name, __VA_ARGS__)
+#define ID_MFMA(id, DT, D) .mfma[DT - 1][PK_ATTN_DIM_INDEX(D)] = id,
+#define ID_TILED(id, DT, D) .tiled[DT][PK_ATTN_DIM_INDEX(D)] = id,
+#define ID_ROWS16(id, DT, D) .rows16[DT][PK_ATTN_DIM_INDEX(D)] = id,
+#define ID_MERGE(id, DT) .merge[DT] = id,
+static const struct {
+    unsigned char mfma[2][5], tiled[3][5], rows16[3][4], merge[3];
+} ids = {PK_HIP_ATTN_KERNELS(ID)};
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan)
 {
     const int64_t rows = p->sq * (p->hq / p->hkv);
     const int64_t cus = t->cu_count > 0 ? t->cu_count : 1;
-    const char *dt = dtype_tag(p->q.dtype);
-    const int d = (int)p->d;
+    const int dt = p->q.dtype, d = (int)p->d, di = PK_ATTN_DIM_INDEX(d);
     *plan = (pk_hip_attn_plan){0};
 
-    plan->kernel = PK_HIP_ATTN_TILED;
+    plan->kind = PK_HIP_ATTN_TILED;
+    plan->merge = ids.merge[p->o.dtype];
     if (!(rows <= 16 && d <= 128) && mfma_fits(p, t)) { /* mfma_cfg<D> */
-        plan->kernel = PK_HIP_ATTN_MFMA;
+        plan->kind = PK_HIP_ATTN_MFMA;
         plan->bm = MFMA_BM;
         plan->threads = MFMA_THREADS;
-        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_mfma_%s_d%d", dt, d);
+        plan->kernel = ids.mfma[dt - 1][di];
     } else if (rows <= 16 && d <= 128) { /* tiled_cfg<D, true> */
         plan->bm = 16;
         plan->threads = 256;
-        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d_rows16", dt, d);
+        plan->kernel = ids.rows16[dt][di];
     } else { /* tiled_cfg<D, false> */
         plan->bm = d == 64 ? 64 : d == 256 ? 16 : 32;
         plan->threads = plan->bm * (d == 256 ? 8 : 4);
-        snprintf(plan->kernel_name, sizeof plan->kernel_name, "pk_attn_tiled_%s_d%d", dt, d);
+        plan->kernel = ids.tiled[dt][di];
     }
     plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
 
@@ -76,38 +80,18 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     plan->n_splits = sp.n;
 }
 
-void pk_hip_attn_plan_variant(const pk_hip_attn_plan *plan, char *name, size_t n)
+void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
-    snprintf(name, n, "%s%s", plan->kernel_name, plan->n_splits > 1 ? "+split" : "");
-}
-
-void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx)
-{
-    static const int dims[] = {64, 80, 96, 128, 256};
-    static const pk_dtype dts[] = {PK_F32, PK_F16, PK_BF16};
-    /* mfma_fits for a problem that has it all */
+    /* mfma_fits for a problem that has it all; on MFMA targets 16-bit
+     * problems reach the tiled kernel when the head dim is strided. Split:
+     * at most SPLIT_MAX_ROWS rows, long keys; every kernel takes such rows
+     * (MFMA from 17, or any at d = 256). */
     const int mfma = t->has_mfma && !t->platform_nvidia && t->wave_size == 64;
-    char name[80];
-    for (size_t i = 0; i < 3; i++)
-        for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {
-            const char *dt = dtype_tag(dts[i]);
-            const int d = dims[j];
-            /* split: at most SPLIT_MAX_ROWS rows, long keys; every kernel
-             * takes such rows (MFMA from 17, or any at d = 256) */
-            for (int split = 0; split < 2; split++) {
-                const char *sp = split ? "+split" : "";
-                if (d <= 128) {
-                    snprintf(name, sizeof name, "pk_attn_tiled_%s_d%d_rows16%s", dt, d, sp);
-                    fn(ctx, name);
-                }
-                /* on MFMA targets 16-bit problems reach the tiled kernel
-                 * when the head dim is strided */
-                snprintf(name, sizeof name, "pk_attn_tiled_%s_d%d%s", dt, d, sp);
-                fn(ctx, name);
-                if (mfma && dts[i] != PK_F32) {
-                    snprintf(name, sizeof name, "pk_attn_mfma_%s_d%d%s", dt, d, sp);
-                    fn(ctx, name);
-                }
-            }
-        }
+#define CAN(kind, module, name, ...) \
+    for (int split = 0; CAN_##kind && split < 2; split++) fn(ctx, pk_hip_attn_kernel_names[PK_HIP_##name], split);
+#define CAN_MFMA mfma
+#define CAN_TILED 1
+#define CAN_ROWS16 1
+#define CAN_MERGE 0
+    PK_HIP_ATTN_KERNELS(CAN)
 }

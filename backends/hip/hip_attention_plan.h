@@ -7,11 +7,11 @@
  *      from a 256-byte boundary and only when n_splits > 1, the split
  *      partials (params.part, f32): batch * hq * sq * n_splits * (d + 2)
  *      floats.
- *   2. kernel_name with one argument, the params struct by value
+ *   2. kernel with one argument, the params struct by value
  *      (pk_attn_params of kernels_gpu/attn_abi.h, as for CUDA):
  *        grid  {batch * hkv, n_splits, row_tiles}
  *        block {threads, 1, 1}, dynamic LDS smem (always 0: static LDS)
- *   3. when n_splits > 1: "pk_attn_merge_<dt of o>" with the arguments
+ *   3. when n_splits > 1: merge (pk_attn_merge_<dt of o>) with the arguments
  *      (params, int d):
  *        grid  {ceil(batch * hq * sq * d / 256), 1, 1}
  *        block {256, 1, 1}, no LDS
@@ -23,33 +23,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../kernels_hip/attention_kernels.h"
 #include "backend.h"
 #include "hip_target.h"
 
-typedef enum pk_hip_attn_kernel {
+/* The kernels of the list in kernels_hip/attention_kernels.h by index,
+ * and their entry points' names. */
+#define PK_HIP_ATTN_ID(kind, module, name, ...) PK_HIP_##name,
+typedef enum pk_hip_attn_kernel { PK_HIP_ATTN_KERNELS(PK_HIP_ATTN_ID) PK_HIP_ATTN_KERNEL_COUNT } pk_hip_attn_kernel;
+extern const char *const pk_hip_attn_kernel_names[PK_HIP_ATTN_KERNEL_COUNT];
+
+typedef enum pk_hip_attn_kind {
     PK_HIP_ATTN_TILED, /* the vector ALUs: any dtype, strides, target */
     PK_HIP_ATTN_MFMA   /* CDNA matrix cores: f16/bf16, head dim contiguous */
-} pk_hip_attn_kernel;
+} pk_hip_attn_kind;
 
 typedef struct pk_hip_attn_plan {
-    pk_hip_attn_kernel kernel;
+    pk_hip_attn_kind kind;
+    pk_hip_attn_kernel kernel, merge; /* merge: of the partials, when n_splits > 1 */
     int bm;            /* packed rows per block */
     int threads;
     unsigned smem;     /* dynamic LDS in bytes: always 0 */
     int row_tiles;     /* over the hq / hkv * sq packed rows of a kv head */
     int n_splits;      /* 1: one pass; else split-KV partials and a merge */
     int chunk;         /* keys per split */
-    char kernel_name[64];
 } pk_hip_attn_plan;
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan);
 
-/* The variant a plan runs: kernel_name, with "+split" when it writes
- * split-KV partials for the merge kernel. */
-void pk_hip_attn_plan_variant(const pk_hip_attn_plan *plan, char *name, size_t n);
-
-/* Every variant pk_hip_attn_plan_make can give on target t: each name once
- * to fn. For the conformance coverage test (tests/test_cover_attention.c). */
-void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx);
+/* Every variant pk_hip_attn_plan_make can give on target t: each kernel's
+ * name once to fn, split when it writes split-KV partials for the merge
+ * kernel (a variant of its own). For the conformance coverage test
+ * (tests/test_cover_attention.c). */
+void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, const char *name, int split), void *ctx);
 
 #endif

@@ -9,14 +9,23 @@
  *  - tiled: the rest, and every f32 problem (exact f32), 64 x 64 tiles.
  * A stride of a dimension of size 1 is never used, so it does not count
  * against alignment. */
-#include <stdio.h>
 #include <string.h>
 
 #include "../../kernels_gpu/gemm_skinny_cols.h"
-#include "../../kernels_hip/gemm_tiles.h"
 #include "hip_gemm_plan.h"
 #include "pk_gpu_args.h"
 #include "pk_gpu_gemm_shape.h"
+
+const char *const pk_hip_gemm_kernel_names[] = {PK_HIP_GEMM_KERNELS(PK_GPU_KERNEL_NAME)};
+
+/* The list's kernels by dtype (16-bit ones from f16), tile and rows */
+#define ID(kind, module, name, ...) ID_##kind(PK_HIP_##name, __VA_ARGS__)
+#define ID_TILED(id, DT) .tiled[DT] = id,
+#define ID_MFMA(id, DT, bm) .mfma[DT - 1][(bm) == 128] = id,
+#define ID_SKINNY(id, DT, rows) .skinny[DT - 1][PK_GPU_SKINNY_INDEX(rows)] = id,
+static const struct {
+    unsigned char tiled[3], mfma[2][2], skinny[2][5];
+} ids = {PK_HIP_GEMM_KERNELS(ID)};
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
@@ -37,16 +46,16 @@ static void set_grid(pk_hip_gemm_plan *out, int64_t blocks_x, int64_t batch)
 void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_hip_gemm_plan *out)
 {
     memset(out, 0, sizeof *out);
-    const char *dt = pk_gpu_dtype_tag(p->a.dtype);
+    const int dt = p->a.dtype;
     const int64_t cus = t->cu_count > 0 ? t->cu_count : 1;
     const int64_t wave = t->wave_size > 0 ? t->wave_size : 64;
 
     if (pk_gpu_gemm_decode_fits(p)) {
-        const int mr = p->m <= 1 ? 1 : p->m <= 2 ? 2 : p->m <= 4 ? 4 : p->m <= 8 ? 8 : 16;
+        const int mi = PK_GPU_SKINNY_INDEX(p->m);
         const int64_t waves = PK_HIP_GEMM_THREADS / wave;
         out->kind = PK_HIP_GEMM_SKINNY;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_skinny_%s_m%d", dt, mr);
-        set_grid(out, cdiv(cdiv(p->n, PK_GPU_SKINNY_COLS(mr)), waves), p->batch);
+        out->kernel = ids.skinny[dt - 1][mi];
+        set_grid(out, cdiv(cdiv(p->n, PK_GPU_SKINNY_COLS(1 << mi)), waves), p->batch);
         return;
     }
 
@@ -54,34 +63,22 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
     if (t->has_mfma && !t->platform_nvidia && p->a.dtype != PK_F32) {
         if (p->batch * cdiv(p->m, 128) * cdiv(p->n, 128) >= 2 * cus) tile = 128;
         out->kind = PK_HIP_GEMM_MFMA;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_mfma_%s_%d", dt, tile);
+        out->kernel = ids.mfma[dt - 1][tile == 128];
     } else {
         out->kind = PK_HIP_GEMM_TILED;
-        snprintf(out->kernel, sizeof out->kernel, "pk_gemm_tiled_%s_64", dt);
+        out->kernel = ids.tiled[dt];
     }
     set_grid(out, cdiv(p->m, tile) * cdiv(p->n, tile), p->batch);
 }
 
 void pk_hip_gemm_plan_kernels(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx)
 {
-    static const char *const dts[3] = {"f32", "f16", "bf16"};
     const int mfma = t->has_mfma && !t->platform_nvidia;
-    char name[64];
-    for (int i = 1; i < 3; i++)
-        for (int mr = 1; mr <= 16; mr *= 2) {
-            snprintf(name, sizeof name, "pk_gemm_skinny_%s_m%d", dts[i], mr);
-            fn(ctx, name);
-        }
-    for (int i = 0; i < 3; i++) {
-        if (i > 0 && mfma) {
-            /* every 16-bit problem the skinny kernel does not take */
-            for (int tile = 64; tile <= 128; tile *= 2) {
-                snprintf(name, sizeof name, "pk_gemm_mfma_%s_%d", dts[i], tile);
-                fn(ctx, name);
-            }
-            continue;
-        }
-        snprintf(name, sizeof name, "pk_gemm_tiled_%s_64", dts[i]);
-        fn(ctx, name);
-    }
+    /* on MFMA targets every 16-bit problem the skinny kernel does not take */
+#define CAN(kind, module, name, ...) \
+    if (CAN_##kind(__VA_ARGS__)) fn(ctx, pk_hip_gemm_kernel_names[PK_HIP_##name]);
+#define CAN_TILED(DT) !(mfma && (DT) > 0)
+#define CAN_MFMA(DT, bm) mfma
+#define CAN_SKINNY(DT, rows) 1
+    PK_HIP_GEMM_KERNELS(CAN)
 }

@@ -13,8 +13,15 @@
 
 #include <stddef.h>
 
+#include "../../kernels_hip/gemm_kernels.h"
 #include "backend.h"
 #include "hip_target.h"
+
+/* The kernels of the list in kernels_hip/gemm_kernels.h by index, and
+ * their entry points' names. */
+#define PK_HIP_GEMM_ID(kind, module, name, ...) PK_HIP_##name,
+typedef enum pk_hip_gemm_kernel { PK_HIP_GEMM_KERNELS(PK_HIP_GEMM_ID) PK_HIP_GEMM_KERNEL_COUNT } pk_hip_gemm_kernel;
+extern const char *const pk_hip_gemm_kernel_names[PK_HIP_GEMM_KERNEL_COUNT];
 
 /* grid.y limit; the kernels loop over batches beyond it */
 #define PK_HIP_GEMM_MAX_GRID_Y 65535u
@@ -29,7 +36,7 @@ enum {
 
 typedef struct pk_hip_gemm_plan {
     int kind;
-    char kernel[64];   /* entry point in the GEMM code object */
+    pk_hip_gemm_kernel kernel;
     unsigned grid[3], block[3];
     unsigned smem;     /* dynamic LDS in bytes: always 0 (see above) */
 } pk_hip_gemm_plan;
@@ -39,7 +46,7 @@ typedef struct pk_hip_gemm_plan {
 void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_hip_gemm_plan *out);
 
 /* Every kernel pk_hip_gemm_plan_pick can name for some problem on target
- * t: each name once to fn. For the conformance coverage test
+ * t: each kernel's name once to fn. For the conformance coverage test
  * (tests/test_cover_gemm.c). */
 void pk_hip_gemm_plan_kernels(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx);
 

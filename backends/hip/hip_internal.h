@@ -10,11 +10,13 @@
  * Contract between the host code and the GEMM / attention kernels
  * (kernels_hip/gemm*.hip, attention*.hip and their plans):
  *
- * - Modules. A kernel's prefix names its file: pk_gemm_* lives in
- *   kernels_hip/gemm.hip, pk_attn_* in attention.hip, pk_ew_* in
- *   elementwise.hip. Every entry point is extern "C" __global__. Each .hip
- *   file is one translation unit; it may include any kernels_hip/ header
- *   (the build tracks them through the compiler's depfile).
+ * - Kernels and modules. Every entry point is extern "C" __global__ and
+ *   an entry of a kernel list (kernels_hip/gemm_kernels.h,
+ *   attention_kernels.h, kernels_gpu/ew_kernels.h), which gives its name,
+ *   its file (module) and what the file instantiates; the host finds it by
+ *   its index in the list. Each .hip file is one translation unit; it may
+ *   include any kernels_hip/ header (the build tracks them through the
+ *   compiler's depfile).
  * - Device headers. kernels_gpu/gpu_dialect.h is the only HIP/CUDA include
  *   a kernel needs: on hipcc it is hip_runtime + fp16/bf16; on nvcc it maps
  *   what we use onto CUDA (warpSize, __shfl_xor(v, lane_mask, width),
@@ -32,20 +34,19 @@
  *     void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t,
  *                                pk_hip_gemm_plan *out);
  *   pk_hip_gemm_plan has pk_cu_gemm_plan's fields but early (HIP never
- *   launches early): kind, char kernel[64] (the entry point), grid[3],
- *   block[3], smem (dynamic LDS bytes).
+ *   launches early): kind, kernel (of the list), grid[3], block[3], smem
+ *   (dynamic LDS bytes).
  * - Attention. Every pk_attn_* kernel but the merge takes one
  *   pk_attn_params (kernels_gpu/attn_abi.h, one definition for the kernels
  *   and the host, which fills it in pk_gpu_args.c). hip_attention_plan.h
  *   declares
  *     void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t,
  *                                pk_hip_attn_plan *plan);
- *   pk_hip_attn_plan has pk_cu_attn_plan's fields (kernel, bm, threads,
- *   smem, row_tiles, n_splits, chunk) plus char kernel_name[64], the entry point
- *   the plan chose (so the host does not mirror the kernels' naming).
+ *   pk_hip_attn_plan has pk_cu_attn_plan's fields (kind, kernel, merge,
+ *   bm, threads, smem, row_tiles, n_splits, chunk).
  *   The launch is CUDA's: grid {batch * hkv, n_splits, row_tiles}, block
- *   {threads}, dynamic LDS smem; with n_splits > 1 then
- *   pk_attn_merge_<f32|f16|bf16>(pk_attn_params, int d) over
+ *   {threads}, dynamic LDS smem; with n_splits > 1 then the merge
+ *   (pk_attn_merge_<f32|f16|bf16>, taking pk_attn_params, int d) over
  *   ceil(batch * hq * sq * d / 256) blocks of 256. Scratch layout and the
  *   split partials are CUDA's (pk_gpu_attn_scratch in pk_gpu_args.h).
  * - Elementwise kernels (pk_ew_*): one source with CUDA's
@@ -74,17 +75,21 @@ static inline hipError_t pk_hip_allow_lds(hipFunction_t f, unsigned bytes)
 #include "pk_gpu_retire.h"
 #include "pk_gpu_stage.h"
 
-#define PK_HIP_MAX_MODULES 8
+/* The kernel files, a module each, by the names the kernel lists give
+ * their entries' modules (kernels_hip/gemm_kernels.h, ...), and the files'
+ * names ("gemm.hip"). */
+#define PK_HIP_MODULES(X) X(gemm) X(attention) X(elementwise)
+#define PK_HIP_MODULE(m) PK_GPU_MODULE_##m,
+enum { PK_HIP_MODULES(PK_HIP_MODULE) PK_GPU_MODULE_COUNT };
+extern const char *const pk_hip_module_names[PK_GPU_MODULE_COUNT];
 
 typedef struct pk_hip_device {
     int index;                 /* HIP device ordinal, made current before each call */
     hipStream_t stream;        /* every op of the pk_context is queued here, in order */
-    hipModule_t modules[PK_HIP_MAX_MODULES]; /* the kernel files' code, loaded (or compiled) once at open */
-    const char *module_names[PK_HIP_MAX_MODULES]; /* the kernel file each came from: "gemm.hip", ... */
-    int n_modules;
+    hipModule_t modules[PK_GPU_MODULE_COUNT]; /* the kernel files' code, loaded (or compiled) once at open */
     pk_device_info info;
     pk_hip_target target;
-    struct pk_gpu_function_entry *functions; /* the kernels looked up so far (gpu/gpu_launch.c) */
+    struct pk_gpu_kernel *kernels; /* by index, those looked up so far (gpu/gpu_launch.c) */
     hipDeviceptr_t scratch;    /* grown on demand; the in-order stream makes reuse safe */
     size_t scratch_size;
     hipDeviceptr_t rope_tab;   /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */

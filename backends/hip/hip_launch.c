@@ -1,36 +1,13 @@
 /* Where a HIP kernel lives and how it is launched (gpu/gpu_launch.c does
  * the rest of both, for CUDA and HIP). */
-#include <string.h>
-
 #include "gpu_vendor.h"
 
-/* The kernel file that holds kernels named prefix* ("gemm"), or NULL. */
-static const char *file_of(const char *name)
+pk_status pk_hip_function_lookup(pk_hip_device *d, int module, const char *name, hipFunction_t *out, pk_msg *msg)
 {
-    static const struct {
-        const char *prefix, *file;
-    } owners[] = {{"pk_gemm_", "gemm"}, {"pk_attn_", "attention"}, {"pk_ew_", "elementwise"}};
-    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++)
-        if (!strncmp(name, owners[i].prefix, strlen(owners[i].prefix))) return owners[i].file;
-    return NULL;
-}
-
-/* The loaded module of that file: "gemm.co" (AMD) or "gemm.fatbin"
- * (NVIDIA). Asking only there keeps every lookup a hit. */
-static hipModule_t module_of(const pk_hip_device *d, const char *file)
-{
-    size_t n = strlen(file);
-    for (int m = 0; m < d->n_modules; m++)
-        if (!strncmp(d->module_names[m], file, n) && d->module_names[m][n] == '.') return d->modules[m];
-    return NULL;
-}
-
-pk_status pk_hip_function_lookup(pk_hip_device *d, const char *name, hipFunction_t *out, pk_msg *msg)
-{
-    const char *file = file_of(name);
-    hipModule_t mod = file ? module_of(d, file) : NULL;
-    if (file && !mod) return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: this build has no kernels_hip/%s.hip kernels", file);
-    if (!mod || hipModuleGetFunction(out, mod, name) != hipSuccess)
+    if (!d->modules[module])
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "HIP: this build has no kernels_hip/%s kernels",
+                       pk_hip_module_names[module]);
+    if (hipModuleGetFunction(out, d->modules[module], name) != hipSuccess)
         return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the embedded code objects", name);
     return PK_SUCCESS;
 }

@@ -1,0 +1,82 @@
+/* The CUDA GEMM kernels as data: their tiles, launch shapes and entry
+ * points, plain C macros that the plan (backends/cuda/cuda_gemm_plan.c),
+ * the launch (backends/gpu/gpu_launch.c) and the kernel build (gemm.cu,
+ * gemm_sm90.cu) all read, so that a kernel exists in one place. */
+#ifndef PK_CU_GEMM_KERNELS_H
+#define PK_CU_GEMM_KERNELS_H
+
+/* k of one mma.sync pipeline step */
+#define PK_CU_MMA_BK 32
+
+/* The mma.sync tiles, largest first (the plan takes the first whose
+ * shared memory the device has): X(a, b, c, index, name, BM, BN, warps
+ * along m, warps along n, pipeline stages), a, b and c passed through. */
+#define PK_CU_MMA_TILES(X, a, b, c)              \
+    X(a, b, c, 0, 128x256, 128, 256, 2, 4, 4)    \
+    X(a, b, c, 1, 128x128, 128, 128, 2, 4, 4)    \
+    X(a, b, c, 2, 64x64, 64, 64, 2, 2, 4)
+#define PK_CU_MMA_TILE_COUNT 3
+
+/* The skinny kernels: 256 threads (8 warps, a column each, or two for
+ * m1_k2); blocks per multiprocessor the register budget must allow: 4
+ * (32 warps, 64 registers) for up to 2 rows, where a W of 4096 columns
+ * then runs in one wave on the H200 (at 88 registers it took two); more
+ * rows need their accumulators. */
+#define PK_CU_SKINNY_THREADS 256
+#define PK_CU_SKINNY_BLOCKS(mr) ((mr) <= 2 ? 4 : 1)
+
+/* The decode kernel (gemm_decode.cuh): a block owns NT n8 tiles (8 NT
+ * columns) and has 4 to 16 warps (the plan picks); each warp takes steps
+ * of U chunks of 32 k, U 16-byte loads of W in flight per tile and lane (2
+ * before sm_90, where 4 would spill). At 64 registers, 2 blocks of the
+ * most threads fill a multiprocessor's 32 warps. */
+#define PK_CU_DECODE_NT 2
+#define PK_CU_DECODE_MAX_THREADS 512
+#define PK_CU_DECODE_BLOCKS 2
+#define PK_CU_DECODE_U_SM90 4
+#define PK_CU_DECODE_U_SM80 2
+
+/* The Hopper kernel (gemm_wgmma.cuh, sm_90a): one tile, steps of BK k
+ * through a ring of STAGES in shared memory that TMA fills, three
+ * warpgroups of 128 threads; its shared memory is the ring, 1024 bytes to
+ * align the ring's base, and 2 x STAGES barriers of 8 bytes. */
+#define PK_CU_WGMMA_BM 128
+#define PK_CU_WGMMA_BN 256
+#define PK_CU_WGMMA_BK 64
+#define PK_CU_WGMMA_STAGES 4
+#define PK_CU_WGMMA_THREADS (3 * 128)
+#define PK_CU_WGMMA_SMEM                                                                                   \
+    (PK_CU_WGMMA_STAGES * (PK_CU_WGMMA_BM + PK_CU_WGMMA_BN) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * PK_CU_WGMMA_STAGES * 8)
+
+/* Every entry point, once: X(kind, module, name, ...), module the fatbin
+ * (gemm.cu; gemm_sm90.cu, built for sm_90a only), and kind's arguments:
+ *   MMA    DT, tile index, BM, BN, warps m, warps n, stages, a_k, b_k
+ *          f16/bf16 on tensor cores (gemm_mma.cuh)
+ *   SIMT   DT, BM               anything, exact f32 (gemm_simt.cuh)
+ *   VEC    BM, a_k, b_k         f32 with 16-byte aligned rows, float4 loads
+ *                               (gemm_simt_vec.cuh)
+ *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
+ *                               two warps per column
+ *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
+ *   WGMMA  DT                   Hopper, A and B k-contiguous (gemm_wgmma.cuh)
+ * DT is the pk_dtype (0 f32, 1 f16, 2 bf16); a_k (b_k) is 1 where A (B)
+ * is k-contiguous, the name's _ak (_bk), else 0, _am (_bn). */
+#define PK_CU_GEMM_KERNELS(X)                                                                           \
+    PK_CU_GEMM_HALF(X, f16, 1) PK_CU_GEMM_HALF(X, bf16, 2)                                              \
+    X(SIMT, gemm, pk_gemm_simt_f32_128, 0, 128) X(SIMT, gemm, pk_gemm_simt_f32_64, 0, 64)               \
+    X(SIMT, gemm, pk_gemm_simt_f16_128, 1, 128) X(SIMT, gemm, pk_gemm_simt_f16_64, 1, 64)               \
+    X(SIMT, gemm, pk_gemm_simt_bf16_128, 2, 128) X(SIMT, gemm, pk_gemm_simt_bf16_64, 2, 64)             \
+    PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_128, 128) PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_64, 64)
+#define PK_CU_GEMM_HALF(X, dt, DT)                                                                      \
+    PK_CU_MMA_TILES(PK_CU_GEMM_MMA, X, dt, DT)                                                          \
+    X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1, DT, 1, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1_k2, DT, 1, 2) \
+    X(SKINNY, gemm, pk_gemm_skinny_##dt##_m2, DT, 2, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m4, DT, 4, 1) \
+    X(SKINNY, gemm, pk_gemm_skinny_##dt##_m8, DT, 8, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m16, DT, 16, 1) \
+    X(DECODE, gemm, pk_gemm_decode_##dt, DT) X(WGMMA, gemm_sm90, pk_gemm_wgmma_##dt##_128x256, DT)
+#define PK_CU_GEMM_MMA(X, dt, DT, i, tile, ...)                                                         \
+    PK_CU_GEMM_LAYOUTS(X, MMA, pk_gemm_mma_##dt##_##tile, DT, i, __VA_ARGS__)
+#define PK_CU_GEMM_LAYOUTS(X, kind, name, ...)                                                          \
+    X(kind, gemm, name##_ak_bk, __VA_ARGS__, 1, 1) X(kind, gemm, name##_ak_bn, __VA_ARGS__, 1, 0)       \
+    X(kind, gemm, name##_am_bk, __VA_ARGS__, 0, 1) X(kind, gemm, name##_am_bn, __VA_ARGS__, 0, 0)
+
+#endif
