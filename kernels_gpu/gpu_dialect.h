@@ -1,9 +1,10 @@
 /* The one platform header of the CUDA-family kernels: kernels_cuda/ and
  * kernels_hip/ include it, and with it kernels_gpu/ is one source for
- * both. With hipcc it is HIP itself; with nvcc (the CUDA backend, and the
- * HIP backend built with -Dhip_platform=nvidia) it maps the HIP device
- * built-ins the kernels use onto CUDA, because Debian's HIP 5.2 NVIDIA
- * headers do not compile with CUDA 13. Device code only.
+ * both. With clang or hipRTC it is HIP itself; with nvcc or NVRTC (the
+ * CUDA backend, and the HIP backend built with -Dhip_platform=nvidia) it
+ * maps the HIP device built-ins the kernels use onto CUDA, because
+ * Debian's HIP 5.2 NVIDIA headers do not compile with CUDA 13. Device
+ * code only.
  *
  * PK_HIP_MFMA is 1 while compiling for a target with MFMA matrix cores;
  * MFMA code and every __builtin_amdgcn_* sit inside #if PK_HIP_MFMA.
@@ -79,5 +80,5 @@ template <typename T> __device__ __forceinline__ T __shfl_down(T v, unsigned del
 }
 
 #else
-#error "the CUDA-family kernels are built by hipcc (AMD) or nvcc"
+#error "the CUDA-family kernels are built by clang or hipRTC (AMD), or nvcc or NVRTC"
 #endif

@@ -2,7 +2,7 @@
  * (backends/hip/hip_attention_plan.c), the launch (backends/gpu) and the
  * kernel build (attention.hip): X(kind, module, name, ...), module the
  * kernel file, and kind's arguments:
- *   MFMA    DT, D  CDNA matrix cores (gfx90a, gfx940); other targets build a
+ *   MFMA    DT, D  CDNA matrix cores (gfx90a, gfx942); other targets build a
  *                  slow portable body the plan does not pick (attention_mfma.h)
  *   TILED   DT, D  vector ALUs, any dtype and strides (attention_tiled.h)
  *   ROWS16  DT, D  the same, 16 threads a row, at most 16 rows (D <= 128)

@@ -2,7 +2,7 @@
  * kernels_hip/attention_kernels.h. The tile shapes mirror the
  * configurations in kernels_hip/attention*.h (named beside each constant).
  * MFMA takes f16/bf16 with the head dim contiguous in q, k and v, on wave64
- * targets with MFMA (gfx90a, gfx940); the 16-row tiled kernel at most 16
+ * targets with MFMA (gfx90a, gfx942); the 16-row tiled kernel at most 16
  * rows per kv head (decode), D <= 128; the tiled kernel the rest.
  * Split-KV (decode) when few rows share a kv head and the key range is
  * long, as many splits as fill the CUs once (pk_attn_split_keys, the rule

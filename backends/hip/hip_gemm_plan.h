@@ -30,7 +30,7 @@ extern const char *const pk_hip_gemm_kernel_names[PK_HIP_GEMM_KERNEL_COUNT];
 /* values of pk_hip_gemm_plan.kind */
 enum {
     PK_HIP_GEMM_SKINNY = 0, /* M <= 16, linear layout, f16/bf16, 16-byte aligned rows: streams W */
-    PK_HIP_GEMM_MFMA = 1,   /* f16/bf16 on CDNA matrix cores (gfx90a, gfx940) */
+    PK_HIP_GEMM_MFMA = 1,   /* f16/bf16 on CDNA matrix cores (gfx90a, gfx942) */
     PK_HIP_GEMM_TILED = 2   /* everything else, f32 included: exact f32 on the vector ALUs */
 };
 

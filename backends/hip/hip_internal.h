@@ -18,10 +18,10 @@
  *   include any kernels_hip/ header (the build tracks them through the
  *   compiler's depfile).
  * - Device headers. kernels_gpu/gpu_dialect.h is the only HIP/CUDA include
- *   a kernel needs: on hipcc it is hip_runtime + fp16/bf16; on nvcc it maps
+ *   a kernel needs: on clang it is hip_runtime + fp16; on nvcc it maps
  *   what we use onto CUDA (warpSize, __shfl_xor(v, lane_mask, width),
  *   __launch_bounds__, the 16-bit types). It defines PK_HIP_MFMA to 1 when
- *   compiling for a target with MFMA (gfx90a, gfx940); MFMA code and every
+ *   compiling for a target with MFMA (gfx90a, gfx942); MFMA code and every
  *   __builtin_amdgcn_* sit inside #if PK_HIP_MFMA, so the NVIDIA build
  *   leaves them out. kernels_gpu/gpu_common.h, shared with the CUDA
  *   kernels: pk_storage<DT>, PK_T, pk_to_f32, pk_from_f32<T>, pk_act. Wave

@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 typedef struct pk_hip_target {
-    char arch[32];       /* "gfx90a", "gfx940", "gfx1030", ...; "sm_90" for HIP on NVIDIA */
+    char arch[32];       /* "gfx90a", "gfx942", "gfx1100", ...; "sm_90" for HIP on NVIDIA */
     int wave_size;       /* 64 on CDNA, 32 on RDNA and NVIDIA: never assume either */
     int cu_count;        /* compute units (multiprocessors on NVIDIA) */
     size_t lds_bytes;    /* max dynamic LDS (shared memory) per block */
-    int has_mfma;        /* matrix cores the MFMA kernels use (gfx90a, gfx940) */
+    int has_mfma;        /* matrix cores the MFMA kernels use (gfx90a, gfx942) */
     int platform_nvidia; /* built with -Dhip_platform=nvidia: no AMD-only kernels */
 } pk_hip_target;
 
