@@ -6,6 +6,7 @@
 #include "attention_kernels.h"
 #include "attention_mma.cuh"
 #include "attention_simt.cuh"
+#include "attention_tiles.h"
 
 namespace pk_attn {
 
@@ -45,25 +46,9 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
             big == -CUDART_INF_F ? -CUDART_INF_F : (big + log2f(sum)) * CUDART_LN2_F;
 }
 
-/* Prefill, few rows: 4 warps of 16 rows; D = 256 takes 32-key tiles so
- * that two stages of K and V fit the A100's shared memory. */
-template <int D> using rows_cfg = mma_cfg<D, 4, 1, 1, D == 256 ? 32 : 64, 2>;
-/* Prefill, D <= 128, 128-row blocks (they halve the K/V traffic from L2):
- *  rows128     4 warps of 32 rows (two m16 tiles) and 64-key tiles, the
- *              FlashAttention-2 shape: every K and V fragment a warp reads
- *              from shared memory feeds two mma; 2 blocks per SM;
- *  rows128n32  the same with 32-key tiles (fewer registers, twice the
- *              barriers and rescales per FLOP);
- *  rows128w8   8 warps of 16 rows, 64-key tiles: half the registers a
- *              thread, twice the shared-memory reads per mma.
- * The host's PORTKERN_CUDA_ATTN picks one for A/B timing. */
-template <int D> using rows128_cfg = mma_cfg<D, 4, 1, 2, 64, 2>;
-template <int D> using rows128n32_cfg = mma_cfg<D, 4, 1, 2, 32, 2>;
-template <int D> using rows128w8_cfg = mma_cfg<D, 8, 1, 1, 64, 2>;
-/* Decode: one 16-row tile, 4 warps of 16 keys each per 64-key tile, three
- * stages of K and V (two tiles in flight while one computes); D = 256
- * keeps two so that it fits the A100. */
-template <int D> using keys_cfg = mma_cfg<D, 1, 4, 1, 64, D == 256 ? 2 : 3>;
+/* the tiles of attention_tiles.h, each pk_attn::<name>_cfg<D> */
+#define PK_ATTN_CFG(name, NWM, NWN, MT, BN, ST) template <int D> using name##_cfg = mma_cfg<D, NWM, NWN, MT, BN, ST>;
+PK_CU_ATTN_TILES(PK_ATTN_CFG)
 
 } // namespace pk_attn
 

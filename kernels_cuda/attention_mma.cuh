@@ -27,6 +27,7 @@
 #pragma once
 
 #include "attention_common.cuh"
+#include "attention_tiles.h"
 
 namespace pk_attn {
 
@@ -98,12 +99,12 @@ __device__ __forceinline__ float ex2(float x)
     return y;
 }
 
-/* The tile shapes of one instantiation, and the shared memory layout the
- * host's mma_smem() (cuda_attention_plan.c) counts the same way:
- *   q [BM][QS], k [ST][BN][QS], v [ST][BN][QS] (dtype), lo/hi [BM] (int),
- *   m/l [NWN][BM] (f32); the f32 output staging [NWN][BM][OS] reuses q, k
- *   and v after the key loop. ST stages of K and V: tile it + ST - 1 loads while
- *   tile it computes. */
+/* The tile shapes of one instantiation (attention_tiles.h) and its shared
+ * memory: q [BM][QS], k [ST][BN][QS], v [ST][BN][QS] (dtype), lo/hi [BM]
+ * (int), m/l [NWN][BM] (f32), counted by PK_CU_ATTN_MMA_SMEM for the plan
+ * too; the f32 output staging [NWN][BM][OS] reuses q, k and v after the
+ * key loop. ST stages of K and V: tile it + ST - 1 loads while tile it
+ * computes. */
 template <int D_, int NWM_, int NWN_, int MT_, int BN_, int ST_> struct mma_cfg {
     static constexpr int D = D_, NWM = NWM_, NWN = NWN_, MT = MT_, BN = BN_, ST = ST_;
     static constexpr int NT = 32 * NWM * NWN;
@@ -115,7 +116,8 @@ template <int D_, int NWM_, int NWN_, int MT_, int BN_, int ST_> struct mma_cfg 
     static constexpr int Q_BYTES = BM * QS * 2;
     static constexpr int TILE = BN * QS;               /* elements of one K or V stage */
     static constexpr int KV_BYTES = ST * TILE * 2;     /* all stages of K (or of V) */
-    static constexpr int SMEM = Q_BYTES + 2 * KV_BYTES + BM * 8 + NWN * BM * 8;
+    static constexpr int SMEM = PK_CU_ATTN_MMA_SMEM(D, NWM, NWN, MT, BN, ST);
+    static_assert(SMEM == Q_BYTES + 2 * KV_BYTES + BM * 8 + NWN * BM * 8, "the layout below");
     static_assert(D % 16 == 0 && KW % 16 == 0, "tiles must be whole mma steps");
     static_assert(ST >= 2, "at least double buffering");
     static_assert(NWN * BM * OS * 4 <= Q_BYTES + 2 * KV_BYTES, "output staging must fit in the Q/K/V buffers");

@@ -9,13 +9,14 @@
 #pragma once
 
 #include "attention_common.cuh"
+#include "attention_tiles.h"
 
 namespace pk_attn {
 
 template <int D> struct simt_cfg {
-    static constexpr int BM = D == 64 ? 64 : D == 256 ? 16 : 32;
-    static constexpr int BN = D == 80 || D == 96 ? 32 : D == 256 ? 8 : 16;
-    static constexpr int TPR = D == 256 ? 8 : 4;
+    static constexpr int BM = PK_CU_ATTN_SIMT_BM(D);
+    static constexpr int BN = PK_CU_ATTN_SIMT_BN(D);
+    static constexpr int TPR = PK_CU_ATTN_SIMT_TPR(D);
     static constexpr int NT = BM * TPR;
     static constexpr int KPT = (BN + TPR - 1) / TPR; /* keys per thread in a tile */
     static constexpr int DPT = (D + TPR - 1) / TPR;  /* output columns per thread */

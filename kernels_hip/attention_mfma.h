@@ -29,11 +29,12 @@
 #pragma once
 
 #include "attention_common.h"
+#include "attention_tiles.h"
 
 namespace pk_attn {
 
 template <int D> struct mfma_cfg {
-    static constexpr int NW = 4, NT = 64 * NW, BM = 32 * NW, BN = 32;
+    static constexpr int NW = PK_HIP_ATTN_MFMA_WAVES, NT = PK_HIP_ATTN_MFMA_THREADS, BM = PK_HIP_ATTN_MFMA_BM, BN = 32;
     static constexpr int DB = (D + 31) / 32; /* 32-wide blocks of output columns */
     static constexpr int LDK = D + 4;         /* K rows: [key][d] */
     static constexpr int LDV = BN + 4;        /* V^T rows: [d][key], d < 32 DB */

@@ -11,16 +11,17 @@
 #pragma once
 
 #include "attention_common.h"
+#include "attention_tiles.h"
 
 namespace pk_attn {
 
 /* Prefill: the widest row tile that fits; rows16: decode and other shapes
- * with at most 16 rows per kv head (D <= 128), 16 threads a row. Must
- * match backends/hip/hip_attention_plan.c. */
+ * with at most 16 rows per kv head (attention_tiles.h, which the plan
+ * reads too). */
 template <int D, bool ROWS16> struct tiled_cfg {
-    static constexpr int BM = ROWS16 ? 16 : D == 64 ? 64 : D == 256 ? 16 : 32;
-    static constexpr int TPR = ROWS16 ? 16 : D == 256 ? 8 : 4;
-    static constexpr int BN = ROWS16 ? 32 : D == 128 ? 16 : D == 256 ? 8 : 32;
+    static constexpr int BM = PK_HIP_ATTN_TILED_BM(D, ROWS16);
+    static constexpr int TPR = PK_HIP_ATTN_TILED_TPR(D, ROWS16);
+    static constexpr int BN = PK_HIP_ATTN_TILED_BN(D, ROWS16);
     static constexpr int NT = BM * TPR;
     static constexpr int KPT = (BN + TPR - 1) / TPR; /* keys per thread in a tile */
     static constexpr int DPT = (D + TPR - 1) / TPR;  /* output columns per thread */

@@ -1,11 +1,9 @@
-/* Kernel and tile choice for CUDA attention.
- *
- * The tile shapes here mirror rows_cfg, keys_cfg and simt_cfg in
- * kernels_cuda/attention*.cu(h); the tensor-core kernel traps if it gets
- * less shared memory than its own layout needs. */
+/* Kernel and tile choice for CUDA attention. The tiles are
+ * kernels_cuda/attention_tiles.h's, which the kernel build reads too. */
 #include <string.h>
 
 #include "cuda_attention_plan.h"
+#include "../../kernels_cuda/attention_tiles.h"
 #include "pk_attn_layout.h"
 #include "pk_attn_split.h"
 #include "pk_gpu_args.h"
@@ -46,15 +44,23 @@ static const struct {
     unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3];
 } ids = {PK_CU_ATTN_KERNELS(ID)};
 
-/* Dynamic shared memory of mma_cfg<D, nwm, nwn, mt, bn, stages>. */
-static unsigned mma_smem(int64_t d, int nwm, int nwn, int mt, int bn, int stages)
+/* A tensor-core tile at head dim D: rows a block, threads, shared memory */
+typedef struct tile {
+    int bm, threads;
+    unsigned smem;
+} tile;
+
+static tile tile_of(int kind, int64_t D)
 {
-    int64_t bm = 16 * mt * nwm, qs = d + 8;
-    return (unsigned)(bm * qs * 2 + 2 * ((int64_t)stages * bn * qs * 2) + bm * 8 + nwn * bm * 8);
+#define TILE(name, NWM, NWN, MT, BN, ST)                                                               \
+    if (kind == KIND_##name)                                                                            \
+        return (tile){16 * (MT) * (NWM), 32 * (NWM) * (NWN), (unsigned)PK_CU_ATTN_MMA_SMEM(D, NWM, NWN, MT, BN, ST)};
+    PK_CU_ATTN_TILES(TILE)
+#undef TILE
+    return (tile){0, 0, 0};
 }
 
-/* keys_cfg in kernels_cuda/attention.cu */
-static unsigned keys_smem(int64_t d) { return mma_smem(d, 1, 4, 1, 64, d == 256 ? 2 : 3); }
+static unsigned keys_smem(int64_t d) { return tile_of(KIND_keys, d).smem; }
 
 /* Blocks of one kernel resident on a multiprocessor: by shared memory (a
  * multiprocessor has smem_optin plus the 1 KiB the runtime reserves per
@@ -66,29 +72,24 @@ static int64_t blocks_per_sm(unsigned smem, size_t smem_optin, int64_t cap)
     return n < 1 ? 1 : n > cap ? cap : n;
 }
 
-/* The prefill kernels: mma_cfg<D, nwm, 1, mt, bn, 2> in kernels_cuda/attention.cu
- * (rows_cfg, rows128_cfg, rows128n32_cfg, rows128w8_cfg), built for head
- * dims up to max_d; cap: blocks per SM their registers allow (ptxas on
- * sm_90: rows 174 a thread, rows128 255, n32 235, w8 178 x 256 threads). */
+/* The prefill kernels (attention_tiles.h's rows tiles), built for head
+ * dims up to max_d (attention_kernels.h); cap: blocks per SM their
+ * registers allow (ptxas on sm_90: rows 174 a thread, rows128 255, n32
+ * 235, w8 178 x 256 threads). */
 typedef struct rows_variant {
     const char *name;
-    int nwm, mt, bn, max_d, cap;
+    int max_d, cap;
 } rows_variant;
 
 static const rows_variant rows_variants[] = {
-    [PK_CU_ATTN_MMA_ROWS] = {"rows", 4, 1, 64, 256, 2},
-    [PK_CU_ATTN_MMA_ROWS128] = {"rows128", 4, 2, 64, 128, 2},
-    [PK_CU_ATTN_MMA_ROWS128N32] = {"rows128n32", 4, 2, 32, 128, 2},
-    [PK_CU_ATTN_MMA_ROWS128W8] = {"rows128w8", 8, 1, 64, 128, 1},
+    [PK_CU_ATTN_MMA_ROWS] = {"rows", 256, 2},
+    [PK_CU_ATTN_MMA_ROWS128] = {"rows128", 128, 2},
+    [PK_CU_ATTN_MMA_ROWS128N32] = {"rows128n32", 128, 2},
+    [PK_CU_ATTN_MMA_ROWS128W8] = {"rows128w8", 128, 1},
 };
 #define N_ROWS_VARIANTS (int)(sizeof rows_variants / sizeof rows_variants[0])
 
-static unsigned variant_smem(const rows_variant *v, int64_t d)
-{
-    /* rows_cfg takes 32-key tiles at D = 256 to fit the A100 */
-    int bn = v == &rows_variants[PK_CU_ATTN_MMA_ROWS] && d == 256 ? 32 : v->bn;
-    return mma_smem(d, v->nwm, 1, v->mt, bn, 2);
-}
+static unsigned variant_smem(const rows_variant *v, int64_t d) { return tile_of((int)(v - rows_variants), d).smem; }
 
 static int variant_fits(const rows_variant *v, int64_t d, size_t smem_optin)
 {
@@ -117,9 +118,10 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
         /* 128-row blocks when they still fill every multiprocessor twice */
         int64_t tiles128 = p->batch * p->hkv * ((rows + 127) / 128);
         if (rows <= 16 && keys <= smem_optin) {
+            const tile t = tile_of(KIND_keys, p->d);
             plan->kind = PK_CU_ATTN_MMA_KEYS;
-            plan->bm = 16;
-            plan->threads = 128;
+            plan->bm = t.bm;
+            plan->threads = t.threads;
             plan->smem = keys;
             per_sm = blocks_per_sm(keys, smem_optin, 3);
         } else if (rows > 64 && tiles128 >= 2 * sms && variant_fits(rows128, p->d, smem_optin)) {
@@ -129,17 +131,18 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
         }
         if (v) {
             if (knob >= 0 && variant_fits(&rows_variants[knob], p->d, smem_optin)) v = &rows_variants[knob];
+            const tile t = tile_of((int)(v - rows_variants), p->d);
             plan->kind = (pk_cu_attn_kind)(v - rows_variants);
-            plan->bm = 16 * v->mt * v->nwm;
-            plan->threads = 32 * v->nwm;
-            plan->smem = variant_smem(v, p->d);
+            plan->bm = t.bm;
+            plan->threads = t.threads;
+            plan->smem = t.smem;
             per_sm = blocks_per_sm(plan->smem, smem_optin, v->cap);
         }
     }
     const int dt = p->q.dtype, di = PK_ATTN_DIM_INDEX(p->d);
     if (plan->kind == PK_CU_ATTN_SIMT) {
-        plan->bm = p->d == 64 ? 64 : p->d == 256 ? 16 : 32;
-        plan->threads = plan->bm * (p->d == 256 ? 8 : 4);
+        plan->bm = PK_CU_ATTN_SIMT_BM(p->d);
+        plan->threads = plan->bm * PK_CU_ATTN_SIMT_TPR(p->d);
         per_sm = PK_CU_ATTN_BLOCKS_PER_SM;
     }
     plan->kernel = plan->kind == PK_CU_ATTN_SIMT ? ids.simt[dt][di] : ids.mma[dt - 1][di][plan->kind];

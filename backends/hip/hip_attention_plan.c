@@ -1,6 +1,6 @@
 /* Kernel and tile choice for HIP attention, among the kernels of
- * kernels_hip/attention_kernels.h. The tile shapes mirror the
- * configurations in kernels_hip/attention*.h (named beside each constant).
+ * kernels_hip/attention_kernels.h, with the tiles of
+ * kernels_hip/attention_tiles.h (which the kernels read too).
  * MFMA takes f16/bf16 with the head dim contiguous in q, k and v, on wave64
  * targets with MFMA (gfx90a, gfx942); the 16-row tiled kernel at most 16
  * rows per kv head (decode), D <= 128; the tiled kernel the rest.
@@ -8,6 +8,7 @@
  * long, as many splits as fill the CUs once (pk_attn_split_keys, the rule
  * every backend shares). */
 #include "hip_attention_plan.h"
+#include "../../kernels_hip/attention_tiles.h"
 #include "pk_attn_split.h"
 #include "pk_gpu_args.h"
 
@@ -19,9 +20,6 @@
 #define KEY_UNIT 64
 /* resident blocks per CU a split aims for */
 #define BLOCKS_PER_CU 4
-/* mfma_cfg<D> in kernels_hip/attention_mfma.h */
-#define MFMA_BM 128
-#define MFMA_THREADS 256
 
 /* The MFMA kernels: matrix cores, wave64, 16-bit q, k, v of one dtype
  * whose head dim is contiguous (the kernels read d with unit stride). */
@@ -53,19 +51,16 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
 
     plan->kind = PK_HIP_ATTN_TILED;
     plan->merge = ids.merge[p->o.dtype];
-    if (!(rows <= 16 && d <= 128) && mfma_fits(p, t)) { /* mfma_cfg<D> */
+    const int rows16 = rows <= 16 && d <= 128;
+    if (!rows16 && mfma_fits(p, t)) {
         plan->kind = PK_HIP_ATTN_MFMA;
-        plan->bm = MFMA_BM;
-        plan->threads = MFMA_THREADS;
+        plan->bm = PK_HIP_ATTN_MFMA_BM;
+        plan->threads = PK_HIP_ATTN_MFMA_THREADS;
         plan->kernel = ids.mfma[dt - 1][di];
-    } else if (rows <= 16 && d <= 128) { /* tiled_cfg<D, true> */
-        plan->bm = 16;
-        plan->threads = 256;
-        plan->kernel = ids.rows16[dt][di];
-    } else { /* tiled_cfg<D, false> */
-        plan->bm = d == 64 ? 64 : d == 256 ? 16 : 32;
-        plan->threads = plan->bm * (d == 256 ? 8 : 4);
-        plan->kernel = ids.tiled[dt][di];
+    } else {
+        plan->bm = PK_HIP_ATTN_TILED_BM(d, rows16);
+        plan->threads = plan->bm * PK_HIP_ATTN_TILED_TPR(d, rows16);
+        plan->kernel = rows16 ? ids.rows16[dt][di] : ids.tiled[dt][di];
     }
     plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
 
