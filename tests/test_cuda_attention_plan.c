@@ -38,7 +38,7 @@ static void expect(const pk_attention_problem *p, int sms, size_t smem, const ch
     pk_cu_attn_plan plan;
     pk_cu_attn_plan_make_knob(p, 90, sms, smem, pk_cu_attn_knob_of(knob), &plan);
     int64_t rows = p->sq * (p->hq / p->hkv);
-    if (plan.kind != kind || plan.bm != bm || plan.threads != threads ||
+    if (plan.kind != (int)kind || plan.bm != bm || plan.threads != threads ||
         (smem_bytes && plan.smem != smem_bytes) || plan.n_splits != n_splits ||
         plan.row_tiles != (int)((rows + bm - 1) / bm) || plan.chunk % 64 ||
         (int64_t)plan.chunk * plan.n_splits < p->skv || (int64_t)plan.chunk * (plan.n_splits - 1) >= p->skv) {

@@ -40,7 +40,7 @@ static void expect_on(const pk_hip_target *t, const pk_attention_problem *p, con
     const char *got = pk_hip_attn_kernel_names[plan.kernel];
     if (strcmp(got, name) || strcmp(pk_hip_attn_kernel_names[plan.merge], merges[p->o.dtype]) || plan.bm != bm ||
         plan.threads != threads || plan.row_tiles != row_tiles || plan.n_splits != n_splits || plan.chunk != chunk ||
-        plan.smem || plan.kind != kind) {
+        plan.smem || plan.kind != (int)kind) {
         failures++;
         printf("FAIL line %d: got %s bm %d threads %d tiles %d splits %d chunk %d smem %u; want %s %d %d %d %d %d\n",
                line, got, plan.bm, plan.threads, plan.row_tiles, plan.n_splits, plan.chunk, plan.smem,

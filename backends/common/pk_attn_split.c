@@ -17,3 +17,11 @@ pk_attn_split pk_attn_split_keys(int64_t skv, int64_t groups, int64_t want, int 
     if (s.n < 1) s.n = 1;
     return s;
 }
+
+pk_attn_split pk_attn_split_gpu(int64_t skv, int64_t rows, int64_t blocks, int64_t resident)
+{
+    const int64_t unit = PK_ATTN_GPU_KEY_UNIT, whole = (skv + unit - 1) / unit * unit;
+    if (rows > PK_ATTN_GPU_SPLIT_MAX_ROWS || skv < PK_ATTN_GPU_SPLIT_MIN_SKV)
+        return (pk_attn_split){1, whole > 0 ? whole : unit};
+    return pk_attn_split_keys(skv, blocks, resident, 1, 256, 128, unit);
+}

@@ -21,4 +21,16 @@ typedef struct pk_attn_split {
 pk_attn_split pk_attn_split_keys(int64_t skv, int64_t groups, int64_t want, int wave, int64_t min_chunk,
                                  int64_t max_splits, int64_t unit);
 
+/* The CUDA family's plans (CUDA, HIP): a split pays off when the rows
+ * sharing a kv head are few (decode) and the key range long, so that one
+ * block per row tile would walk it alone; chunks stay long enough that
+ * the merge is cheap, and are whole 64-key tiles of every kernel. rows:
+ * query rows a kv head; blocks: the unsplit grid; resident: the blocks
+ * the device holds at once (one wave of them is the aim). Otherwise one
+ * piece, the keys rounded up to the tile. */
+#define PK_ATTN_GPU_SPLIT_MAX_ROWS 64
+#define PK_ATTN_GPU_SPLIT_MIN_SKV 512
+#define PK_ATTN_GPU_KEY_UNIT 64
+pk_attn_split pk_attn_split_gpu(int64_t skv, int64_t rows, int64_t blocks, int64_t resident);
+
 #endif

@@ -24,6 +24,20 @@ typedef struct pk_gpu_gemm_args {
 
 void pk_gpu_gemm_args_fill(const pk_gemm_problem *p, pk_gpu_gemm_args *g);
 
+/* An attention plan of the CUDA family (cuda_attention_plan.c,
+ * hip_attention_plan.c), as gpu_attention.c launches it: grid {batch *
+ * hkv, n_splits, row_tiles} of `threads`, then the merge when split. */
+typedef struct pk_gpu_attn_plan {
+    int kind;          /* the backend's own kinds of kernel */
+    int kernel, merge; /* of the backend's kernel list; merge: of the partials, when n_splits > 1 */
+    int bm;            /* packed rows per block */
+    int threads;
+    unsigned smem;     /* dynamic shared memory (LDS) in bytes */
+    int row_tiles;     /* over the hq / hkv * sq packed rows of a kv head */
+    int n_splits;      /* 1: one pass; else split-KV partials and a merge */
+    int chunk;         /* keys per split */
+} pk_gpu_attn_plan;
+
 /* Scratch of one attention call: per-batch lengths (int32, len_q then
  * len_kv; none when uniform), then from a 256-byte boundary the split
  * partials (f32): (m, l) per row and split, then d accumulators per row

@@ -8,12 +8,12 @@
 #include "../../kernels_gpu/ew_abi.h"
 #include "../../kernels_gpu/ew_kernels.h"
 #include "backend.h"
+#include "pk_kernel_list.h"
 
 /* The kernels of the list in kernels_gpu/ew_kernels.h by index, and their
  * entry points' names. */
 #define PK_GPU_EW_ID(kind, module, name, ...) PK_GPU_##name,
-typedef enum pk_gpu_ew_kernel { PK_EW_KERNELS(PK_GPU_EW_ID) PK_GPU_EW_KERNEL_COUNT } pk_gpu_ew_kernel;
-extern const char *const pk_gpu_ew_kernel_names[PK_GPU_EW_KERNEL_COUNT];
+PK_KERNEL_LIST_ENUM(PK_EW_KERNELS, PK_GPU_EW_ID, pk_gpu_ew_kernel, PK_GPU_EW_KERNEL_COUNT);
 
 /* A kernel and its launch shape. */
 typedef struct pk_gpu_launch {

@@ -8,15 +8,6 @@
 #include "pk_attn_split.h"
 #include "pk_gpu_args.h"
 
-/* Split-KV pays off when the rows sharing a kv head are few (decode) and
- * the key range is long, so that one block per row tile would walk it
- * alone. Chunks stay at least this long so that the merge is cheap; they
- * are whole 64-key tiles of every kernel. */
-#define PK_CU_ATTN_SPLIT_MAX_ROWS 64
-#define PK_CU_ATTN_SPLIT_MIN_SKV 512
-#define PK_CU_ATTN_MIN_CHUNK 256
-#define PK_CU_ATTN_MAX_SPLITS 128
-#define PK_CU_ATTN_KEY_UNIT 64
 /* Blocks per multiprocessor a split of the CUDA-core kernel aims for; the
  * tensor-core kernels count their own from shared memory. */
 #define PK_CU_ATTN_BLOCKS_PER_SM 4
@@ -149,15 +140,8 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     plan->merge = ids.merge[p->o.dtype];
     plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
 
-    int64_t unit = PK_CU_ATTN_KEY_UNIT;
-    int64_t whole = (p->skv + unit - 1) / unit * unit;
-    plan->n_splits = 1;
-    plan->chunk = (int)(whole > 0 ? whole : unit);
-    if (rows > PK_CU_ATTN_SPLIT_MAX_ROWS || p->skv < PK_CU_ATTN_SPLIT_MIN_SKV) return;
-
     /* as many splits as fill one wave of resident blocks */
-    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, sms * per_sm, 1,
-                                                PK_CU_ATTN_MIN_CHUNK, PK_CU_ATTN_MAX_SPLITS, unit);
+    const pk_attn_split sp = pk_attn_split_gpu(p->skv, rows, p->batch * p->hkv * plan->row_tiles, sms * per_sm);
     plan->chunk = (int)sp.chunk;
     plan->n_splits = sp.n;
 }

@@ -8,12 +8,13 @@
 
 #include "../../kernels_cuda/attention_kernels.h"
 #include "backend.h"
+#include "pk_gpu_args.h"
+#include "pk_kernel_list.h"
 
 /* The kernels of the list in kernels_cuda/attention_kernels.h by index,
  * and their entry points' names. */
 #define PK_CU_ATTN_ID(kind, module, name, ...) PK_CU_##name,
-typedef enum pk_cu_attn_kernel { PK_CU_ATTN_KERNELS(PK_CU_ATTN_ID) PK_CU_ATTN_KERNEL_COUNT } pk_cu_attn_kernel;
-extern const char *const pk_cu_attn_kernel_names[PK_CU_ATTN_KERNEL_COUNT];
+PK_KERNEL_LIST_ENUM(PK_CU_ATTN_KERNELS, PK_CU_ATTN_ID, pk_cu_attn_kernel, PK_CU_ATTN_KERNEL_COUNT);
 
 typedef enum pk_cu_attn_kind {
     PK_CU_ATTN_MMA_ROWS, /* tensor cores, warps split the rows: prefill, 64-row blocks */
@@ -24,16 +25,7 @@ typedef enum pk_cu_attn_kind {
     PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
 } pk_cu_attn_kind;
 
-typedef struct pk_cu_attn_plan {
-    pk_cu_attn_kind kind;
-    pk_cu_attn_kernel kernel, merge; /* merge: of the partials, when n_splits > 1 */
-    int bm;          /* packed rows per block */
-    int threads;
-    unsigned smem;   /* dynamic shared memory in bytes */
-    int row_tiles;   /* over the hq / hkv * sq packed rows of a kv head */
-    int n_splits;    /* 1: one pass; else split-KV partials and a merge */
-    int chunk;       /* keys per split */
-} pk_cu_attn_plan;
+typedef pk_gpu_attn_plan pk_cu_attn_plan; /* kind: pk_cu_attn_kind */
 
 /* Whether the tensor-core kernels can read q, k and v: f16/bf16, the head
  * dim contiguous, offsets and strides whole 16-byte units. */

@@ -8,12 +8,12 @@
 
 #include "../../kernels_cuda/gemm_kernels.h"
 #include "backend.h"
+#include "pk_kernel_list.h"
 
 /* The kernels of the list in kernels_cuda/gemm_kernels.h by index, and
  * their entry points' names. */
 #define PK_CU_GEMM_ID(kind, module, name, ...) PK_CU_##name,
-typedef enum pk_cu_gemm_kernel { PK_CU_GEMM_KERNELS(PK_CU_GEMM_ID) PK_CU_GEMM_KERNEL_COUNT } pk_cu_gemm_kernel;
-extern const char *const pk_cu_gemm_kernel_names[PK_CU_GEMM_KERNEL_COUNT];
+PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_GEMM_KERNEL_COUNT);
 
 /* PORTKERN_CUDA_GEMM, for A/B timing: "skinny" or "decode" sends every
  * decode problem (M <= 16, linear layout) to that kernel, "mma" keeps

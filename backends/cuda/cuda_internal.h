@@ -9,9 +9,11 @@
 #include "backend.h"
 #include "cuda_attention_plan.h"
 #include "cuda_gemm_plan.h"
-#include "pk_gpu_ew.h"
-#include "pk_gpu_retire.h"
-#include "pk_gpu_stage.h"
+
+typedef CUdeviceptr pk_gpu_ptr;
+typedef CUmodule pk_gpu_module;
+typedef CUresult pk_gpu_result;
+#include "gpu_state.h"
 
 /* The kernel files, a fatbin each, by the names the kernel lists give
  * their entries' modules (kernels_cuda/gemm_kernels.h, ...); gemm_sm90
@@ -34,25 +36,10 @@ typedef struct pk_cu_device {
     pk_cu_gemm_knob gemm_knob;
     int attn_knob;
     size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
-    struct pk_gpu_kernel *kernels; /* by index, those looked up so far (gpu/gpu_launch.c) */
-    CUdeviceptr scratch;       /* grown on demand; the in-order stream makes reuse safe */
-    size_t scratch_size;
-    CUdeviceptr rope_tab;      /* RoPE's tables, kept between calls (pk_gpu_rope_tables) */
-    size_t rope_tab_size;
-    pk_gpu_rope_tables rope;
-    CUmodule fault_module;     /* pk_fault_store, loaded by a test's device fault only */
-    pk_gpu_retired *retired;   /* outgrown buffers the stream may still read (gpu/gpu_memory.c) */
-    pk_gpu_stage stage;        /* pinned ring the host arrays of ops are copied from (gpu/gpu_stage.c) */
+    pk_gpu_state gpu;
 } pk_cu_device;
 
-/* Checks a driver API result; on failure writes "what: CUDA_ERROR_NAME: text".
- * Sticky errors (illegal address, launch failure) give PK_ERR_DEVICE_FAILURE,
- * allocation failures PK_ERR_OUT_OF_MEMORY. */
-pk_status pk_cu_check(CUresult r, const char *what, pk_msg *msg);
-
-/* Kernel lookup and launch: gpu_vendor.h (gpu/gpu_launch.c, cuda_launch.c). */
-
-/* Scratch, kept buffers, the staging ring and the ops of backends/gpu:
- * declared in gpu_vendor.h. */
+/* Kernel lookup and launch, scratch, kept buffers, the staging ring and
+ * the ops of backends/gpu: gpu_vendor.h. */
 
 #endif

@@ -1,6 +1,6 @@
 /* Attention on a CUDA-family backend: one fused pass, or for decode shapes
  * a split-KV pass whose per-chunk partials pk_attn_merge combines. The
- * backend's plan picks the kernel (gpu_vendor.h pk_gpu_attn_plan); the
+ * backend's plan picks the kernel (gpu_vendor.h pk_gpu_attn_plan_make); the
  * arguments and the scratch layout are one for both (pk_gpu_args). */
 #include "gpu_vendor.h"
 #include "pk_gpu_args.h"
@@ -10,8 +10,8 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
     pk_gpu_device *d = dev;
     if (p->batch == 0 || p->sq == 0 || p->hq == 0) return PK_SUCCESS;
 
-    pk_gpu_attn_launch plan;
-    pk_gpu_attn_plan(d, p, &plan);
+    pk_gpu_attn_plan plan;
+    pk_gpu_attn_plan_make(d, p, &plan);
     if (plan.row_tiles > 65535 || p->batch * p->hkv > 0x7fffffff)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, PK_GPU_VENDOR " attention: %lld x %lld query rows per kv head exceed the grid",
                        (long long)p->sq, (long long)(p->hq / p->hkv));

@@ -1,7 +1,8 @@
 /* The backend table of a CUDA-family backend, and its entries that are the
  * same on CUDA and HIP: waiting for the stream, device memory and copies,
- * events, close. Start, devices, open and fault injection are the
- * backend's own (cuda_backend.c, hip_backend.c). */
+ * events, close. Start, devices and open are the backend's own
+ * (cuda_backend.c, hip_backend.c); faults and what open and close share
+ * are gpu_device.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,10 +27,10 @@ static void gpu_close(void *dev)
     pk_gpu_stream_wait(d);
     PK_GPU_OP(reap)(d, 1);
     PK_GPU_OP(stage_free)(d);
-    free(d->kernels);
-    if (d->scratch) pk_gpu_mem_free(d->scratch);
-    if (d->rope_tab) pk_gpu_mem_free(d->rope_tab);
-    pk_gpu_rope_tables_free(&d->rope);
+    free(d->gpu.kernels);
+    if (d->gpu.scratch) pk_gpu_mem_free(d->gpu.scratch);
+    if (d->gpu.rope_tab) pk_gpu_mem_free(d->gpu.rope_tab);
+    pk_gpu_rope_tables_free(&d->gpu.rope);
     PK_GPU_OP(release)(d);
 }
 
@@ -181,7 +182,7 @@ static const pk_backend_iface gpu_iface = {
     .rows = PK_GPU_OP(rows),
     .rope = PK_GPU_OP(rope),
     .chain = PK_GPU_OP(chain),
-    .fault_inject = PK_GPU_OP(fault_inject),
+    .fault_inject = pk_gpu_fault_inject,
 };
 
 __attribute__((visibility("default"))) const pk_backend_iface *pk_backend_entry(void) { return &gpu_iface; }

@@ -37,9 +37,9 @@ pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg)
 static pk_status rope_reserve(void *dev, size_t bytes, uint64_t *addr, int *fresh, pk_msg *msg)
 {
     pk_gpu_device *d = dev;
-    pk_status s = PK_GPU_OP(reserve)(d, &d->rope_tab, &d->rope_tab_size, bytes, 4096,
+    pk_status s = PK_GPU_OP(reserve)(d, &d->gpu.rope_tab, &d->gpu.rope_tab_size, bytes, 4096,
                                     PK_GPU_CALL(cuMemAlloc, hipMalloc) " (rope tables)", fresh, msg);
-    *addr = pk_gpu_ptr_addr(d->rope_tab);
+    *addr = pk_gpu_ptr_addr(d->gpu.rope_tab);
     return s;
 }
 
@@ -55,7 +55,7 @@ pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
     pk_gpu_launch l;
     if (!pk_gpu_rope_plan(p, &a, &l)) return PK_SUCCESS;
     static const pk_gpu_table_ops ops = {rope_reserve, rope_upload};
-    pk_status s = pk_gpu_rope_tables_place(&d->rope, p, d, &ops, &a, msg);
+    pk_status s = pk_gpu_rope_tables_place(&d->gpu.rope, p, d, &ops, &a, msg);
     return s != PK_SUCCESS ? s : run(d, &l, &a, msg);
 }
 

@@ -31,18 +31,18 @@ static struct pk_gpu_kernel *kernel(pk_gpu_device *d, int k, pk_status *s, pk_ms
      * another (or no context at all): the lookup and what callers do with
      * the function before the launch (occupancy) need ours. */
     if ((*s = pk_gpu_current(d, msg)) != PK_SUCCESS) return NULL;
-    if (!d->kernels) {
+    if (!d->gpu.kernels) {
         int injected = pk_fault_alloc(d);
-        d->kernels = injected ? NULL : calloc(PK_GPU_KERNEL_COUNT, sizeof *d->kernels);
-        if (!d->kernels) {
+        d->gpu.kernels = injected ? NULL : calloc(PK_GPU_KERNEL_COUNT, sizeof *d->gpu.kernels);
+        if (!d->gpu.kernels) {
             *s = pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", injected ? " (injected)" : "");
             return NULL;
         }
     }
-    struct pk_gpu_kernel *e = &d->kernels[k];
+    struct pk_gpu_kernel *e = &d->gpu.kernels[k];
     if (!e->function) {
         pk_gpu_function f;
-        if ((*s = PK_GPU_OP(function_lookup)(d, modules[k], names[k], &f, msg)) != PK_SUCCESS) return NULL;
+        if ((*s = pk_gpu_function_lookup(d, modules[k], names[k], &f, msg)) != PK_SUCCESS) return NULL;
         e->function = f;
         e->smem_allowed = SMEM_DEFAULT;
     }

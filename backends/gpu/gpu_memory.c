@@ -33,7 +33,7 @@ static void retire_free(void *dev, uintptr_t mem)
 
 static const pk_gpu_retire_fns retire_fns = {retire_record, retire_query, retire_destroy, retire_free};
 
-void PK_GPU_OP(reap)(pk_gpu_device *d, int all) { pk_gpu_reap(&d->retired, &retire_fns, d, all); }
+void PK_GPU_OP(reap)(pk_gpu_device *d, int all) { pk_gpu_reap(&d->gpu.retired, &retire_fns, d, all); }
 
 pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, size_t bytes, size_t least,
                              const char *what, int *fresh, pk_msg *msg)
@@ -43,7 +43,7 @@ pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, si
     pk_status s = pk_gpu_current(d, msg);
     if (s != PK_SUCCESS) return s;
     PK_GPU_OP(reap)(d, 0);
-    if (*buf && pk_gpu_retire(&d->retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
+    if (*buf && pk_gpu_retire(&d->gpu.retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
         /* no event: the old way, waiting */
         pk_gpu_stream_wait(d);
         pk_gpu_mem_free(*buf);
@@ -59,9 +59,9 @@ pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, si
 
 pk_status PK_GPU_OP(scratch)(pk_gpu_device *d, size_t bytes, uint64_t *out, pk_msg *msg)
 {
-    pk_status s = PK_GPU_OP(reserve)(d, &d->scratch, &d->scratch_size, bytes, 1u << 20,
+    pk_status s = PK_GPU_OP(reserve)(d, &d->gpu.scratch, &d->gpu.scratch_size, bytes, 1u << 20,
                                      PK_GPU_CALL(cuMemAlloc, hipMalloc) " (scratch)", NULL, msg);
-    *out = pk_gpu_ptr_addr(d->scratch);
+    *out = pk_gpu_ptr_addr(d->gpu.scratch);
     return s;
 }
 

@@ -68,9 +68,9 @@ static const pk_gpu_stage_fns stage_fns = {
 pk_status PK_GPU_OP(stage_upload)(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg)
 {
     pk_status s = pk_gpu_current(d, msg);
-    return s != PK_SUCCESS ? s : pk_gpu_stage_copy_to(&d->stage, &stage_fns, d, dst, src, bytes, msg);
+    return s != PK_SUCCESS ? s : pk_gpu_stage_copy_to(&d->gpu.stage, &stage_fns, d, dst, src, bytes, msg);
 }
 
-void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all) { pk_gpu_stage_reap(&d->stage, &stage_fns, d, all); }
+void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all) { pk_gpu_stage_reap(&d->gpu.stage, &stage_fns, d, all); }
 
-void PK_GPU_OP(stage_free)(pk_gpu_device *d) { pk_gpu_stage_free(&d->stage, &stage_fns, d); }
+void PK_GPU_OP(stage_free)(pk_gpu_device *d) { pk_gpu_stage_free(&d->gpu.stage, &stage_fns, d); }

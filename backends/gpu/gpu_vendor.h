@@ -14,15 +14,6 @@
 #error "backends/gpu is built with exactly one of PK_GPU_CUDA and PK_GPU_HIP"
 #endif
 
-/* The attention plan as the shared host launches it (pk_gpu_attn_plan
- * fills it from the backend's own plan): the kernel and the merge of its
- * split partials (device indices, see PK_GPU_ATTN0), its threads, dynamic
- * shared memory, row tiles, and the split over the keys. */
-typedef struct pk_gpu_attn_launch {
-    int kernel, merge;
-    int n_splits, row_tiles, threads, chunk;
-    unsigned smem;
-} pk_gpu_attn_launch;
 
 #ifdef PK_GPU_CUDA
 #include "cuda_attention_plan.h"
@@ -36,23 +27,54 @@ typedef struct pk_gpu_attn_launch {
 #define PK_GPU_ATTN_KERNEL_COUNT PK_CU_ATTN_KERNEL_COUNT
 
 typedef pk_cu_device pk_gpu_device;
+typedef CUdevice pk_gpu_dev; /* the driver's handle of a device */
 typedef CUfunction pk_gpu_function;
-typedef CUresult pk_gpu_result;
 typedef CUevent pk_gpu_event;
-typedef CUdeviceptr pk_gpu_ptr; /* a device buffer the backend keeps */
 #define PK_GPU_VENDOR "CUDA"
+/* who made the device, and the platform in messages */
+#define PK_GPU_MAKER "NVIDIA"
+#define PK_GPU_PLATFORM "NVIDIA"
+/* the kernel files, as the lists name their modules */
+#define PK_GPU_MODULES PK_CU_MODULES
+/* a device fault can be raised for real (pk_fault_store) */
+#define PK_GPU_REAL_FAULTS 1
 /* an op entry point of the backend: PK_GPU_OP(rmsnorm) is pk_cu_rmsnorm */
 #define PK_GPU_OP(op) pk_cu_##op
-/* a driver call's name in messages: PK_GPU_CALL(cuMemHostAlloc, hipHostMalloc) */
+/* a driver call's name in messages: PK_GPU_CALL(cuMemHostAlloc, hipHostMalloc);
+ * the call itself where both take the same arguments: PK_GPU_FN(cuDeviceGet, hipDeviceGet) */
 #define PK_GPU_CALL(cuda, hip) #cuda
+#define PK_GPU_FN(cuda, hip) cuda
 #define PK_GPU_OK CUDA_SUCCESS
 #define PK_GPU_NOT_READY CUDA_ERROR_NOT_READY
 
-static inline pk_status pk_gpu_check(pk_gpu_result r, const char *what, pk_msg *msg) { return pk_cu_check(r, what, msg); }
+static inline const char *pk_gpu_error_name(pk_gpu_result r)
+{
+    const char *name = NULL;
+    return cuGetErrorName(r, &name) == CUDA_SUCCESS ? name : "CUDA_ERROR";
+}
+static inline const char *pk_gpu_error_text(pk_gpu_result r)
+{
+    const char *text = NULL;
+    return cuGetErrorString(r, &text) == CUDA_SUCCESS ? text : "";
+}
+/* what pk_gpu_check maps to PK_ERR_OUT_OF_MEMORY and to PK_ERR_INTERNAL */
+#define PK_GPU_ERR_OOM CUDA_ERROR_OUT_OF_MEMORY
+#define PK_GPU_ERR_INTERNAL(r)                                                                                    \
+    ((r) == CUDA_ERROR_INVALID_VALUE || (r) == CUDA_ERROR_NOT_FOUND || (r) == CUDA_ERROR_INVALID_IMAGE ||         \
+     (r) == CUDA_ERROR_NO_BINARY_FOR_GPU)
 static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg)
 {
-    return pk_cu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
+    return pk_gpu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
 }
+static inline pk_gpu_result pk_gpu_driver_init(void) { return cuInit(0); }
+static inline pk_gpu_result pk_gpu_driver_devices(int *n) { return cuDeviceGetCount(n); }
+static inline pk_gpu_result pk_gpu_module_load(pk_gpu_module *m, const void *image) { return cuModuleLoadData(m, image); }
+static inline void pk_gpu_module_unload(pk_gpu_module m) { cuModuleUnload(m); }
+static inline pk_gpu_result pk_gpu_module_function(pk_gpu_function *f, pk_gpu_module m, const char *name)
+{
+    return cuModuleGetFunction(f, m, name);
+}
+static inline void pk_gpu_stream_destroy(pk_gpu_device *d) { cuStreamDestroy(d->stream); }
 /* the most dynamic shared memory a kernel may ask for, and the asking */
 static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->smem_optin; }
 static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes)
@@ -113,13 +135,11 @@ static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_g
 }
 #define PK_GPU_BACKEND PK_BACKEND_CUDA
 
-static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_launch *l)
+/* the backend's attention plan, as gpu_attention.c launches it */
+static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_plan *plan)
 {
-    pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->attn_knob, &plan);
-    l->kernel = plan.kernel, l->merge = plan.merge;
-    l->n_splits = plan.n_splits, l->row_tiles = plan.row_tiles, l->threads = plan.threads, l->chunk = plan.chunk;
-    l->smem = plan.kind == PK_CU_ATTN_SIMT ? 0 : (unsigned)plan.smem;
+    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->attn_knob, plan);
+    if (plan->kind == PK_CU_ATTN_SIMT) plan->smem = 0;
 }
 #endif /* PK_GPU_CUDA */
 
@@ -134,18 +154,43 @@ static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_p
 #define PK_GPU_ATTN_KERNEL_COUNT PK_HIP_ATTN_KERNEL_COUNT
 
 typedef pk_hip_device pk_gpu_device;
+typedef hipDevice_t pk_gpu_dev;
 typedef hipFunction_t pk_gpu_function;
-typedef hipError_t pk_gpu_result;
 typedef hipEvent_t pk_gpu_event;
-typedef hipDeviceptr_t pk_gpu_ptr;
 #define PK_GPU_VENDOR "HIP"
+#if PK_HIP_ON_CUDA
+#define PK_GPU_MAKER "NVIDIA"
+#define PK_GPU_PLATFORM "NVIDIA (HIP on the CUDA driver)"
+#else
+#define PK_GPU_MAKER "AMD"
+#define PK_GPU_PLATFORM "AMD"
+#endif
+#define PK_GPU_MODULES PK_HIP_MODULES
+/* AMD: no faulting code object is carried (none could be run here), so
+ * finish reports a simulated fault */
+#define PK_GPU_REAL_FAULTS PK_HIP_ON_CUDA
 #define PK_GPU_OP(op) pk_hip_##op
 #define PK_GPU_CALL(cuda, hip) #hip
+#define PK_GPU_FN(cuda, hip) hip
 #define PK_GPU_OK hipSuccess
 #define PK_GPU_NOT_READY hipErrorNotReady
 
-static inline pk_status pk_gpu_check(pk_gpu_result r, const char *what, pk_msg *msg) { return pk_hip_check(r, what, msg); }
+static inline const char *pk_gpu_error_name(pk_gpu_result r) { return hipGetErrorName(r); }
+static inline const char *pk_gpu_error_text(pk_gpu_result r) { return hipGetErrorString(r); }
+#define PK_GPU_ERR_OOM hipErrorOutOfMemory
+#define PK_GPU_ERR_INTERNAL(r)                                                                                    \
+    ((r) == hipErrorInvalidValue || (r) == hipErrorNotFound || (r) == hipErrorInvalidImage ||                     \
+     (r) == hipErrorNoBinaryForGpu)
 static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg) { return pk_hip_current(d, msg); }
+static inline pk_gpu_result pk_gpu_driver_init(void) { return hipInit(0); }
+static inline pk_gpu_result pk_gpu_driver_devices(int *n) { return hipGetDeviceCount(n); }
+static inline pk_gpu_result pk_gpu_module_load(pk_gpu_module *m, const void *image) { return hipModuleLoadData(m, image); }
+static inline void pk_gpu_module_unload(pk_gpu_module m) { hipModuleUnload(m); }
+static inline pk_gpu_result pk_gpu_module_function(pk_gpu_function *f, pk_gpu_module m, const char *name)
+{
+    return hipModuleGetFunction(f, m, name);
+}
+static inline void pk_gpu_stream_destroy(pk_gpu_device *d) { hipStreamDestroy(d->stream); }
 static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->target.lds_bytes; }
 static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes) { return pk_hip_allow_lds(f, bytes); }
 static inline int pk_gpu_units(const pk_gpu_device *d) { return d->target.cu_count; }
@@ -203,13 +248,9 @@ static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_g
 }
 #define PK_GPU_BACKEND PK_BACKEND_HIP
 
-static inline void pk_gpu_attn_plan(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_launch *l)
+static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_plan *plan)
 {
-    pk_hip_attn_plan plan;
-    pk_hip_attn_plan_make(p, &d->target, &plan);
-    l->kernel = plan.kernel, l->merge = plan.merge;
-    l->n_splits = plan.n_splits, l->row_tiles = plan.row_tiles, l->threads = plan.threads, l->chunk = plan.chunk;
-    l->smem = (unsigned)plan.smem;
+    pk_hip_attn_plan_make(p, &d->target, plan);
 }
 #endif /* PK_GPU_HIP */
 
@@ -225,11 +266,9 @@ enum {
 /* What backends/gpu defines for the backend it is built into (PK_GPU_OP(x)
  * is pk_cu_x or pk_hip_x), and the two calls it asks of the backend. */
 
-/* Kernel k, looked up once per device and kept (gpu_launch.c); the
- * backend's function_lookup finds `name` in the module the list names. */
+/* Kernel k, looked up once per device and kept (gpu_launch.c), in the
+ * module its list names. */
 pk_status PK_GPU_OP(function)(pk_gpu_device *d, int k, pk_gpu_function *out, pk_msg *msg);
-pk_status PK_GPU_OP(function_lookup)(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out,
-                                     pk_msg *msg);
 /* Launches kernel k on the device's stream with smem bytes of dynamic
  * shared memory (asked for past the default here); args as
  * cuLaunchKernel's. early: k may start while the previous kernel still
@@ -270,20 +309,39 @@ void PK_GPU_OP(stage_reap)(pk_gpu_device *d, int all);
 /* Frees the staging ring; the caller has waited for the stream. */
 void PK_GPU_OP(stage_free)(pk_gpu_device *d);
 
-/* The backend's own entries of its pk_backend_iface (gpu_backend.c holds
- * the table and the rest): start, devices, open, faults. */
+/* The driver started and its devices counted (gpu_device.c) */
 pk_status PK_GPU_OP(init)(pk_msg *why);
 int PK_GPU_OP(device_count)(void);
+/* What every device of the backend says of itself (name, vendor, memory,
+ * backend, index), with its handle and the driver's version for the rest
+ * (gpu_device.c) */
+pk_status pk_gpu_device_basics(int index, pk_device_info *info, pk_gpu_dev *dev, int *driver, pk_msg *msg);
+/* The backend's own entries of its pk_backend_iface (gpu_backend.c holds
+ * the table and the rest): devices, open. */
 pk_status PK_GPU_OP(device_info)(int index, pk_device_info *info, pk_msg *msg);
 pk_status PK_GPU_OP(open)(int index, void **out, pk_msg *msg);
 /* A device fault (an illegal address, a trap) stays for the rest of the
  * process on both drivers: every later call on the device says it again.
  * s as open got it, said so when it is such a fault (gpu_backend.c). */
 pk_status pk_gpu_sticky(pk_status s, pk_msg *msg);
-/* What open made, undone (modules, stream, context) and d freed: the end
- * of close (gpu_backend.c), and of an open that fails. */
+/* What open made, undone and d freed: the end of close (gpu_backend.c),
+ * and of an open that fails. pk_gpu_unload (gpu_device.c) undoes what
+ * every backend made (the modules, the stream); the backend's release
+ * calls it and then undoes its own. */
 void PK_GPU_OP(release)(pk_gpu_device *d);
-pk_status PK_GPU_OP(fault_inject)(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
+void pk_gpu_unload(pk_gpu_device *d);
+/* The modules' names as the kernel lists give them ("gemm"); the embedded
+ * image of one ("gemm.fatbin", "gemm.co"), NULL when the build has none;
+ * that image loaded into d->modules[module] (a bad image, or one with no
+ * code for the device: PK_ERR_BUILD_FAILED, and the module stays NULL). */
+extern const char *const pk_gpu_module_names[PK_GPU_MODULE_COUNT];
+const pk_embedded_blob *pk_gpu_blob_of(const pk_embedded_blob *blobs, int module);
+pk_status pk_gpu_load(pk_gpu_device *d, int module, const pk_embedded_blob *b, pk_msg *msg);
+/* The function `name` in d->modules[module] (PK_ERR_UNSUPPORTED where the
+ * device has no code of that module) */
+pk_status pk_gpu_function_lookup(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out,
+                                 pk_msg *msg);
+pk_status pk_gpu_fault_inject(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
 
 /* ops */
 pk_status PK_GPU_OP(gemm)(void *dev, const pk_gemm_problem *p, pk_msg *msg);

@@ -4,20 +4,12 @@
  * MFMA takes f16/bf16 with the head dim contiguous in q, k and v, on wave64
  * targets with MFMA (gfx90a, gfx942); the 16-row tiled kernel at most 16
  * rows per kv head (decode), D <= 128; the tiled kernel the rest.
- * Split-KV (decode) when few rows share a kv head and the key range is
- * long, as many splits as fill the CUs once (pk_attn_split_keys, the rule
- * every backend shares). */
+ * Split-KV: pk_attn_split_gpu, CUDA's rule too. */
 #include "hip_attention_plan.h"
 #include "../../kernels_hip/attention_tiles.h"
 #include "pk_attn_split.h"
 #include "pk_gpu_args.h"
 
-#define SPLIT_MAX_ROWS 64
-#define SPLIT_MIN_SKV 512
-#define MIN_CHUNK 256
-#define MAX_SPLITS 128
-/* chunks are whole tiles of every kernel's key loop */
-#define KEY_UNIT 64
 /* resident blocks per CU a split aims for */
 #define BLOCKS_PER_CU 4
 
@@ -64,13 +56,7 @@ void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t
     }
     plan->row_tiles = (int)((rows + plan->bm - 1) / plan->bm);
 
-    const int64_t whole = (p->skv + KEY_UNIT - 1) / KEY_UNIT * KEY_UNIT;
-    plan->n_splits = 1;
-    plan->chunk = (int)(whole > 0 ? whole : KEY_UNIT);
-    if (rows > SPLIT_MAX_ROWS || p->skv < SPLIT_MIN_SKV) return;
-
-    const pk_attn_split sp = pk_attn_split_keys(p->skv, p->batch * p->hkv * plan->row_tiles, cus * BLOCKS_PER_CU, 1,
-                                                MIN_CHUNK, MAX_SPLITS, KEY_UNIT);
+    const pk_attn_split sp = pk_attn_split_gpu(p->skv, rows, p->batch * p->hkv * plan->row_tiles, cus * BLOCKS_PER_CU);
     plan->chunk = (int)sp.chunk;
     plan->n_splits = sp.n;
 }
@@ -79,7 +65,7 @@ void pk_hip_attn_plan_variants(const pk_hip_target *t, void (*fn)(void *ctx, con
 {
     /* mfma_fits for a problem that has it all; on MFMA targets 16-bit
      * problems reach the tiled kernel when the head dim is strided. Split:
-     * at most SPLIT_MAX_ROWS rows, long keys; every kernel takes such rows
+     * at most PK_ATTN_GPU_SPLIT_MAX_ROWS rows, long keys; every kernel takes such rows
      * (MFMA from 17, or any at d = 256). */
     const int mfma = t->has_mfma && !t->platform_nvidia && t->wave_size == 64;
 #define CAN(kind, module, name, ...) \

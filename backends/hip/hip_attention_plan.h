@@ -25,29 +25,21 @@
 
 #include "../../kernels_hip/attention_kernels.h"
 #include "backend.h"
+#include "pk_gpu_args.h"
+#include "pk_kernel_list.h"
 #include "hip_target.h"
 
 /* The kernels of the list in kernels_hip/attention_kernels.h by index,
  * and their entry points' names. */
 #define PK_HIP_ATTN_ID(kind, module, name, ...) PK_HIP_##name,
-typedef enum pk_hip_attn_kernel { PK_HIP_ATTN_KERNELS(PK_HIP_ATTN_ID) PK_HIP_ATTN_KERNEL_COUNT } pk_hip_attn_kernel;
-extern const char *const pk_hip_attn_kernel_names[PK_HIP_ATTN_KERNEL_COUNT];
+PK_KERNEL_LIST_ENUM(PK_HIP_ATTN_KERNELS, PK_HIP_ATTN_ID, pk_hip_attn_kernel, PK_HIP_ATTN_KERNEL_COUNT);
 
 typedef enum pk_hip_attn_kind {
     PK_HIP_ATTN_TILED, /* the vector ALUs: any dtype, strides, target */
     PK_HIP_ATTN_MFMA   /* CDNA matrix cores: f16/bf16, head dim contiguous */
 } pk_hip_attn_kind;
 
-typedef struct pk_hip_attn_plan {
-    pk_hip_attn_kind kind;
-    pk_hip_attn_kernel kernel, merge; /* merge: of the partials, when n_splits > 1 */
-    int bm;            /* packed rows per block */
-    int threads;
-    unsigned smem;     /* dynamic LDS in bytes: always 0 */
-    int row_tiles;     /* over the hq / hkv * sq packed rows of a kv head */
-    int n_splits;      /* 1: one pass; else split-KV partials and a merge */
-    int chunk;         /* keys per split */
-} pk_hip_attn_plan;
+typedef pk_gpu_attn_plan pk_hip_attn_plan; /* kind: pk_hip_attn_kind */
 
 void pk_hip_attn_plan_make(const pk_attention_problem *p, const pk_hip_target *t, pk_hip_attn_plan *plan);
 

@@ -15,13 +15,13 @@
 
 #include "../../kernels_hip/gemm_kernels.h"
 #include "backend.h"
+#include "pk_kernel_list.h"
 #include "hip_target.h"
 
 /* The kernels of the list in kernels_hip/gemm_kernels.h by index, and
  * their entry points' names. */
 #define PK_HIP_GEMM_ID(kind, module, name, ...) PK_HIP_##name,
-typedef enum pk_hip_gemm_kernel { PK_HIP_GEMM_KERNELS(PK_HIP_GEMM_ID) PK_HIP_GEMM_KERNEL_COUNT } pk_hip_gemm_kernel;
-extern const char *const pk_hip_gemm_kernel_names[PK_HIP_GEMM_KERNEL_COUNT];
+PK_KERNEL_LIST_ENUM(PK_HIP_GEMM_KERNELS, PK_HIP_GEMM_ID, pk_hip_gemm_kernel, PK_HIP_GEMM_KERNEL_COUNT);
 
 /* grid.y limit; the kernels loop over batches beyond it */
 #define PK_HIP_GEMM_MAX_GRID_Y 65535u
