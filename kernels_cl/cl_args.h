@@ -4,7 +4,7 @@
  *
  * Why packed: NVIDIA's OpenCL spends host time on every argument of a
  * kernel at every enqueue, set or not, so a decode step of short kernels
- * was bound by the host. The scalars of rows.cl, gemm_skinny.cl and
+ * was bound by the host. The scalars of rows.cl, the GEMM kernels and
  * attention_decode.cl travel as long16s (and a float or two), buffers stay
  * separate arguments. */
 #ifndef PK_CL_ARGS_H
@@ -40,25 +40,51 @@
 #define PK_RV_UP 6
 #define PK_RV_COUNT 7
 
-/* gemm_skinny.cl (gemm_skinny, gemm_skinny_mma, gemm_skinny_merge): two
- * long16s; strides in elements as {batch, row, col} */
+/* Every GEMM kernel (gemm_skinny.cl, gemm_tiled.cl, gemm_mma.cl): two
+ * long16s; strides in elements as {batch, row, col} (a: {batch, m, k}, b:
+ * {batch, k, n}) */
 #define PK_SA_BATCH 0
 #define PK_SA_M 1
 #define PK_SA_N 2
 #define PK_SA_K 3
-#define PK_SA_KS 4     /* k of a split */
-#define PK_SA_SPLITS 5 /* the merge's splits */
+#define PK_SA_KS 4     /* k of a split (skinny) */
+#define PK_SA_SPLITS 5 /* the merge's splits (skinny) */
 #define PK_SA_A_OFF 6
 #define PK_SA_A_SB 7
 #define PK_SA_A_SM 8
-#define PK_SA_B_OFF 9
-#define PK_SA_B_SB 10
-#define PK_SA_B_SN 11
+#define PK_SA_A_SK 9
+#define PK_SA_B_OFF 10
+#define PK_SA_B_SB 11
+#define PK_SA_B_SK 12
+#define PK_SA_B_SN 13
 #define PK_SA_C 16 /* c: offset, then strides batch, m, n */
 #define PK_SA_D 20 /* d: the same */
 #define PK_SA_BIAS 24 /* bias: offset, n stride */
 #define PK_SA_RES 26 /* residual: offset, strides batch, m, n */
 #define PK_SA_LONGS 32
+/* Kernel side: the arguments (buffers, the two long16s, alpha and beta;
+ * part: the split partial sums, where a kernel has them), and the
+ * scalars under their names, each kernel's first line. */
+#define PK_GEMM_CL_PARAMS(A, B)                                                                            \
+    __global const a_t *A, __global const a_t *B, __global float *part, __global const d_t *c,             \
+        __global d_t *d, __global const d_t *bias, __global const d_t *res, long16 pk_s0, long16 pk_s1,   \
+        float2 pk_ab
+#define PK_GEMM_CL_UNPACK                                                                                  \
+    PK_ARGS_UNPACK2(pk_s, PK_SA_LONGS, pk_s0, pk_s1);                                                     \
+    const long batch = pk_s[PK_SA_BATCH], m = pk_s[PK_SA_M], n = pk_s[PK_SA_N], k = pk_s[PK_SA_K];         \
+    const long a_off = pk_s[PK_SA_A_OFF], a_sb = pk_s[PK_SA_A_SB];                                         \
+    const long b_off = pk_s[PK_SA_B_OFF], b_sb = pk_s[PK_SA_B_SB];                                         \
+    /* not const: gemm_tiled.cl makes a unit stride a literal 1 */                                         \
+    long a_sm = pk_s[PK_SA_A_SM], a_sk = pk_s[PK_SA_A_SK], b_sk = pk_s[PK_SA_B_SK], b_sn = pk_s[PK_SA_B_SN]; \
+    const long c_off = pk_s[PK_SA_C], c_sb = pk_s[PK_SA_C + 1], c_sm = pk_s[PK_SA_C + 2];                  \
+    const long c_sn = pk_s[PK_SA_C + 3];                                                                   \
+    const long d_off = pk_s[PK_SA_D], d_sb = pk_s[PK_SA_D + 1], d_sm = pk_s[PK_SA_D + 2];                  \
+    const long d_sn = pk_s[PK_SA_D + 3];                                                                   \
+    const long bias_off = pk_s[PK_SA_BIAS], bias_sn = pk_s[PK_SA_BIAS + 1];                                \
+    const long res_off = pk_s[PK_SA_RES], res_sb = pk_s[PK_SA_RES + 1], res_sm = pk_s[PK_SA_RES + 2];      \
+    const long res_sn = pk_s[PK_SA_RES + 3];                                                               \
+    const float alpha = pk_ab.s0, beta = pk_ab.s1;                                                         \
+    (void)a_sk, (void)b_sk, (void)part
 
 /* attention_decode.cl (pk_attn_decode, pk_attn_merge) and attention_mma.cl
  * (pk_attn_mma_decode): three long16s;
@@ -86,16 +112,5 @@
     PK_ARGS_UNPACK3(pk_d, PK_DA_LONGS, pk_d0, pk_d1, pk_d2);                                              \
     const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
     const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
-
-/* gemm_tiled.cl and gemm_mma.cl (both kernels of the host's
- * GEMM_TILED_ARGS, opencl_gemm.c, in this order): a and b as A and B of
- * the kernel's element type a_t, d and its epilogue operands of d_t;
- * strides in elements as {batch, row, col} */
-#define PK_GEMM_TILED_PARAMS(A, B)                                                                         \
-    long batch, long m, long n, long k, __global const a_t *A, long a_off, long a_sb, long a_sm, long a_sk, \
-        __global const a_t *B, long b_off, long b_sb, long b_sk, long b_sn, __global const d_t *c, long c_off,  \
-        long c_sb, long c_sm, long c_sn, __global d_t *d, long d_off, long d_sb, long d_sm, long d_sn,          \
-        __global const d_t *bias, long bias_off, long bias_sn, __global const d_t *res, long res_off,          \
-        long res_sb, long res_sm, long res_sn, float alpha, float beta
 
 #endif

@@ -37,7 +37,7 @@
  * (1: b's fragments loaded straight into registers, below), PENDING
  * (STAGES - 2, as a literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
- * (cl_args.h PK_GEMM_TILED_PARAMS). */
+ * (cl_args.h PK_GEMM_CL_PARAMS). */
 
 #define BK 32
 #ifndef B_REG
@@ -49,7 +49,7 @@
 #if SPLITS > 1
 /* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * pn + col] (pn: n rounded up to even);
  * a counter per tile of d: counters[(z * m_tiles + mt) * n_tiles + nt] */
-#define PK_MMA_PART , __global float *part, __global uint *counters
+#define PK_MMA_PART , __global uint *counters
 #else
 #define PK_MMA_PART
 #endif
@@ -421,8 +421,9 @@ inline int out_row(int wm, int i, int g, int e) { return wm * WTM + i * 16 + g +
 inline int out_col(int wn, int j, int q, int e) { return wn * WTN + j * 8 + 2 * q + (e & 1); }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-gemm_mma(PK_GEMM_TILED_PARAMS(a_, b_) PK_MMA_PART)
+gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
 {
+    PK_GEMM_CL_UNPACK;
     /* cp.async and ldmatrix move 16-byte pieces */
 #if B_REG
     __local e_t as[2 * STAGES * A_STAGE] __attribute__((aligned(16)));

@@ -139,26 +139,6 @@ inline void skinny_finish(long z, long row, long col, float sum, float alpha, fl
     PK_STORE(DT_D, d, d_off + z * d_sb + row * d_sm + col * d_sn, x);
 }
 
-/* Every skinny kernel takes these arguments: the buffers, then the
- * scalars packed as cl_args.h says (PK_SA_*), unpacked under their names
- * by SKINNY_UNPACK, each kernel's first line. */
-#define SKINNY_PARAMS                                                                                      \
-    __global const a_t *a, __global const a_t *b, __global float *part, __global const d_t *c,             \
-        __global d_t *d, __global const d_t *bias, __global const d_t *res, long16 pk_s0, long16 pk_s1,   \
-        float2 pk_ab
-#define SKINNY_UNPACK                                                                                      \
-    PK_ARGS_UNPACK2(pk_s, PK_SA_LONGS, pk_s0, pk_s1);                                                     \
-    const long batch = pk_s[PK_SA_BATCH], m = pk_s[PK_SA_M], n = pk_s[PK_SA_N];                            \
-    const long a_off = pk_s[PK_SA_A_OFF], a_sb = pk_s[PK_SA_A_SB], a_sm = pk_s[PK_SA_A_SM];                \
-    const long b_off = pk_s[PK_SA_B_OFF], b_sb = pk_s[PK_SA_B_SB], b_sn = pk_s[PK_SA_B_SN];                \
-    const long c_off = pk_s[PK_SA_C], c_sb = pk_s[PK_SA_C + 1], c_sm = pk_s[PK_SA_C + 2];                  \
-    const long c_sn = pk_s[PK_SA_C + 3];                                                                   \
-    const long d_off = pk_s[PK_SA_D], d_sb = pk_s[PK_SA_D + 1], d_sm = pk_s[PK_SA_D + 2];                  \
-    const long d_sn = pk_s[PK_SA_D + 3];                                                                   \
-    const long bias_off = pk_s[PK_SA_BIAS], bias_sn = pk_s[PK_SA_BIAS + 1];                                \
-    const long res_off = pk_s[PK_SA_RES], res_sb = pk_s[PK_SA_RES + 1], res_sm = pk_s[PK_SA_RES + 2];      \
-    const long res_sn = pk_s[PK_SA_RES + 3];                                                               \
-    const float alpha = pk_ab.s0, beta = pk_ab.s1
 #define SKINNY_EPILOGUE                                                                                    \
     alpha, beta, c, c_off, c_sb, c_sm, c_sn, d, d_off, d_sb, d_sm, d_sn, bias, bias_off, bias_sn, res,     \
         res_off, res_sb, res_sm, res_sn
@@ -197,10 +177,10 @@ skinny_reduce(acc_t acc[CPI][MR], int r0, __local float *red, int tid, int lane,
 /* Groups stride over column groups (dim 0) and batches (dim 2); dim 1 is
  * the split. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-gemm_skinny(SKINNY_PARAMS)
+gemm_skinny(PK_GEMM_CL_PARAMS(a, b))
 {
-    SKINNY_UNPACK;
-    const long k = pk_s[PK_SA_K], ks = pk_s[PK_SA_KS];
+    PK_GEMM_CL_UNPACK;
+    const long ks = pk_s[PK_SA_KS];
     __local float red[NC * RC * (KL + 1)];
     const int tid = (int)get_local_id(0), lane = tid % KL, team = tid / KL;
     const long s = get_group_id(1), splits = get_num_groups(1);
@@ -283,9 +263,9 @@ gemm_skinny(SKINNY_PARAMS)
 }
 
 /* d = epilogue(sum over s of part[s]), s ascending: one item per output. */
-__kernel void gemm_skinny_merge(SKINNY_PARAMS)
+__kernel void gemm_skinny_merge(PK_GEMM_CL_PARAMS(a, b))
 {
-    SKINNY_UNPACK;
+    PK_GEMM_CL_UNPACK;
     const long splits = pk_s[PK_SA_SPLITS];
     const long col = get_global_id(0);
     if (col >= n) return;
@@ -367,10 +347,10 @@ inline __attribute__((always_inline)) void skinny_mma_step(float c[CPI][4], uint
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-gemm_skinny_mma(SKINNY_PARAMS)
+gemm_skinny_mma(PK_GEMM_CL_PARAMS(a, b))
 {
-    SKINNY_UNPACK;
-    const long k = pk_s[PK_SA_K], ks = pk_s[PK_SA_KS];
+    PK_GEMM_CL_UNPACK;
+    const long ks = pk_s[PK_SA_KS];
     const int lane = (int)get_local_id(0) % 32, warp = (int)get_local_id(0) / 32;
     const int strip = warp / KW, kp = warp % KW;
     const int g = lane / 4, q = lane % 4;

@@ -414,8 +414,9 @@ inline void gemm_tile_product(__local const float *as, __local const float *bs, 
 /* Groups stride over m-tiles (dim 1) and batches (dim 2), so the host may
  * launch fewer groups there than some drivers allow. */
 __kernel __attribute__((reqd_work_group_size(NTX, NTY, 1))) void
-gemm_tiled(PK_GEMM_TILED_PARAMS(a, b))
+gemm_tiled(PK_GEMM_CL_PARAMS(a, b))
 {
+    PK_GEMM_CL_UNPACK;
     /* float4s: 16-byte aligned tiles */
     __local float4 lmem[GEMM_LOCAL / 4];
     __local float *const as0 = (__local float *)lmem, *const bs0 = as0 + GEMM_AS;

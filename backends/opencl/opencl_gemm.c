@@ -41,20 +41,43 @@ static int runs_of_4(const pk_view *v, gemm_layout l, int64_t batch, int64_t oth
 
 static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-/* The epilogue's arguments, in the order gemm_tiled.cl takes them. */
-#define GEMM_EPILOGUE_ARGS(p)                                                                              \
-    cl_mem c = (p)->c.mem, dd = (p)->d.mem, bias = (p)->bias.mem, res = (p)->residual.mem;                 \
-    cl_long c_off = (p)->c.offset, c_sb = (p)->c.stride[0], c_sm = (p)->c.stride[1], c_sn = (p)->c.stride[2]; \
-    cl_long d_off = (p)->d.offset, d_sb = (p)->d.stride[0], d_sm = (p)->d.stride[1], d_sn = (p)->d.stride[2]; \
-    cl_long bias_off = (p)->bias.offset, bias_sn = (p)->bias.stride[0];                                   \
-    cl_long r_off = (p)->residual.offset, r_sb = (p)->residual.stride[0], r_sm = (p)->residual.stride[1],   \
-            r_sn = (p)->residual.stride[2];                                                                \
-    cl_float alpha = (p)->alpha, beta = (p)->beta
-#define GEMM_EPILOGUE_LIST                                                                                 \
-    PK_CL_ARG(c), PK_CL_ARG(c_off), PK_CL_ARG(c_sb), PK_CL_ARG(c_sm), PK_CL_ARG(c_sn), PK_CL_ARG(dd),      \
-        PK_CL_ARG(d_off), PK_CL_ARG(d_sb), PK_CL_ARG(d_sm), PK_CL_ARG(d_sn), PK_CL_ARG(bias),              \
-        PK_CL_ARG(bias_off), PK_CL_ARG(bias_sn), PK_CL_ARG(res), PK_CL_ARG(r_off), PK_CL_ARG(r_sb),        \
-        PK_CL_ARG(r_sm), PK_CL_ARG(r_sn), PK_CL_ARG(alpha), PK_CL_ARG(beta)
+/* The arguments every GEMM kernel takes (cl_args.h PK_GEMM_CL_PARAMS):
+ * the buffers, the scalars packed, alpha and beta; then the split
+ * tensor-core tile's counters. ks, splits: the skinny kernel's split. */
+enum { GEMM_ARGS = 10 };
+typedef struct gemm_args {
+    cl_long sa[PK_SA_LONGS];
+    cl_mem mem[7]; /* a, b, part, c, d, bias, res */
+    cl_mem counters;
+    cl_float2 ab;
+    pk_cl_arg list[GEMM_ARGS + 1];
+} gemm_args;
+
+static void gemm_args_fill(gemm_args *g, const pk_gemm_problem *p, int64_t ks, int64_t splits, cl_mem part,
+                           cl_mem counters)
+{
+    memset(g->sa, 0, sizeof g->sa);
+    const cl_long head[] = {p->batch,       p->m,           p->n,          p->k,           ks,
+                            splits,         p->a.offset,    p->a.stride[0], p->a.stride[1], p->a.stride[2],
+                            p->b.offset,    p->b.stride[0], p->b.stride[1], p->b.stride[2]};
+    memcpy(g->sa, head, sizeof head);
+    const pk_view *ep[4] = {&p->c, &p->d, &p->bias, &p->residual};
+    const int at[4] = {PK_SA_C, PK_SA_D, PK_SA_BIAS, PK_SA_RES}, strides[4] = {3, 3, 1, 3};
+    for (int i = 0; i < 4; i++) {
+        g->sa[at[i]] = ep[i]->offset;
+        /* bias is [N]: its one stride is its n stride */
+        for (int j = 0; j < strides[i]; j++) g->sa[at[i] + 1 + j] = ep[i]->stride[j];
+    }
+    const cl_mem mem[7] = {p->a.mem, p->b.mem, part, p->c.mem, p->d.mem, p->bias.mem, p->residual.mem};
+    memcpy(g->mem, mem, sizeof mem);
+    g->counters = counters;
+    g->ab = (cl_float2){{p->alpha, p->beta}};
+    for (int i = 0; i < 7; i++) g->list[i] = PK_CL_ARG(g->mem[i]);
+    g->list[7] = (pk_cl_arg){16 * sizeof(cl_long), g->sa};
+    g->list[8] = (pk_cl_arg){16 * sizeof(cl_long), g->sa + 16};
+    g->list[9] = PK_CL_ARG(g->ab);
+    g->list[10] = PK_CL_ARG(g->counters);
+}
 
 static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_skinny_plan *sk, pk_msg *msg)
 {
@@ -75,52 +98,18 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
         if (s != PK_SUCCESS) return s;
     }
 
-    /* scalars packed as cl_args.h says; every skinny kernel takes these */
-    cl_long sa[PK_SA_LONGS] = {
-        [PK_SA_BATCH] = p->batch,      [PK_SA_M] = p->m,              [PK_SA_N] = p->n,
-        [PK_SA_K] = p->k,              [PK_SA_KS] = sk->ks,           [PK_SA_SPLITS] = sk->splits,
-        [PK_SA_A_OFF] = p->a.offset,   [PK_SA_A_SB] = p->a.stride[0], [PK_SA_A_SM] = p->a.stride[1],
-        [PK_SA_B_OFF] = p->b.offset,   [PK_SA_B_SB] = p->b.stride[0], [PK_SA_B_SN] = p->b.stride[2],
-    };
-    const pk_view *ep[4] = {&p->c, &p->d, &p->bias, &p->residual};
-    const int at[4] = {PK_SA_C, PK_SA_D, PK_SA_BIAS, PK_SA_RES}, strides[4] = {3, 3, 1, 3};
-    for (int i = 0; i < 4; i++) {
-        sa[at[i]] = ep[i]->offset;
-        /* bias is [N]: its one stride is its n stride */
-        for (int j = 0; j < strides[i]; j++) sa[at[i] + 1 + j] = ep[i]->stride[j];
-    }
-    cl_mem a = p->a.mem, b = p->b.mem, c = p->c.mem, dd = p->d.mem, bias = p->bias.mem, res = p->residual.mem;
-    cl_float2 ab = {{p->alpha, p->beta}};
-    const pk_cl_arg args[] = {
-        PK_CL_ARG(a),    PK_CL_ARG(b),   PK_CL_ARG(part), PK_CL_ARG(c),
-        PK_CL_ARG(dd),   PK_CL_ARG(bias), PK_CL_ARG(res),
-        (pk_cl_arg){16 * sizeof(cl_long), sa}, (pk_cl_arg){16 * sizeof(cl_long), sa + 16}, PK_CL_ARG(ab),
-    };
+    gemm_args g;
+    gemm_args_fill(&g, p, sk->ks, sk->splits, part, NULL);
     size_t groups = (size_t)min64(sk->groups, PK_CL_GEMM_MAX_GROUPS_X);
     size_t global[3] = {groups * (size_t)sk->wg, (size_t)sk->splits, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t local[3] = {(size_t)sk->wg, 1, 1};
-    s = pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+    s = pk_cl_run(d, kernel, g.list, GEMM_ARGS, 3, global, local, msg);
     if (s != PK_SUCCESS || sk->splits == 1) return s;
 
     size_t mglobal[3] = {(size_t)p->n, (size_t)p->m, (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t mlocal[3] = {64, 1, 1};
-    return pk_cl_run(d, merge, args, (int)(sizeof args / sizeof args[0]), 3, mglobal, mlocal, msg);
+    return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
-
-/* The arguments gemm_tiled.cl and gemm_mma.cl take, in the order of
- * kernels_cl/cl_args.h PK_GEMM_TILED_PARAMS. */
-#define GEMM_TILED_ARGS(p)                                                                                 \
-    cl_long batch = (p)->batch, m = (p)->m, n = (p)->n, k = (p)->k;                                        \
-    cl_mem a = (p)->a.mem, b = (p)->b.mem;                                                                 \
-    cl_long a_off = (p)->a.offset, a_sb = (p)->a.stride[0], a_sm = (p)->a.stride[1], a_sk = (p)->a.stride[2]; \
-    cl_long b_off = (p)->b.offset, b_sb = (p)->b.stride[0], b_sk = (p)->b.stride[1], b_sn = (p)->b.stride[2]; \
-    GEMM_EPILOGUE_ARGS(p);                                                                                 \
-    const pk_cl_arg args[] = {                                                                             \
-        PK_CL_ARG(batch), PK_CL_ARG(m),     PK_CL_ARG(n),    PK_CL_ARG(k),                                  \
-        PK_CL_ARG(a),     PK_CL_ARG(a_off), PK_CL_ARG(a_sb), PK_CL_ARG(a_sm),    PK_CL_ARG(a_sk),           \
-        PK_CL_ARG(b),     PK_CL_ARG(b_off), PK_CL_ARG(b_sb), PK_CL_ARG(b_sk),    PK_CL_ARG(b_sn),           \
-        GEMM_EPILOGUE_LIST,                                                                                \
-    }
 
 static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, pk_msg *msg)
 {
@@ -144,9 +133,8 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
-    GEMM_TILED_ARGS(p);
     const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
-    /* split: the partial sums in scratch and a counter a tile, two more arguments */
+    /* split: the partial sums in scratch and a counter a tile */
     cl_mem part = NULL, counters = NULL;
     if (splits > 1) {
         /* rows of n rounded up to even (gemm_mma.cl PK_MMA_PART) */
@@ -155,17 +143,13 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
             s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
         if (s != PK_SUCCESS) return s;
     }
-    enum { NARGS = sizeof args / sizeof args[0] };
-    pk_cl_arg all[NARGS + 2];
-    memcpy(all, args, sizeof args);
-    all[NARGS] = PK_CL_ARG(part);
-    all[NARGS + 1] = PK_CL_ARG(counters);
-    const int nargs = NARGS + (splits > 1 ? 2 : 0);
+    gemm_args g;
+    gemm_args_fill(&g, p, 0, 1, part, counters);
     const size_t wg = (size_t)(32 * t->warps_m * t->warps_n);
     size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64(m_tiles, PK_CL_GEMM_MAX_GROUPS_YZ),
                         (size_t)min64(p->batch * splits, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t local[3] = {wg, 1, 1};
-    return pk_cl_run(d, kernel, all, nargs, 3, global, local, msg);
+    return pk_cl_run(d, kernel, g.list, GEMM_ARGS + (splits > 1), 3, global, local, msg);
 }
 
 pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
@@ -220,8 +204,9 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;
 
-    GEMM_TILED_ARGS(p);
+    gemm_args g;
+    gemm_args_fill(&g, p, 0, 1, NULL, NULL);
     size_t global[3] = {(size_t)n_tiles * plan.local[0], (size_t)m_groups * plan.local[1], (size_t)z_groups};
     size_t local[3] = {plan.local[0], plan.local[1], 1};
-    return pk_cl_run(d, kernel, args, (int)(sizeof args / sizeof args[0]), 3, global, local, msg);
+    return pk_cl_run(d, kernel, g.list, GEMM_ARGS, 3, global, local, msg);
 }
