@@ -26,7 +26,7 @@
  * CUDA cores over the visible keys only (rare: only non-finite V). */
 #pragma once
 
-#include "attention_common.cuh"
+#include "../kernels_gpu/attn_common.h"
 #include "attention_tiles.h"
 
 namespace pk_attn {
@@ -197,7 +197,7 @@ __device__ __forceinline__ void store_rows(const pk_attn_params &p, const block_
             if (p.lse && t4 == 0 && pr < s.rows) {
                 int h = s.kvh * s.group + pr / p.sq, i = pr % p.sq;
                 p.lse[p.off[4] + s.b * p.ls[0] + h * p.ls[1] + (int64_t)i * p.ls[2]] =
-                    live ? (m_run[mt][hf] + log2f(l)) * CUDART_LN2_F : -CUDART_INF_F;
+                    live ? (m_run[mt][hf] + log2f(l)) * PK_LN2 : -PK_INF;
             }
         }
     __syncwarp();
@@ -299,7 +299,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             for (int e = 0; e < 4; e++) acc[mt][j][e] = 0.0f;
 #pragma unroll
         for (int hf = 0; hf < 2; hf++) {
-            m_run[mt][hf] = -CUDART_INF_F;
+            m_run[mt][hf] = -PK_INF;
             l_run[mt][hf] = 0.0f;
         }
     }
@@ -375,7 +375,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
 #pragma unroll
                         for (int c = 0; c < 2; c++) {
                             const int k = j * 8 + c;
-                            if ((k < lo) | (k > hi)) sc[mt][j][2 * hf + c] = -CUDART_INF_F;
+                            if ((k < lo) | (k > hi)) sc[mt][j][2 * hf + c] = -PK_INF;
                         }
                 }
         }
@@ -387,7 +387,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
             for (int hf = 0; hf < 2; hf++) {
                 /* fmaxf drops a NaN score, but its weight ex2(NaN) still
                  * makes the row sum, and so the row, NaN */
-                float mx = -CUDART_INF_F;
+                float mx = -PK_INF;
 #pragma unroll
                 for (int j = 0; j < NKT; j++) mx = fmaxf(mx, fmaxf(sc[mt][j][2 * hf], sc[mt][j][2 * hf + 1]));
                 /* the 4 lanes of a quad hold one row */
@@ -395,7 +395,7 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
                 float mo = m_run[mt][hf], mn = fmaxf(mo, mx);
                 /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-                float base = mn == -CUDART_INF_F ? 0.0f : mn;
+                float base = mn == -PK_INF ? 0.0f : mn;
                 alpha[mt][hf] = mo == mn ? 1.0f : ex2(mo - base);
                 m_run[mt][hf] = mn;
                 float sum = 0.0f;
@@ -511,12 +511,12 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
 #pragma unroll
         for (int hf = 0; hf < 2; hf++) {
             int r = (wm * MT + mt) * 16 + g + 8 * hf;
-            float big = -CUDART_INF_F;
+            float big = -PK_INF;
 #pragma unroll
             for (int w = 0; w < NWN; w++) big = nanmax(big, s_m[w * BM + r]);
             float m = m_run[mt][hf];
             /* a warp that saw no key of this row adds nothing, NaN V or not */
-            bool none = m == -CUDART_INF_F;
+            bool none = m == -PK_INF;
             float f = none ? 0.0f : ex2(m - big);
             float *o = stage + (wn * BM + r) * C::OS + 2 * t4;
 #pragma unroll
@@ -531,13 +531,13 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
     for (int x = tid; x < BM * D; x += C::NT) {
         int r = x / D, c = x % D, pr = row0 + r;
         if (pr >= s.rows) break;
-        float big = -CUDART_INF_F, l = 0.0f, o = 0.0f;
+        float big = -PK_INF, l = 0.0f, o = 0.0f;
 #pragma unroll
         for (int w = 0; w < NWN; w++) big = nanmax(big, s_m[w * BM + r]);
 #pragma unroll
         for (int w = 0; w < NWN; w++) {
             float m = s_m[w * BM + r];
-            if (m != -CUDART_INF_F) l += ex2(m - big) * s_l[w * BM + r];
+            if (m != -PK_INF) l += ex2(m - big) * s_l[w * BM + r];
             o += stage[(w * BM + r) * C::OS + c];
         }
         write_elem<T, D>(p, s, pr, s_lo[r] <= s_hi[r] && l != 0.0f, big, l, c, o);

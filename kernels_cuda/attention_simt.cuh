@@ -5,10 +5,10 @@
  * with rows padded by one float, and runs the online softmax. Thread
  * (r, t) owns keys t + TPR u of a tile for the scores and output columns
  * t + TPR k for P V. Same rows, grid and outputs as the tensor-core kernel
- * (attention_common.cuh). */
+ * (kernels_gpu/attn_common.h). */
 #pragma once
 
-#include "attention_common.cuh"
+#include "../kernels_gpu/attn_common.h"
 #include "attention_tiles.h"
 
 namespace pk_attn {
@@ -57,7 +57,7 @@ template <int DT, int D> __device__ __forceinline__ void simt_attention(const pk
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
 
-    float acc[C::DPT], m = -CUDART_INF_F, l = 0.0f;
+    float acc[C::DPT], m = -PK_INF, l = 0.0f;
     for (int k = 0; k < C::DPT; k++) acc[k] = 0.0f;
 
     for (int n0 = hi_max < 0 ? 1 : lo_min / BN * BN; n0 <= hi_max; n0 += BN) {
@@ -76,10 +76,10 @@ template <int DT, int D> __device__ __forceinline__ void simt_attention(const pk
                 if (j < BN) sc[u] += qv * skv[j * QLD + c];
             }
         }
-        float mt = -CUDART_INF_F;
+        float mt = -PK_INF;
         for (int u = 0; u < C::KPT; u++) {
             int j = n0 + t + TPR * u;
-            sc[u] = t + TPR * u < BN && j >= my_lo && j <= my_hi ? sc[u] : -CUDART_INF_F;
+            sc[u] = t + TPR * u < BN && j >= my_lo && j <= my_hi ? sc[u] : -PK_INF;
             mt = nanmax(mt, sc[u]);
         }
         red[r * TPR + t] = mt;
@@ -88,7 +88,7 @@ template <int DT, int D> __device__ __forceinline__ void simt_attention(const pk
         float mn = m;
         for (int x = 0; x < TPR; x++) mn = nanmax(mn, red[r * TPR + x]);
         /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-        float base = mn == -CUDART_INF_F ? 0.0f : mn;
+        float base = mn == -PK_INF ? 0.0f : mn;
         float alpha = exp2f(m - base);
         for (int u = 0; u < C::KPT; u++)
             if (t + TPR * u < BN) sp[r * PLD + t + TPR * u] = exp2f(sc[u] - base);

@@ -4,8 +4,7 @@
  * sees typed pointers, the host the same 64-bit device addresses as
  * integers; nothing else differs.
  *
- * Rows, grid and the split partials: attention_common.cuh (CUDA) and
- * attention_common.h (HIP). */
+ * Rows, grid and the split partials: attn_common.h. */
 #ifndef PK_ATTN_ABI_H
 #define PK_ATTN_ABI_H
 

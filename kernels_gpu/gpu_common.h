@@ -12,6 +12,10 @@ template <> struct pk_storage<1> { typedef pk_f16 type; };
 template <> struct pk_storage<2> { typedef pk_bf16 type; };
 #define PK_T(DT) typename pk_storage<DT>::type
 
+/* ln 2: the softmax kernels work in base 2 (exp2 is one instruction) and
+ * report logs in natural log */
+#define PK_LN2 0.693147180559945309f
+
 __device__ __forceinline__ float pk_to_f32(float x) { return x; }
 __device__ __forceinline__ float pk_to_f32(pk_f16 x) { return __half2float(x); }
 __device__ __forceinline__ float pk_to_f32(pk_bf16 x)

@@ -1,7 +1,7 @@
 /* Attention kernels (the host launches them as hip_attention_plan.h says),
- * one per entry of the list in attention_kernels.h. All but the merge take
- * one pk_attn_params (attention_common.h). */
-#include "attention_common.h"
+ * one per entry of the list in attention_kernels.h. All take one
+ * pk_attn_params (kernels_gpu/attn_common.h), the merge the head dim too. */
+#include "../kernels_gpu/attn_common.h"
 #include "attention_kernels.h"
 #include "attention_mfma.h"
 #include "attention_tiled.h"

@@ -4,7 +4,7 @@
  * (mfma_attention_portable below), which the plan does not pick there.
  *
  * A block is NW = 4 waves of 64; wave w owns the 32 packed rows
- * row0 + 32 w .. + 31 (rows and grid as attention_common.h, BM = 128).
+ * row0 + 32 w .. + 31 (rows and grid as attn_common.h, BM = 128).
  * Per tile of BN = 32 keys the block copies K as [key][d] and V
  * transposed as [d][key] into LDS (16-bit, rows padded by 4 elements);
  * each wave then computes, with v_mfma_f32_32x32x8 (f16 / bf16_1k),
@@ -28,7 +28,7 @@
  * visible keys only (the weights pass through LDS). */
 #pragma once
 
-#include "attention_common.h"
+#include "../kernels_gpu/attn_common.h"
 #include "attention_tiles.h"
 
 namespace pk_attn {
@@ -153,7 +153,7 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
     for (int c = 0; c < DB; c++)
 #pragma unroll
         for (int r = 0; r < 16; r++) acc[c][r] = 0.0f;
-    float m = PK_NEG_INF, l = 0.0f;
+    float m = -PK_INF, l = 0.0f;
 
     for (int n0 = hi_max < 0 ? 1 : lo_min / BN * BN; n0 <= hi_max; n0 += BN) {
         /* the previous tile's products and weights are read */
@@ -185,17 +185,17 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention(const pk
 
         /* register r: key n0 + 8 (r / 4) + 4 h + r % 4 of row q */
         float w[16];
-        float mt = PK_NEG_INF;
+        float mt = -PK_INF;
 #pragma unroll
         for (int r = 0; r < 16; r++) {
             const int j = n0 + 8 * (r / 4) + 4 * h + r % 4;
-            w[r] = j < my_lo || j > my_hi ? PK_NEG_INF : st[r] * p.qscale;
+            w[r] = j < my_lo || j > my_hi ? -PK_INF : st[r] * p.qscale;
             mt = nanmax(mt, w[r]);
         }
         mt = nanmax(mt, __shfl_xor(mt, 32));
         const float mn = nanmax(m, mt);
         /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-        const float base = mn == PK_NEG_INF ? 0.0f : mn;
+        const float base = mn == -PK_INF ? 0.0f : mn;
         const float alpha = exp2f(m - base);
         float psum = 0.0f;
 #pragma unroll
@@ -304,11 +304,11 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention_portable
                                 p.qscale
                           : 0.0f;
         }
-        float m = PK_NEG_INF, l = 0.0f, acc = 0.0f;
+        float m = -PK_INF, l = 0.0f, acc = 0.0f;
         for (int n0 = lo <= hi ? lo : 1; n0 <= hi; n0 += NT) {
             __syncthreads();
             const int j = n0 + tid;
-            float sc = PK_NEG_INF;
+            float sc = -PK_INF;
             if (j <= hi) {
                 sc = 0.0f;
                 for (int c = 0; c < D; c++) sc = fmaf(sqr[c], pk_to_f32(kb[(int64_t)j * p.ks[1] + c * p.ks[3]]), sc);
@@ -316,13 +316,13 @@ template <int DT, int D> __device__ __forceinline__ void mfma_attention_portable
             sw[tid] = sc;
             __syncthreads();
             if (tid == 0) {
-                float mt = PK_NEG_INF;
+                float mt = -PK_INF;
                 for (int x = 0; x < NT; x++) mt = nanmax(mt, sw[x]);
                 red[0] = mt;
             }
             __syncthreads();
             const float mn = nanmax(m, red[0]);
-            const float base = mn == PK_NEG_INF ? 0.0f : mn;
+            const float base = mn == -PK_INF ? 0.0f : mn;
             const float alpha = exp2f(m - base);
             __syncthreads();
             sw[tid] = exp2f(sc - base);

@@ -6,11 +6,11 @@
  * against bank conflicts. Thread (r, t) scores keys t + TPR u of a tile
  * and accumulates output columns t + TPR c; the weights of a tile pass
  * through LDS so that every thread of the row sees all of them. Online
- * softmax in base 2. Rows, grid and outputs: attention_common.h.
+ * softmax in base 2. Rows, grid and outputs: attn_common.h.
  * Static LDS stays under 48 KiB (NVIDIA's limit without opt-in). */
 #pragma once
 
-#include "attention_common.h"
+#include "../kernels_gpu/attn_common.h"
 #include "attention_tiles.h"
 
 namespace pk_attn {
@@ -86,7 +86,7 @@ template <int DT, int D, bool ROWS16> __device__ __forceinline__ void tiled_atte
     const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
     const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
 
-    float acc[C::DPT], m = PK_NEG_INF, l = 0.0f;
+    float acc[C::DPT], m = -PK_INF, l = 0.0f;
 #pragma unroll
     for (int c = 0; c < C::DPT; c++) acc[c] = 0.0f;
 
@@ -108,16 +108,16 @@ template <int DT, int D, bool ROWS16> __device__ __forceinline__ void tiled_atte
             for (int u = 0; u < C::KPT; u++)
                 if (t + TPR * u < BN) sc[u] = fmaf(qv, sk[(t + TPR * u) * LDQ + c], sc[u]);
         }
-        float mt = PK_NEG_INF;
+        float mt = -PK_INF;
 #pragma unroll
         for (int u = 0; u < C::KPT; u++) {
             const int j = n0 + t + TPR * u;
-            if (t + TPR * u >= BN || j < my_lo || j > my_hi) sc[u] = PK_NEG_INF;
+            if (t + TPR * u >= BN || j < my_lo || j > my_hi) sc[u] = -PK_INF;
             mt = nanmax(mt, sc[u]);
         }
         const float mn = nanmax(m, row_max<TPR>(mt));
         /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
-        const float base = mn == PK_NEG_INF ? 0.0f : mn;
+        const float base = mn == -PK_INF ? 0.0f : mn;
         const float alpha = exp2f(m - base);
         float psum = 0.0f;
 #pragma unroll

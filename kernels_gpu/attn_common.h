@@ -1,33 +1,29 @@
-/* What every HIP attention kernel shares: the argument block, the row
- * mapping and the per-row key windows. The same contract as the CUDA
- * backend's kernels (kernels_cuda/attention_common.cuh), device code of
- * our own.
+/* What the attention kernels of CUDA and HIP share: the argument block, the
+ * launch order, the row mapping, the per-row key windows, the outputs and
+ * the merge of the split partials.
  *
  * Rows. A block owns one kv head (b, kvh), one chunk of the key range
  * (split) and one tile of the rows that share that kv head: the sq queries
  * of each of the hq / hkv heads of the group, packed head-major (packed row
  * pr -> head g = pr / sq of the group, query i = pr % sq), so that decode
- * reads K and V once for a GQA group.
- * Grid: (b * hkv + kvh, split, row tile counted from the end, so that the
- * row tiles that see the most keys under a causal mask start first).
+ * packs the few queries of a GQA group into one matrix tile and reads K
+ * and V once for the group; prefill takes the same path.
+ * Grid: (b * hkv + kvh, split, row tile) in size; block_coords maps the
+ * launch order onto them.
  *
  * Output. One pass (n_splits == 1) writes normalised O and the LSE. Split
  * KV writes, per packed row and chunk, an unnormalised accumulator and its
- * (m, l) in base 2 to part, which pk_attn_merge combines:
+ * (m, l) in base 2 to part, which merge combines:
  *   slot = ((b * hq + h) * sq + i) * n_splits + split
  *   part[2 slot], part[2 slot + 1]          = m, l
  *   part[acc_off + slot * D + c]            = acc, acc_off = 2 * rows * n_splits
  * with rows = batch * hq * sq. */
 #pragma once
 
-#include "../kernels_gpu/gpu_common.h"
-
-#include "../kernels_gpu/attn_abi.h" /* pk_attn_params */
+#include "attn_abi.h" /* one argument ABI for the kernels and both backends' host code */
+#include "gpu_common.h"
 
 namespace pk_attn {
-
-#define PK_NEG_INF (-PK_INF)
-constexpr float ln2 = 0.693147180559945309f;
 
 /* NaN wins, as in the reference (fmaxf would drop it). */
 __device__ __forceinline__ float nanmax(float a, float b) { return (a > b || a != a) ? a : b; }
@@ -39,11 +35,31 @@ struct block_pos {
 
 __device__ __forceinline__ block_pos block_coords(const pk_attn_params &p)
 {
+    /* Blocks start in launch order (x fastest, then y: the split, then z).
+     * Over (x, z) the row tiles of a group of kv heads go together, about
+     * as many blocks as a large GPU keeps in flight, so that those blocks
+     * share the group's K and V through L2 instead of each streaming its
+     * own from memory. Within the group the row tiles go from the last
+     * (which sees the most keys under a causal mask) to the first, so that
+     * short blocks fill the tail. One row tile (decode): launch order.
+     * 32-bit arithmetic, as 64-bit division is a slow call; a grid too big
+     * for it keeps the plain order. */
+    constexpr unsigned GROUP_BLOCKS = 256;
+    const unsigned heads = gridDim.x, tiles = gridDim.z;
+    unsigned head = blockIdx.x, rank = blockIdx.z;
+    if ((uint64_t)heads * tiles <= 0xffffffffu) {
+        const unsigned r = blockIdx.x + heads * blockIdx.z;
+        const unsigned fit = GROUP_BLOCKS / tiles, hg = fit > 1u ? fit : 1u;
+        const unsigned group = r / (hg * tiles), in = r % (hg * tiles);
+        const unsigned left = heads - group * hg, size = hg < left ? hg : left; /* the last group may be short */
+        head = group * hg + in % size;
+        rank = in / size;
+    }
     block_pos s;
-    s.b = blockIdx.x / p.hkv;
-    s.kvh = blockIdx.x % p.hkv;
+    s.b = (int)head / p.hkv;
+    s.kvh = (int)head % p.hkv;
     s.split = blockIdx.y;
-    s.tile = gridDim.z - 1 - blockIdx.z;
+    s.tile = (int)(tiles - 1 - rank);
     s.group = p.hq / p.hkv;
     s.rows = s.group * p.sq;
     s.lq = p.lens ? p.lens[s.b] : p.sq;
@@ -90,17 +106,18 @@ __device__ __forceinline__ void write_elem(const pk_attn_params &p, const block_
     const int h = s.kvh * s.group + g;
     if (p.n_splits == 1) {
         T *o = (T *)p.o;
-        o[row_offset(p, s, p.os, p.off[3], pr) + c * p.os[3]] = pk_from_f32<T>(live ? acc / l : 0.0f);
+        const int64_t ob = row_offset(p, s, p.os, p.off[3], pr);
+        o[ob + c * p.os[3]] = pk_from_f32<T>(live ? acc / l : 0.0f);
         if (p.lse && c == 0)
             p.lse[p.off[4] + s.b * p.ls[0] + h * p.ls[1] + (int64_t)i * p.ls[2]] =
-                live ? (m + log2f(l)) * ln2 : PK_NEG_INF;
+                live ? (m + log2f(l)) * PK_LN2 : -PK_INF;
     } else {
         const int64_t slot = ((int64_t)(s.b * p.hq + h) * p.sq + i) * p.n_splits + s.split;
         const int64_t acc_off = 2 * (int64_t)p.batch * p.hq * p.sq * p.n_splits;
         /* an empty chunk must contribute exactly 0, even beside a NaN V */
         p.part[acc_off + slot * D + c] = live ? acc : 0.0f;
         if (c == 0) {
-            p.part[2 * slot] = live ? m : PK_NEG_INF;
+            p.part[2 * slot] = live ? m : -PK_INF;
             p.part[2 * slot + 1] = live ? l : 0.0f;
         }
     }
@@ -121,10 +138,10 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
     const float *ml = p.part + row * p.n_splits * 2;
     const float *acc = p.part + 2 * n_rows * p.n_splits + row * p.n_splits * d + c;
 
-    float big = PK_NEG_INF;
+    float big = -PK_INF;
     for (int s = 0; s < p.n_splits; s++) big = nanmax(big, ml[2 * s]);
     float sum = 0.0f, out = 0.0f;
-    if (big != PK_NEG_INF) {
+    if (big != -PK_INF) {
         for (int s = 0; s < p.n_splits; s++) {
             const float w = exp2f(ml[2 * s] - big);
             sum += w * ml[2 * s + 1];
@@ -137,7 +154,8 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
     T *o = (T *)p.o;
     o[p.off[3] + b * p.os[0] + i * p.os[1] + h * p.os[2] + c * p.os[3]] = pk_from_f32<T>(out);
     if (p.lse && c == 0)
-        p.lse[p.off[4] + b * p.ls[0] + h * p.ls[1] + i * p.ls[2]] = big == PK_NEG_INF ? PK_NEG_INF : (big + log2f(sum)) * ln2;
+        p.lse[p.off[4] + b * p.ls[0] + h * p.ls[1] + i * p.ls[2]] =
+            big == -PK_INF ? -PK_INF : (big + log2f(sum)) * PK_LN2;
 }
 
 } // namespace pk_attn
