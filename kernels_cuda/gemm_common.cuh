@@ -1,6 +1,6 @@
 /* What every CUDA GEMM kernel shares beyond the parameter list
  * (kernels_gpu/gemm_abi.h, which the host fills through pk_gpu_gemm_args
- * in backends/common/pk_gpu_args.c) and the fused epilogue
+ * in backends/gpu/pk_gpu_args.c) and the fused epilogue
  * (kernels_gpu/gemm_epilogue.h): the tile order. */
 #pragma once
 

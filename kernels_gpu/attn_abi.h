@@ -1,6 +1,6 @@
 /* The argument block of every attention kernel of CUDA and HIP (but the
  * merge), passed by value: one definition that the kernels and the host
- * (backends/common/pk_gpu_args.c fills it) both compile. Device code
+ * (backends/gpu/pk_gpu_args.c fills it) both compile. Device code
  * sees typed pointers, the host the same 64-bit device addresses as
  * integers; nothing else differs.
  *

@@ -1,6 +1,6 @@
 /* Kernel arguments of the elementwise kernels (elementwise.cu), passed by
  * value as one struct each. Plain C with fixed-width fields and no device
- * code: the host plans (backends/common/pk_gpu_ew.c, shared by CUDA and
+ * code: the host plans (backends/gpu/pk_gpu_ew.c, shared by CUDA and
  * HIP) fill the same structs, so the two sides cannot drift. */
 #ifndef PK_EW_ABI_H
 #define PK_EW_ABI_H

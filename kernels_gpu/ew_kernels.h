@@ -1,5 +1,5 @@
 /* The elementwise kernels' entry points as data, one list for CUDA and HIP:
- * read by the host plans (backends/common/pk_gpu_ew.c), the launch
+ * read by the host plans (backends/gpu/pk_gpu_ew.c), the launch
  * (backends/gpu) and the kernel build (elementwise.h). X(kind, module,
  * name, ...), module the kernel file, and kind's arguments:
  *   ROW    OP, DT, V, C  a row per blockDim.x threads (ew_rows.h)

@@ -1,7 +1,7 @@
 /* The parameter list of every GEMM kernel of CUDA and HIP, written once
  * (PK_GEMM_ABI), from which come the kernels' parameters (PK_GEMM_PARAMS),
  * their names in order (PK_GEMM_ARGS), and the same values as one struct
- * (pk_gemm_kargs) that the host fills (backends/common/pk_gpu_args.c) and
+ * (pk_gemm_kargs) that the host fills (backends/gpu/pk_gpu_args.c) and
  * HIP's kernels read the argument segment through: one order of the same
  * types, so the struct's fields fall where the parameters do. Device code
  * sees typed pointers, the host the same 64-bit device addresses as

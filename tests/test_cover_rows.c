@@ -1,5 +1,5 @@
 /* Coverage of the elementwise launch plans (cover.h): those CUDA and HIP
- * share (backends/common/pk_gpu_ew.c: row ops, RoPE, chain), which do not
+ * share (backends/gpu/pk_gpu_ew.c: row ops, RoPE, chain), which do not
  * depend on the device, and the OpenCL row-op plan
  * (backends/opencl/opencl_rows_plan.c) on each device cover_devices.h
  * lists: every kernel a plan can name is reached by a conformance case

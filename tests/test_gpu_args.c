@@ -1,5 +1,5 @@
 /* The argument marshalling the CUDA and HIP backends share
- * (backends/common/pk_gpu_args.c): parameter order of the GEMM kernels,
+ * (backends/gpu/pk_gpu_args.c): parameter order of the GEMM kernels,
  * the attention block's layout and the split-KV scratch layout; and the
  * RoPE table block they keep on the device (pk_gpu_ew.c). */
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* The pinned staging ring (backends/common/pk_gpu_stage.c) on a fake
+/* The pinned staging ring (backends/gpu/pk_gpu_stage.c) on a fake
  * device: a stream that runs only when the test says so, events, pinned
  * blocks that remember who reads them. A copy is carried out when the
  * stream reaches it, from the pinned bytes as they are then, so a region

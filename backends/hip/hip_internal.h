@@ -8,7 +8,7 @@
  * (hip_rtc.c).
  *
  * What HIP's kernels keep to, beyond what the CUDA family shares
- * (kernel lists, argument blocks: kernels_gpu/, backends/common/pk_gpu_args.h;
+ * (kernel lists, argument blocks: kernels_gpu/, backends/gpu/pk_gpu_args.h;
  * plans: pk_gpu_attn_plan and hip_gemm_plan.h):
  * - each .hip file is one translation unit, one module; it may include any
  *   kernels_hip/ or kernels_gpu/ header (the build tracks them through the
