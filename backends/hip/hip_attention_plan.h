@@ -1,22 +1,8 @@
 /* Kernel and tile choice for HIP attention: plain C, no HIP headers, so that
  * it is unit-tested on the CPU. The kernels are in kernels_hip/attention*.
- *
- * How the host launches a plan (backends/gpu/gpu_attention.c, for CUDA's plans too):
- *   1. scratch: per-batch lengths (int32, len_q[batch] then len_kv[batch]),
- *      only when the lengths are not uniform (params.lens, else 0); then,
- *      from a 256-byte boundary and only when n_splits > 1, the split
- *      partials (params.part, f32): batch * hq * sq * n_splits * (d + 2)
- *      floats.
- *   2. kernel with one argument, the params struct by value
- *      (pk_attn_params of kernels_gpu/attn_abi.h, as for CUDA):
- *        grid  {batch * hkv, n_splits, row_tiles}
- *        block {threads, 1, 1}, dynamic LDS smem (always 0: static LDS)
- *   3. when n_splits > 1: merge (pk_attn_merge_<dt of o>) with the arguments
- *      (params, int d):
- *        grid  {ceil(batch * hq * sq * d / 256), 1, 1}
- *        block {256, 1, 1}, no LDS
- * pk_hip_attn_plan_make refuses nothing; the host checks row_tiles <= 65535
- * and batch * hkv < 2^31 (the grid), as the CUDA host does. */
+ * The plan is a pk_gpu_attn_plan (backends/gpu/pk_gpu_args.h, which says
+ * how backends/gpu/gpu_attention.c launches it); HIP's kernels use static
+ * LDS only, so its smem is always 0. */
 #ifndef PK_HIP_ATTENTION_PLAN_H
 #define PK_HIP_ATTENTION_PLAN_H
 

@@ -3,7 +3,7 @@
  * on any machine.
  *
  * Every GEMM entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
- * the same list in the same order as the CUDA backend's. Every kernel uses
+ * the one parameter list of the CUDA family. Every kernel uses
  * static LDS only (at most 48 KiB where the portable body is built, so that
  * the HIP-on-NVIDIA build needs no opt-in), so smem is always 0. Launch:
  * grid {grid[0], grid[1], grid[2]}, block {block[0], 1, 1}; the kernels
