@@ -66,15 +66,6 @@ static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg)
 {
     return pk_gpu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
 }
-static inline pk_gpu_result pk_gpu_driver_init(void) { return cuInit(0); }
-static inline pk_gpu_result pk_gpu_driver_devices(int *n) { return cuDeviceGetCount(n); }
-static inline pk_gpu_result pk_gpu_module_load(pk_gpu_module *m, const void *image) { return cuModuleLoadData(m, image); }
-static inline void pk_gpu_module_unload(pk_gpu_module m) { cuModuleUnload(m); }
-static inline pk_gpu_result pk_gpu_module_function(pk_gpu_function *f, pk_gpu_module m, const char *name)
-{
-    return cuModuleGetFunction(f, m, name);
-}
-static inline void pk_gpu_stream_destroy(pk_gpu_device *d) { cuStreamDestroy(d->stream); }
 /* the most dynamic shared memory a kernel may ask for, and the asking */
 static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->smem_optin; }
 static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes)
@@ -182,15 +173,6 @@ static inline const char *pk_gpu_error_text(pk_gpu_result r) { return hipGetErro
     ((r) == hipErrorInvalidValue || (r) == hipErrorNotFound || (r) == hipErrorInvalidImage ||                     \
      (r) == hipErrorNoBinaryForGpu)
 static inline pk_status pk_gpu_current(pk_gpu_device *d, pk_msg *msg) { return pk_hip_current(d, msg); }
-static inline pk_gpu_result pk_gpu_driver_init(void) { return hipInit(0); }
-static inline pk_gpu_result pk_gpu_driver_devices(int *n) { return hipGetDeviceCount(n); }
-static inline pk_gpu_result pk_gpu_module_load(pk_gpu_module *m, const void *image) { return hipModuleLoadData(m, image); }
-static inline void pk_gpu_module_unload(pk_gpu_module m) { hipModuleUnload(m); }
-static inline pk_gpu_result pk_gpu_module_function(pk_gpu_function *f, pk_gpu_module m, const char *name)
-{
-    return hipModuleGetFunction(f, m, name);
-}
-static inline void pk_gpu_stream_destroy(pk_gpu_device *d) { hipStreamDestroy(d->stream); }
 static inline size_t pk_gpu_smem_most(const pk_gpu_device *d) { return d->target.lds_bytes; }
 static inline pk_gpu_result pk_gpu_allow_smem(pk_gpu_function f, unsigned bytes) { return pk_hip_allow_lds(f, bytes); }
 static inline int pk_gpu_units(const pk_gpu_device *d) { return d->target.cu_count; }
@@ -253,6 +235,20 @@ static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attent
     pk_hip_attn_plan_make(p, &d->target, plan);
 }
 #endif /* PK_GPU_HIP */
+
+/* the driver calls both spell alike but for their prefix */
+static inline pk_gpu_result pk_gpu_driver_init(void) { return PK_GPU_FN(cuInit, hipInit)(0); }
+static inline pk_gpu_result pk_gpu_driver_devices(int *n) { return PK_GPU_FN(cuDeviceGetCount, hipGetDeviceCount)(n); }
+static inline pk_gpu_result pk_gpu_module_load(pk_gpu_module *m, const void *image)
+{
+    return PK_GPU_FN(cuModuleLoadData, hipModuleLoadData)(m, image);
+}
+static inline void pk_gpu_module_unload(pk_gpu_module m) { PK_GPU_FN(cuModuleUnload, hipModuleUnload)(m); }
+static inline pk_gpu_result pk_gpu_module_function(pk_gpu_function *f, pk_gpu_module m, const char *name)
+{
+    return PK_GPU_FN(cuModuleGetFunction, hipModuleGetFunction)(f, m, name);
+}
+static inline void pk_gpu_stream_destroy(pk_gpu_device *d) { PK_GPU_FN(cuStreamDestroy, hipStreamDestroy)(d->stream); }
 
 /* Every kernel of the backend's lists has an index on the device: its
  * index in its list after those of the lists before it. */
