@@ -439,7 +439,6 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
     /* one work-group a tile of the grid's y x x: the grouped order;
      * more tile rows than the grid has: row by row */
     const int grouped = get_num_groups(1) == m_tiles;
-    (void)a_sk;
 
     for (long zs = get_group_id(2); zs < batch * SPLITS; zs += get_num_groups(2)) {
         const long z = zs / SPLITS, sp = zs % SPLITS;

@@ -74,17 +74,6 @@ pk_status pk_gpu_load(pk_gpu_device *d, int module, const pk_embedded_blob *b, p
     return s == PK_SUCCESS || s == PK_ERR_DEVICE_FAILURE ? s : PK_ERR_BUILD_FAILED;
 }
 
-pk_status pk_gpu_function_lookup(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out, pk_msg *msg)
-{
-    if (!d->modules[module])
-        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s: this device has no code of kernels_*/%s (for %s)", PK_GPU_VENDOR,
-                       pk_gpu_module_names[module], name);
-    if (pk_gpu_module_function(out, d->modules[module], name) != PK_GPU_OK)
-        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the code of kernels_*/%s", name,
-                       pk_gpu_module_names[module]);
-    return PK_SUCCESS;
-}
-
 void pk_gpu_unload(pk_gpu_device *d)
 {
     if (d->gpu.fault_module) pk_gpu_module_unload(d->gpu.fault_module);

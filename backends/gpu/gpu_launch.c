@@ -24,6 +24,19 @@ struct pk_gpu_kernel {
  * LDS need no call, so HIP asks only past this too) */
 #define SMEM_DEFAULT (48u * 1024u)
 
+/* The function `name` in d->modules[module] (PK_ERR_UNSUPPORTED where the
+ * device has no code of that module) */
+static pk_status function_lookup(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out, pk_msg *msg)
+{
+    if (!d->modules[module])
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "%s: this device has no code of kernels_*/%s (for %s)", PK_GPU_VENDOR,
+                       pk_gpu_module_names[module], name);
+    if (pk_gpu_module_function(out, d->modules[module], name) != PK_GPU_OK)
+        return pk_msgf(msg, PK_ERR_INTERNAL, "kernel %s is not in the code of kernels_*/%s", name,
+                       pk_gpu_module_names[module]);
+    return PK_SUCCESS;
+}
+
 /* Kernel k of the device, looked up the first time; NULL and *s on failure */
 static struct pk_gpu_kernel *kernel(pk_gpu_device *d, int k, pk_status *s, pk_msg *msg)
 {
@@ -42,7 +55,7 @@ static struct pk_gpu_kernel *kernel(pk_gpu_device *d, int k, pk_status *s, pk_ms
     struct pk_gpu_kernel *e = &d->gpu.kernels[k];
     if (!e->function) {
         pk_gpu_function f;
-        if ((*s = pk_gpu_function_lookup(d, modules[k], names[k], &f, msg)) != PK_SUCCESS) return NULL;
+        if ((*s = function_lookup(d, modules[k], names[k], &f, msg)) != PK_SUCCESS) return NULL;
         e->function = f;
         e->smem_allowed = SMEM_DEFAULT;
     }

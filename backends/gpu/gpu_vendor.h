@@ -14,7 +14,6 @@
 #error "backends/gpu is built with exactly one of PK_GPU_CUDA and PK_GPU_HIP"
 #endif
 
-
 #ifdef PK_GPU_CUDA
 #include "cuda_attention_plan.h"
 #include "cuda_gemm_plan.h"
@@ -333,10 +332,6 @@ void pk_gpu_unload(pk_gpu_device *d);
 extern const char *const pk_gpu_module_names[PK_GPU_MODULE_COUNT];
 const pk_embedded_blob *pk_gpu_blob_of(const pk_embedded_blob *blobs, int module);
 pk_status pk_gpu_load(pk_gpu_device *d, int module, const pk_embedded_blob *b, pk_msg *msg);
-/* The function `name` in d->modules[module] (PK_ERR_UNSUPPORTED where the
- * device has no code of that module) */
-pk_status pk_gpu_function_lookup(pk_gpu_device *d, int module, const char *name, pk_gpu_function *out,
-                                 pk_msg *msg);
 pk_status pk_gpu_fault_inject(void *dev, struct pk_fault_plan *plan, pk_msg *msg);
 
 /* ops */
