@@ -291,16 +291,23 @@ static void test_mma_picks(void)
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
               plan.mma_shape == PK_CL_MMA_SMALL,
           "m 16 [K,N]: not the small mma tile");
-    /* up to the narrow tile's 64 rows: that tile, its 32 tiles by 4096 in
-     * 4 pieces (128 work-groups for 132 units); past it the small one */
+    /* up to the narrow tile's 64 rows: that tile, k over the 8 warps of
+     * each of its 128 work-groups of 32 columns (128 for 132 units), never
+     * split over work-groups; past it the small one */
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
-              plan.mma_shape == PK_CL_MMA_NARROW && plan.mma_splits == 4,
-          "m 64: not the narrow tile in 4 pieces (%d)", plan.mma_splits);
+              plan.mma_shape == PK_CL_MMA_NARROW && plan.mt.kwarp && plan.mma_splits == 1,
+          "m 64: not the narrow k-over-warps tile, unsplit (%d)", plan.mma_splits);
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
-    CHECK(!strcmp(name, "mma_64x128_w1x8_s4_breg_split"), "variant %s", name);
-    CHECK(pk_cl_mma_local_bytes(&plan.mt) == 32768, "%zu bytes of local memory (a alone, two rounds)",
+    CHECK(!strcmp(name, "mma_64x32_kwarp8_s2"), "variant %s", name);
+    /* its sums: 8 warps x 16 rows x (32 + 8) floats an m16 tile, two
+     * tiles at once in 48 KiB, one in 20 KiB, none in less */
+    CHECK(pk_cl_mma_local_bytes(&plan.mt) == 20480, "%zu bytes of local memory (one m16 tile's sums)",
           pk_cl_mma_local_bytes(&plan.mt));
+    CHECK(pk_cl_mma_red_mt(&plan.mt, 49152) == 2 && pk_cl_mma_red_mt(&plan.mt, 20480) == 1 &&
+              pk_cl_mma_red_mt(&plan.mt, 20479) == 0,
+          "m16 tiles summed at once: %d, %d, %d", pk_cl_mma_red_mt(&plan.mt, 49152), pk_cl_mma_red_mt(&plan.mt, 20480),
+          pk_cl_mma_red_mt(&plan.mt, 20479));
     /* the same as [K, N]: the small tile */
     p.b.stride[1] = 4096, p.b.stride[2] = 1;
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
@@ -420,6 +427,11 @@ static void test_mma_shapes(void)
         "gemm_mma.stages=1",                                                        /* out of range */
         "gemm_mma_narrow.warps_m=2,gemm_mma_narrow.warps_n=4",                      /* breg: warps share columns */
         "gemm_mma_narrow.breg=2",                                                   /* out of range */
+        "gemm_mma_narrow.breg=1",                                                   /* kwarp: weights its own */
+        "gemm_mma_narrow.bm=64,gemm_mma_narrow.bn=72",                              /* kwarp: 144 accumulators */
+        "gemm_mma_narrow.stages=5",                                                 /* kwarp: 2..4 steps held */
+        "gemm_mma_narrow.warps_m=2",                                                /* kwarp: one warp row */
+        "gemm_mma_narrow.kwarp=2",                                                  /* out of range */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pk_cl_params q = prm;
@@ -432,7 +444,7 @@ static void test_mma_shapes(void)
                            sizeof why) != 0,
           "a 96 KiB tile accepted");
     /* a device with less local memory than the tiles: the small tile where
-     * it fits, else the narrow one (32 rows, weights in registers: 16
+     * it fits, else the narrow one (its sums one m16 tile at a time: 20
      * KiB), else the tiled kernel */
     pk_device_info small = nv;
     small.local_mem_bytes = 40 * 1024;
@@ -442,12 +454,12 @@ static void test_mma_shapes(void)
     small.local_mem_bytes = 32 * 1024;
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_NARROW,
           "32 KiB: not the narrow tile");
-    small.local_mem_bytes = 16 * 1024;
+    small.local_mem_bytes = 20 * 1024;
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && plan.mma && plan.mma_shape == PK_CL_MMA_NARROW,
-          "16 KiB: not the narrow tile");
-    small.local_mem_bytes = 8 * 1024;
+          "20 KiB: not the narrow tile");
+    small.local_mem_bytes = 16 * 1024;
     CHECK(pk_cl_gemm_plan_problem(&prm, &small, 1024, &p, &plan) == 0 && !plan.mma && !plan.skinny,
-          "8 KiB: not the tiled kernel");
+          "16 KiB: not the tiled kernel");
 }
 
 int main(void)

@@ -111,9 +111,41 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
 
+/* gemm_mma_kwarp.cl: a work-group a block of bn columns by bm rows, k
+ * split among its warps */
+static pk_status gemm_mma_kwarp(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_mma_tile *t, pk_msg *msg)
+{
+    int64_t n_tiles = (p->n + t->bn - 1) / t->bn;
+    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
+                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    char options[512];
+    pk_cl_options(options, sizeof options,
+                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS=%d -DDEPTH=%d -DRED_MT=%d -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d "
+                  "-DHAS_BIAS=%d -DHAS_RES=%d",
+                  t->bm, t->bn, t->warps_n, t->stages, pk_cl_mma_red_mt(t, d->info.local_mem_bytes), (int)p->a.dtype,
+                  (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL);
+    if (t->regs > 0) {
+        const size_t used = strlen(options);
+        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
+    }
+    pk_cl_kern *kernel;
+    pk_status s = pk_cl_kernel(d, "gemm_mma_kwarp.cl", options, "gemm_mma_kwarp", &kernel, msg);
+    if (s != PK_SUCCESS) return s;
+    gemm_args g;
+    gemm_args_fill(&g, p, 0, 1, NULL, NULL);
+    const size_t wg = (size_t)(32 * t->warps_n);
+    const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
+    size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64(m_tiles, PK_CL_GEMM_MAX_GROUPS_YZ),
+                        (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
+    size_t local[3] = {wg, 1, 1};
+    return pk_cl_run(d, kernel, g.list, GEMM_ARGS, 3, global, local, msg);
+}
+
 static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, pk_msg *msg)
 {
     const pk_cl_mma_tile *t = &plan->mt;
+    if (t->kwarp) return gemm_mma_kwarp(d, p, t, msg);
     int64_t n_tiles = (p->n + t->bn - 1) / t->bn;
     if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
         return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",

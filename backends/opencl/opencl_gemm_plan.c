@@ -165,18 +165,18 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * 128 x 64 tiles of 8 warps of 32 x 32 (twice the work-groups of the
  * large tile, and 4 steps in flight to cover the memory latency of a
  * multiprocessor that holds few of them), k split in up to 2 pieces.
- * The narrow entry, for M up to 64 with k-contiguous weights: 64 x 128
- * tiles of 1 x 8 warps, each warp's 16 columns of weights loaded straight
- * into registers and only a through local memory, in rounds of 4 steps,
- * k in up to 4 pieces. At M = 32 and 64 by 4096 x 4096 it ran ahead of
- * the same kernel's tiles of 64 x 64 (4 warps), 64 x 256, 2-step or
- * 6-step rounds, 8 pieces and a 128-register bound (which spills), and of
- * the 64 x 64 tile through local memory that it replaces; and that one
- * ran ahead of the small tile, half of whose rows were past M
- * (bench/RESULTS.md, 2026-12-04).
+ * The narrow entry, for M up to 64 with k-contiguous weights: blocks of
+ * 64 x 32 (gemm_mma_kwarp.cl), k over the 8 warps of a work-group, each
+ * holding 2 steps: 128 work-groups at N = 4096, no split over
+ * work-groups. At M = 32 and 64 by 4096 x 4096 it ran ahead of gemm_mma.cl's
+ * weights-in-registers tile (64 x 128 of 1 x 8 warps, rounds of 4 steps,
+ * k in 4 pieces; still there for portkern tune, breg), whose warps each
+ * read all of a from local memory and whose pieces met at the end of
+ * every launch, and of its own blocks of 16 or 48 columns, 3 or 4 steps
+ * held (which spill), 4 or 16 warps (bench/RESULTS.md, 2026-12-04 12:00).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0}, {64, 128, 1, 8, 4, 8, 0, 4, 1}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0}, {64, 32, 1, 8, 2, 8, 0, 1, 0, 1}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -190,8 +190,25 @@ const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
+    /* kwarp: the warps' sums of one m16 tile at least (pk_cl_mma_red_mt) */
+    if (t->kwarp) return pk_cl_mma_red_bytes(t, 1);
     /* breg: two rounds of a alone */
     return 2u * 32u * (size_t)t->stages * (t->breg ? 2u * (size_t)t->bm : (size_t)(t->bm + t->bn));
+}
+
+size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt)
+{
+    /* gemm_mma_kwarp.cl: rows of bn + 8 floats */
+    return sizeof(float) * (size_t)t->warps_n * 16u * (size_t)red_mt * (size_t)(t->bn + 8);
+}
+
+int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes)
+{
+    /* the most m16 tiles whose sums fit at once, dividing the tile's */
+    int best = 0;
+    for (int r = 1; r <= t->bm / 16; r++)
+        if ((t->bm / 16) % r == 0 && pk_cl_mma_red_bytes(t, r) <= local_mem_bytes) best = r;
+    return best;
 }
 
 int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size_t max_work_group)
@@ -204,6 +221,13 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
      * groups of 8, and a work-item's copies of such a row's chunks keep
      * one column (the chunks of a row divide the work-group) */
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
+    /* kwarp: whole m16 tiles by n8 blocks, one warp row, weights in
+     * registers of their own (no breg), 2..4 steps held a warp */
+    if (t->kwarp) {
+        const int acc = (t->bm / 16) * (t->bn / 8) * 4;
+        return t->kwarp == 1 && t->warps_m == 1 && !t->breg && t->bm % 16 == 0 && t->bn % 8 == 0 && t->stages <= 4 &&
+               acc <= 128 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
+    }
     /* breg: each warp owns whole columns (its weights are its own) */
     if (t->breg && (t->breg != 1 || t->warps_m != 1)) return 0;
     if (t->bm % (16 * t->warps_m) || t->bn % (16 * t->warps_n) || t->bn % 64 || items % (size_t)(t->bn / 8)) return 0;
@@ -229,10 +253,11 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
     const int nw_ok = mma_tile_fits(nw, info, max_work_group);
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = lg_ok ? p->batch * ((p->m + lg->bm - 1) / lg->bm) * ((p->n + lg->bn - 1) / lg->bn) : 0;
-    if (nw_ok && p->m <= nw->bm && (b_kc || !nw->breg)) return *shape = PK_CL_MMA_NARROW, nw;
+    const int nw_b = b_kc || (!nw->breg && !nw->kwarp);
+    if (nw_ok && p->m <= nw->bm && nw_b) return *shape = PK_CL_MMA_NARROW, nw;
     if (lg_ok && (tiles >= units || (!sm_ok && !nw_ok))) return *shape = PK_CL_MMA_LARGE, lg;
     if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
-    if (nw_ok && (b_kc || !nw->breg)) return *shape = PK_CL_MMA_NARROW, nw;
+    if (nw_ok && nw_b) return *shape = PK_CL_MMA_NARROW, nw;
     return NULL;
 }
 
@@ -386,7 +411,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
         out->mma = 1;
         out->mma_shape = shape;
         out->mt = *mt;
-        out->mma_splits = shape != PK_CL_MMA_LARGE ? mma_splits(mt, info, p) : 1;
+        out->mma_splits = shape != PK_CL_MMA_LARGE && !mt->kwarp ? mma_splits(mt, info, p) : 1;
         out->b_kc = b_kc;
         return 0;
     }
@@ -410,8 +435,11 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     }
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
-        snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
-                 t->breg ? "breg" : plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
+        if (t->kwarp)
+            snprintf(name, n, "mma_%dx%d_kwarp%d_s%d", t->bm, t->bn, t->warps_n, t->stages);
+        else
+            snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
+                     t->breg ? "breg" : plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
         return;
     }
     static const char *const shapes[PK_CL_GEMM_SHAPE_COUNT] = {"large", "small", "decode"};
@@ -445,10 +473,10 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
         const pk_cl_mma_tile *t = &prm->mma[s];
         if (!mma_tile_fits(t, info, max_work_group)) continue;
         const int same = s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], offsetof(pk_cl_mma_tile, max_splits)) &&
-                         t->breg == prm->mma[PK_CL_MMA_LARGE].breg &&
+                         t->breg == prm->mma[PK_CL_MMA_LARGE].breg && t->kwarp == prm->mma[PK_CL_MMA_LARGE].kwarp &&
                          mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
-        for (int b_kc = t->breg; b_kc < 2; b_kc++)
-            for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
+        for (int b_kc = t->breg || t->kwarp; b_kc < 2; b_kc++)
+            for (int split = same; split < (s != PK_CL_MMA_LARGE && !t->kwarp && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];
                 memset(&plan, 0, sizeof plan);
                 plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc, plan.mma_splits = split ? 2 : 1;

@@ -76,8 +76,14 @@ size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
  * its pipeline fills and the partial sums stay a small part of the traffic. */
 #define PK_CL_MMA_MIN_SPLIT_STEPS 8
 
-/* Local memory of gemm_mma.cl with tile t */
+/* Local memory of gemm_mma.cl with tile t (gemm_mma_kwarp.cl: at the
+ * least, its sums one m16 tile at a time) */
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
+/* gemm_mma_kwarp.cl: local memory for its warps' sums red_mt m16 tiles at
+ * a time, and the most tiles at a time (dividing the tile's) that fit in
+ * local_mem_bytes (0: none) */
+size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt);
+int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes);
 /* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);
 /* Whether gemm_mma.cl can be built with tile t (warps that tile it in

@@ -51,7 +51,7 @@ _Static_assert(PK_CL_FAMILY_GEMM_MMA_SMALL - PK_CL_FAMILY_GEMM_MMA == PK_CL_MMA_
 
 /* (bm apart: the narrow tile searches only heights at or under its M) */
 #define MMA_TILE(fam, s)                                                                          \
-    {fam, "bn", OFF(mma[s].bn), 64, 512, CH(64, 128, 256)},                                       \
+    {fam, "bn", OFF(mma[s].bn), 8, 512, CH(64, 128, 256)},                                       \
     {fam, "warps_m", OFF(mma[s].warps_m), 1, 16, CH(1, 2, 4)},                                    \
     {fam, "warps_n", OFF(mma[s].warps_n), 1, 16, CH(1, 2, 4)},                                    \
     {fam, "stages", OFF(mma[s].stages), 2, 8, CH(2, 3, 4, 6)},                                    \
@@ -126,6 +126,7 @@ static const pk_cl_param params[] = {
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_NARROW, PK_CL_MMA_NARROW),
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "max_splits", OFF(mma[PK_CL_MMA_NARROW].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "breg", OFF(mma[PK_CL_MMA_NARROW].breg), 0, 1, CH(0, 1)},
+    {PK_CL_FAMILY_GEMM_MMA_NARROW, "kwarp", OFF(mma[PK_CL_MMA_NARROW].kwarp), 0, 1, CH(0, 1)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -235,7 +236,8 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
         RULE(pk_cl_mma_tile_valid(t, PK_CL_MMA_MAX_LOCAL_BYTES, (size_t)-1),
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
-             "chunks (bn / 8) dividing the work-items; breg: warps_m = 1",
+             "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: warps_m = 1, no breg, bn %% 8, 2 to 4 "
+             "stages",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
         RULE(t->regs == 0 || t->regs >= 32, "regs (%d) is neither 0 nor at least 32", t->regs);
