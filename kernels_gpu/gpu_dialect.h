@@ -8,6 +8,8 @@
  *
  * PK_HIP_MFMA is 1 while compiling for a target with MFMA matrix cores;
  * MFMA code and every __builtin_amdgcn_* sit inside #if PK_HIP_MFMA.
+ * PK_HIP_WMMA is the RDNA generation (11, 12) of a target with WMMA
+ * matrix cores, else 0; its __builtin_amdgcn_* sit inside #if.
  * PK_HIP_AMD is 1 for every AMD target (NVIDIA builds leave such code
  * out). PK_WAVE is the wave size: warpSize on AMD (64 on CDNA, 32 on
  * RDNA), the constant 32 on NVIDIA. Size per-wave arrays with PK_WAVE_MIN
@@ -42,6 +44,13 @@
 #else
 #define PK_HIP_MFMA 0
 #endif
+#if defined(__GFX11__)
+#define PK_HIP_WMMA 11
+#elif defined(__GFX12__)
+#define PK_HIP_WMMA 12
+#else
+#define PK_HIP_WMMA 0
+#endif
 
 typedef __half pk_f16;
 /* bf16 as its bits, converted by gpu_common.h as the host converts
@@ -59,6 +68,7 @@ struct pk_bf16 {
 
 #define PK_HIP_AMD 0
 #define PK_HIP_MFMA 0
+#define PK_HIP_WMMA 0
 
 typedef __half pk_f16;
 typedef __nv_bfloat16 pk_bf16;

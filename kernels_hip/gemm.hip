@@ -6,6 +6,7 @@
 #include "gemm_mfma.h"
 #include "gemm_skinny.h"
 #include "gemm_tiled.h"
+#include "gemm_wmma.h"
 
 #define PK_GEMM_ENTRY(kind, module, name, ...)                                                          \
     extern "C" __global__ void __launch_bounds__(PK_HIP_GEMM_THREADS) name(PK_GEMM_PARAMS)              \
@@ -21,5 +22,14 @@
 #else
 #define PK_GEMM_MFMA(dt, bm) pk_gemm_tiled<dt, 1>(PK_GEMM_KARGS)
 #endif
+
+/* WMMA of one generation: its own targets and HIP on NVIDIA (emulated);
+ * elsewhere the 64 x 64 tiled body */
+template <int GEN, int DT, int TILE> __device__ __forceinline__ void pk_gemm_wmma_here(const pk_gemm_kargs &ka)
+{
+    if constexpr (PK_HIP_WMMA == GEN || !PK_HIP_AMD) pk_gemm_wmma<GEN, DT, TILE>(ka);
+    else pk_gemm_tiled<DT, 1>(ka);
+}
+#define PK_GEMM_WMMA(dt, gen, bm) pk_gemm_wmma_here<gen, dt, bm>(PK_GEMM_KARGS)
 
 PK_HIP_GEMM_KERNELS(PK_GEMM_ENTRY)

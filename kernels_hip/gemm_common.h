@@ -52,3 +52,35 @@ __device__ __forceinline__ int pk_vgpr(int x)
 #endif
     return x;
 }
+
+/* The matrix-core kernels' staging (gemm_mfma.h, gemm_wmma.h), 256
+ * threads: one operand's share of a step of 32 k: chunk i of this thread is row
+ * (tid + 256 i) / 4 of the tile, k (tid % 4) * 8 .. + 7. The operand is
+ * p[row * s_row + k * s_k] with `rows` valid rows; fast: s_k == 1 and
+ * every chunk 16-byte aligned. */
+template <int CH> struct pk_gemm_operand {
+    const unsigned short *p;
+    long long s_row, s_k;
+    int rows;
+    bool fast;
+
+    __device__ __forceinline__ void fetch(uint4 (&v)[CH], long long k0, long long k) const
+    {
+        const int kc = (int)(threadIdx.x % 4) * 8;
+        const long long kr = k - k0 - kc; /* valid k of this thread's chunks */
+#pragma unroll
+        for (int i = 0; i < CH; i++) {
+            const int row = (int)(threadIdx.x + 256 * i) / 4;
+            const unsigned short *q = p + row * s_row + (k0 + kc) * s_k;
+            if (fast && row < rows && kr >= 8) {
+                v[i] = *reinterpret_cast<const uint4 *>(q);
+            } else {
+                unsigned short e[8];
+#pragma unroll
+                for (int j = 0; j < 8; j++) e[j] = row < rows && j < kr ? q[pk_vgpr(j) * s_k] : 0;
+                v[i] = make_uint4(e[0] | (unsigned)e[1] << 16, e[2] | (unsigned)e[3] << 16,
+                                  e[4] | (unsigned)e[5] << 16, e[6] | (unsigned)e[7] << 16);
+            }
+        }
+    }
+};

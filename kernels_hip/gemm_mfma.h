@@ -44,37 +44,6 @@ template <> __device__ __forceinline__ pk_float16 pk_mfma_32x32x8<2>(uint2 a, ui
     return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(pk_as<pk_short4>(a), pk_as<pk_short4>(b), acc, 0, 0, 0);
 }
 
-/* One operand's share of a step: chunk i of this thread is row
- * (tid + 256 i) / 4 of the tile, k (tid % 4) * 8 .. + 7. The operand is
- * p[row * s_row + k * s_k] with `rows` valid rows; fast: s_k == 1 and
- * every chunk 16-byte aligned. */
-template <int CH> struct pk_mfma_operand {
-    const unsigned short *p;
-    long long s_row, s_k;
-    int rows;
-    bool fast;
-
-    __device__ __forceinline__ void fetch(uint4 (&v)[CH], long long k0, long long k) const
-    {
-        const int kc = (int)(threadIdx.x % 4) * 8;
-        const long long kr = k - k0 - kc; /* valid k of this thread's chunks */
-#pragma unroll
-        for (int i = 0; i < CH; i++) {
-            const int row = (int)(threadIdx.x + 256 * i) / 4;
-            const unsigned short *q = p + row * s_row + (k0 + kc) * s_k;
-            if (fast && row < rows && kr >= 8) {
-                v[i] = *reinterpret_cast<const uint4 *>(q);
-            } else {
-                unsigned short e[8];
-#pragma unroll
-                for (int j = 0; j < 8; j++) e[j] = row < rows && j < kr ? q[pk_vgpr(j) * s_k] : 0;
-                v[i] = make_uint4(e[0] | (unsigned)e[1] << 16, e[2] | (unsigned)e[3] << 16,
-                                  e[4] | (unsigned)e[5] << 16, e[6] | (unsigned)e[7] << 16);
-            }
-        }
-    }
-};
-
 template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const pk_gemm_kargs &ka)
 {
 #define KA pk_fresh_args(ka)
@@ -101,9 +70,9 @@ template <int DT, int TILE> __device__ __forceinline__ void pk_gemm_mfma(const p
             long long tm, tn;
             pk_gemm_tile_of((unsigned)t, (unsigned)m_tiles, (unsigned)n_tiles, tm, tn);
             const long long m0 = tm * TILE, n0 = tn * TILE;
-            const pk_mfma_operand<CH> oa = {at + z * KA.a_sb + m0 * KA.a_sm, KA.a_sm, KA.a_sk,
+            const pk_gemm_operand<CH> oa = {at + z * KA.a_sb + m0 * KA.a_sm, KA.a_sm, KA.a_sk,
                                             (int)(KA.m - m0 < TILE ? KA.m - m0 : TILE), a_fast};
-            const pk_mfma_operand<CH> ob = {bt + z * KA.b_sb + n0 * KA.b_sn, KA.b_sn, KA.b_sk,
+            const pk_gemm_operand<CH> ob = {bt + z * KA.b_sb + n0 * KA.b_sn, KA.b_sn, KA.b_sk,
                                             (int)(KA.n - n0 < TILE ? KA.n - n0 : TILE), b_fast};
             uint4 va[CH], vb[CH];
             auto stash = [&](int buf) {

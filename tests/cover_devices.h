@@ -30,12 +30,14 @@ typedef struct cover_hip_device {
 } cover_hip_device;
 
 static const cover_hip_device cover_hip_devices[] = {
-    {"H200 (HIP on NVIDIA)", {"sm_90", 32, 132, 227 * 1024, 0, 1}},
-    {"MI250X GCD (gfx90a)", {"gfx90a", 64, 110, 65536, 1, 0}},
-    {"MI300X (gfx942)", {"gfx942", 64, 304, 65536, 1, 0}},
-    {"RX 6900 XT (gfx1030)", {"gfx1030", 32, 80, 65536, 0, 0}},
-    {"RX 7900 XTX (gfx1100)", {"gfx1100", 32, 96, 65536, 0, 0}},
-    {"RX 9070 XT (gfx1201)", {"gfx1201", 32, 64, 65536, 0, 0}},
+    {"H200 (HIP on NVIDIA)", {"sm_90", 32, 132, 227 * 1024, 0, 1, 0}},
+    {"MI250X GCD (gfx90a)", {"gfx90a", 64, 110, 65536, 1, 0, 0}},
+    {"MI300X (gfx942)", {"gfx942", 64, 304, 65536, 1, 0, 0}},
+    {"RX 6900 XT (gfx1030)", {"gfx1030", 32, 80, 65536, 0, 0, 0}},
+    {"RX 7900 XTX (gfx1100)", {"gfx1100", 32, 96, 65536, 0, 0, 11}},
+    {"RX 9070 XT (gfx1201)", {"gfx1201", 32, 64, 65536, 0, 0, 12}},
+    {"H200 (HIP on NVIDIA, PORTKERN_HIP_WMMA=11)", {"sm_90", 32, 132, 227 * 1024, 0, 1, 11}},
+    {"H200 (HIP on NVIDIA, PORTKERN_HIP_WMMA=12)", {"sm_90", 32, 132, 227 * 1024, 0, 1, 12}},
 };
 
 /* OpenCL: the device info the plans read, and CL_DEVICE_MAX_WORK_GROUP_SIZE. */

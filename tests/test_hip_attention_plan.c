@@ -9,9 +9,9 @@
 
 static int failures;
 
-static const pk_hip_target mi250 = {"gfx90a", 64, 104, 65536, 1, 0};
-static const pk_hip_target rdna = {"gfx1030", 32, 104, 65536, 0, 0};
-static const pk_hip_target nvidia = {"sm_90", 32, 104, 232448, 0, 1};
+static const pk_hip_target mi250 = {"gfx90a", 64, 104, 65536, 1, 0, 0};
+static const pk_hip_target rdna = {"gfx1030", 32, 104, 65536, 0, 0, 0};
+static const pk_hip_target nvidia = {"sm_90", 32, 104, 232448, 0, 1, 0};
 
 static pk_attention_problem problem(pk_dtype dt, int64_t b, int64_t sq, int64_t skv, int64_t hq, int64_t hkv,
                                     int64_t d)

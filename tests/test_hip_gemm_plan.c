@@ -9,9 +9,11 @@
 
 static int failures;
 
-static const pk_hip_target mi250 = {"gfx90a", 64, 104, 65536, 1, 0};
-static const pk_hip_target rdna = {"gfx1030", 32, 40, 65536, 0, 0};
-static const pk_hip_target h200 = {"sm_90", 32, 132, 232448, 0, 1};
+static const pk_hip_target mi250 = {"gfx90a", 64, 104, 65536, 1, 0, 0};
+static const pk_hip_target rdna = {"gfx1030", 32, 40, 65536, 0, 0, 0};
+static const pk_hip_target h200 = {"sm_90", 32, 132, 232448, 0, 1, 0};
+static const pk_hip_target rdna3 = {"gfx1100", 32, 96, 65536, 0, 0, 11};
+static const pk_hip_target rdna4 = {"gfx1201", 32, 64, 65536, 0, 0, 12};
 
 /* A [M,K] row-major (or [K,M] if trans_a), B [K,N] row-major (or [N,K] if trans_b), packed */
 static pk_gemm_problem problem(pk_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k, int trans_a,
@@ -78,6 +80,22 @@ int main(void)
     pk_hip_target nv = h200;
     nv.has_mfma = 1;
     EXPECT(p, nv, PK_HIP_GEMM_TILED, "pk_gemm_tiled_f16_64", 4096, 1);
+
+    /* RDNA3 and RDNA4: the WMMA kernels of their generation, the MFMA tile
+     * rule; f32 stays tiled; HIP on NVIDIA takes them when asked
+     * (PORTKERN_HIP_WMMA, emulated there) */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    EXPECT(p, rdna3, PK_HIP_GEMM_WMMA, "pk_gemm_wmma11_bf16_128", 1024, 1);
+    EXPECT(p, rdna4, PK_HIP_GEMM_WMMA, "pk_gemm_wmma12_bf16_128", 1024, 1);
+    p = problem(PK_F16, 1, 256, 1024, 4096, 1, 0);
+    EXPECT(p, rdna3, PK_HIP_GEMM_WMMA, "pk_gemm_wmma11_f16_64", 64, 1);
+    EXPECT(p, rdna4, PK_HIP_GEMM_WMMA, "pk_gemm_wmma12_f16_64", 64, 1);
+    p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    EXPECT(p, rdna3, PK_HIP_GEMM_TILED, "pk_gemm_tiled_f32_64", 4096, 1);
+    nv = h200;
+    nv.wmma = 12;
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    EXPECT(p, nv, PK_HIP_GEMM_WMMA, "pk_gemm_wmma12_bf16_128", 1024, 1);
 
     /* batches past the grid's y limit are looped over by the kernels */
     p = problem(PK_F32, 100000, 8, 8, 8, 0, 0);

@@ -8,9 +8,11 @@
 #     registers (clang-19 does so in a few kernels on gfx90a/gfx942: a
 #     v_writelane and v_readlane each, no memory traffic) are reported, not
 #     failed;
-#   - on targets with matrix cores (gfx90a, gfx94x), the MFMA kernels of
-#     the lists the plans pick from (kernels_hip/gemm_kernels.h,
-#     attention_kernels.h) exist and contain v_mfma instructions.
+#   - on targets with matrix cores, the matrix-core kernels of the lists
+#     the plans pick from (kernels_hip/gemm_kernels.h, attention_kernels.h)
+#     exist and contain their instructions: the MFMA kernels v_mfma on
+#     gfx90a and gfx94x, the WMMA kernels of generation 11 v_wmma on gfx11,
+#     those of generation 12 on gfx12.
 # No AMD GPU is needed: the bundles are split and read with LLVM's tools.
 # Prints one line per check and "amd code: N checks, N failed"; exits 1 on
 # any failure.
@@ -26,12 +28,13 @@ done
 [ -n "$llvm" ] ||
   { echo "amd code: no /usr/lib/llvm-*/bin has clang-offload-bundler, llvm-readelf and llvm-objdump"; exit 1; }
 
-# the MFMA kernels of the lists hip_gemm_plan.c and hip_attention_plan.c
-# pick from on MFMA targets: "module name" a line
-mfma_kernels=$(printf '%s\n' '#include "kernels_hip/gemm_kernels.h"' '#include "kernels_hip/attention_kernels.h"' \
-  '#define E(kind, module, name, ...) kind module name' 'PK_HIP_GEMM_KERNELS(E) PK_HIP_ATTN_KERNELS(E)' |
-  cc -E -P -x c -I. - | xargs -n3 | awk '$1 == "MFMA" { print $2, $3 }')
-[ -n "$mfma_kernels" ] || { echo "amd code: no MFMA kernel in kernels_hip/*_kernels.h"; exit 1; }
+# the matrix-core kernels of the lists hip_gemm_plan.c and
+# hip_attention_plan.c pick from: "family module name" a line, family
+# mfma, wmma11 or wmma12 (a WMMA entry's arguments are DT, generation, tile)
+matrix_kernels=$(printf '%s\n' '#include "kernels_hip/gemm_kernels.h"' '#include "kernels_hip/attention_kernels.h"' \
+  '#define E(kind, module, name, ...) kind module name __VA_ARGS__ ;' 'PK_HIP_GEMM_KERNELS(E) PK_HIP_ATTN_KERNELS(E)' |
+  cc -E -P -x c -I. - | tr ';,' '\n ' | awk '$1 == "MFMA" { print "mfma", $2, $3 } $1 == "WMMA" { print "wmma" $5, $2, $3 }')
+grep -q '^mfma ' <<<"$matrix_kernels" || { echo "amd code: no MFMA kernel in kernels_hip/*_kernels.h"; exit 1; }
 
 archs=$(meson introspect "$build" --buildoptions |
   python3 -c 'import json,sys; print(" ".join(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "hip_archs")))')
@@ -75,16 +78,21 @@ for tu in gemm attention elementwise; do
     elif [ -n "$spilling" ]; then report fail "$tu.co $arch: spills to memory in $spilling"
     else report ok "$tu.co $arch: $n kernels, no spills to memory${in_lanes:+ (scalar registers kept in vector lanes: $in_lanes)}"
     fi
-    case $arch in gfx90a | gfx94*) ;; *) continue ;; esac
+    case $arch in
+      gfx90a | gfx94*) family=mfma instr=v_mfma_ ;;
+      gfx11*) family=wmma11 instr=v_wmma_ ;;
+      gfx12*) family=wmma12 instr=v_wmma_ ;;
+      *) continue ;;
+    esac
     [ "$tu" = elementwise ] && continue
-    # kernels that contain at least one v_mfma instruction
-    "$llvm/llvm-objdump" -d --no-show-raw-insn "$elf" | awk '
+    # kernels that contain at least one of the family's instructions
+    "$llvm/llvm-objdump" -d --no-show-raw-insn "$elf" | awk -v instr="$instr" '
       /^[0-9a-f]+ <[^>]+>:$/ { k = substr($2, 2, length($2) - 3) }
-      /v_mfma_/ && !seen[k]++ { print k }' >"$work/mfma"
-    for k in $(awk -v tu="$tu" '$1 == tu { print $2 }' <<<"$mfma_kernels"); do
+      index($0, instr) && !seen[k]++ { print k }' >"$work/matrix"
+    for k in $(awk -v f="$family" -v tu="$tu" '$1 == f && $2 == tu { print $3 }' <<<"$matrix_kernels"); do
       if ! grep -qx "$k" <(awk '{print $1}' "$work/spills"); then report fail "$tu.co $arch: $k missing"
-      elif grep -qx "$k" "$work/mfma"; then report ok "$tu.co $arch: $k uses MFMA"
-      else report fail "$tu.co $arch: $k has no v_mfma instruction"
+      elif grep -qx "$k" "$work/matrix"; then report ok "$tu.co $arch: $k uses ${instr%_}"
+      else report fail "$tu.co $arch: $k has no ${instr%_} instruction"
       fi
     done
   done

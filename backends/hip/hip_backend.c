@@ -85,6 +85,12 @@ static void describe(int index, pk_hip_target *t)
         optin = attr(index, hipDeviceAttributeSharedMemPerBlockOptin);
     t->lds_bytes = (size_t)(optin > lds ? optin : lds);
     t->has_mfma = !strcmp(t->arch, "gfx90a") || !strncmp(t->arch, "gfx94", 5);
+#if PK_HIP_ON_CUDA
+    const char *wmma = getenv("PORTKERN_HIP_WMMA");
+    t->wmma = wmma && (!strcmp(wmma, "11") || !strcmp(wmma, "12")) ? atoi(wmma) : 0;
+#else
+    t->wmma = !strncmp(t->arch, "gfx11", 5) ? 11 : !strncmp(t->arch, "gfx12", 5) ? 12 : 0;
+#endif
     t->platform_nvidia = PK_HIP_ON_CUDA;
 }
 
@@ -110,7 +116,8 @@ pk_status pk_hip_device_info(int index, pk_device_info *info, pk_msg *msg)
     info->simd_width = t.wave_size;
     info->native_fp16 = 1;
     info->native_bf16 = 1;
-    info->matrix_units = t.has_mfma; /* what these kernels use: MFMA, none on NVIDIA */
+    /* what these kernels use: MFMA, WMMA (on NVIDIA emulated: none) */
+    info->matrix_units = t.has_mfma || (t.wmma && !PK_HIP_ON_CUDA);
     return PK_SUCCESS;
 }
 

@@ -6,6 +6,8 @@
  *    strides (the kernel copies k-contiguous, aligned operands in 16-byte
  *    chunks and anything else element by element). 128 x 128 tiles when
  *    they give every CU two of them, else 64 x 64.
+ *  - wmma: the same on a target with RDNA matrix cores (gfx11, gfx12: the
+ *    kernels of its generation), by the same tile rule.
  *  - tiled: the rest, and every f32 problem (exact f32), 64 x 64 tiles.
  * A stride of a dimension of size 1 is never used, so it does not count
  * against alignment. */
@@ -22,9 +24,10 @@ const char *const pk_hip_gemm_kernel_names[] = {PK_HIP_GEMM_KERNELS(PK_GPU_KERNE
 #define ID(kind, module, name, ...) ID_##kind(PK_HIP_##name, __VA_ARGS__)
 #define ID_TILED(id, DT) .tiled[DT] = id,
 #define ID_MFMA(id, DT, bm) .mfma[DT - 1][(bm) == 128] = id,
+#define ID_WMMA(id, DT, gen, bm) .wmma[(gen) == 12][DT - 1][(bm) == 128] = id,
 #define ID_SKINNY(id, DT, rows) .skinny[DT - 1][PK_GPU_SKINNY_INDEX(rows)] = id,
 static const struct {
-    unsigned char tiled[3], mfma[2][2], skinny[2][5];
+    unsigned char tiled[3], mfma[2][2], wmma[2][2][2], skinny[2][5];
 } ids = {PK_HIP_GEMM_KERNELS(ID)};
 
 static int64_t cdiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
@@ -60,10 +63,11 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
     }
 
     int tile = 64;
-    if (t->has_mfma && !t->platform_nvidia && p->a.dtype != PK_F32) {
+    const int mfma = t->has_mfma && !t->platform_nvidia, wmma = t->wmma == 11 || t->wmma == 12;
+    if ((mfma || wmma) && p->a.dtype != PK_F32) {
         if (p->batch * cdiv(p->m, 128) * cdiv(p->n, 128) >= 2 * cus) tile = 128;
-        out->kind = PK_HIP_GEMM_MFMA;
-        out->kernel = ids.mfma[dt - 1][tile == 128];
+        out->kind = mfma ? PK_HIP_GEMM_MFMA : PK_HIP_GEMM_WMMA;
+        out->kernel = mfma ? ids.mfma[dt - 1][tile == 128] : ids.wmma[t->wmma == 12][dt - 1][tile == 128];
     } else {
         out->kind = PK_HIP_GEMM_TILED;
         out->kernel = ids.tiled[dt];
@@ -73,12 +77,13 @@ void pk_hip_gemm_plan_pick(const pk_gemm_problem *p, const pk_hip_target *t, pk_
 
 void pk_hip_gemm_plan_kernels(const pk_hip_target *t, void (*fn)(void *ctx, const char *name), void *ctx)
 {
-    const int mfma = t->has_mfma && !t->platform_nvidia;
-    /* on MFMA targets every 16-bit problem the skinny kernel does not take */
+    const int mfma = t->has_mfma && !t->platform_nvidia, wmma = t->wmma == 11 || t->wmma == 12;
+    /* on matrix-core targets every 16-bit problem the skinny kernel does not take */
 #define CAN(kind, module, name, ...) \
     if (CAN_##kind(__VA_ARGS__)) fn(ctx, pk_hip_gemm_kernel_names[PK_HIP_##name]);
-#define CAN_TILED(DT) !(mfma && (DT) > 0)
+#define CAN_TILED(DT) !((mfma || wmma) && (DT) > 0)
 #define CAN_MFMA(DT, bm) mfma
+#define CAN_WMMA(DT, gen, bm) (!mfma && t->wmma == (gen))
 #define CAN_SKINNY(DT, rows) 1
     PK_HIP_GEMM_KERNELS(CAN)
 }

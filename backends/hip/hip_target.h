@@ -13,6 +13,9 @@ typedef struct pk_hip_target {
     size_t lds_bytes;    /* max dynamic LDS (shared memory) per block */
     int has_mfma;        /* matrix cores the MFMA kernels use (gfx90a, gfx942) */
     int platform_nvidia; /* built with -Dhip_platform=nvidia: no AMD-only kernels */
+    int wmma;            /* RDNA matrix cores the WMMA kernels use: 11 (gfx11), 12 (gfx12), 0 none; on
+                            NVIDIA PORTKERN_HIP_WMMA=11 or 12 picks those kernels with the instruction
+                            emulated, to check them there */
 } pk_hip_target;
 
 #endif
