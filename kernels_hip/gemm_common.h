@@ -54,7 +54,8 @@ __device__ __forceinline__ int pk_vgpr(int x)
 }
 
 /* The matrix-core kernels' staging (gemm_mfma.h, gemm_wmma.h), 256
- * threads: one operand's share of a step of 32 k: chunk i of this thread is row
+ * threads: one operand's share of a step of 32 k: chunk i of this thread
+ * is row
  * (tid + 256 i) / 4 of the tile, k (tid % 4) * 8 .. + 7. The operand is
  * p[row * s_row + k * s_k] with `rows` valid rows; fast: s_k == 1 and
  * every chunk 16-byte aligned. */
@@ -84,3 +85,80 @@ template <int CH> struct pk_gemm_operand {
         }
     }
 };
+
+/* The matrix-core kernels' block loop (gemm_mfma.h, gemm_wmma.h): 256
+ * threads compute TILE x TILE blocks of d. Per step of 32 k the block
+ * copies A's TILE x 32 and B's 32 x TILE into LDS as [row][k] (A: row m,
+ * B: row n), rows padded to 36 elements (72 bytes), in chunks of 8 k of
+ * one row (pk_gemm_operand); the next step's chunks wait in registers
+ * while this one computes, the two buffers alternate, one barrier a step.
+ * Op<TILE> holds a thread's sums: zero(), step(rows) for a step's LDS
+ * (rows[0..TILE) A, rows[TILE..2 TILE) B), finish(out, z, m0, n0, m, n). */
+#define PK_GEMM_LDS_ROW 36
+template <class Op, int TILE> __device__ __forceinline__ void pk_gemm_matrix(const pk_gemm_kargs &ka)
+{
+#define KA pk_fresh_args(ka)
+    constexpr int BK = 32, CH = TILE * BK / 8 / 256;
+    __shared__ __attribute__((aligned(16))) unsigned short lds[2][2 * TILE][PK_GEMM_LDS_ROW];
+    /* the arguments are read where they are used (pk_fresh_args): held in
+     * scalar registers across the loops they spilled; the epilogue's wait
+     * in LDS (the k loop's barriers order the store before the reads) */
+    __shared__ pk_gemm_out out;
+    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_fresh_args(ka));
+
+    const unsigned short *at = static_cast<const unsigned short *>(KA.a), *bt = static_cast<const unsigned short *>(KA.b);
+    const long long m_tiles = (KA.m + TILE - 1) / TILE, n_tiles = (KA.n + TILE - 1) / TILE;
+    const long long k_steps = (KA.k + BK - 1) / BK;
+    /* 16-byte chunks need k contiguous and every chunk start aligned */
+    const bool a_fast = KA.a_sk == 1 && KA.a_sm % 8 == 0 && KA.a_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.a) % 16 == 0;
+    const bool b_fast = KA.b_sk == 1 && KA.b_sn % 8 == 0 && KA.b_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.b) % 16 == 0;
+
+    for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
+        for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {
+            long long tm, tn;
+            pk_gemm_tile_of((unsigned)t, (unsigned)m_tiles, (unsigned)n_tiles, tm, tn);
+            const long long m0 = tm * TILE, n0 = tn * TILE;
+            const pk_gemm_operand<CH> oa = {at + z * KA.a_sb + m0 * KA.a_sm, KA.a_sm, KA.a_sk,
+                                            (int)(KA.m - m0 < TILE ? KA.m - m0 : TILE), a_fast};
+            const pk_gemm_operand<CH> ob = {bt + z * KA.b_sb + n0 * KA.b_sn, KA.b_sn, KA.b_sk,
+                                            (int)(KA.n - n0 < TILE ? KA.n - n0 : TILE), b_fast};
+            uint4 va[CH], vb[CH];
+            auto stash = [&](int buf) {
+                const int kc = (int)(threadIdx.x % 4) * 8;
+#pragma unroll
+                for (int i = 0; i < CH; i++) {
+                    const int row = (int)(threadIdx.x + 256 * i) / 4;
+                    /* rows are 72 bytes: 8-byte stores keep the alignment */
+                    uint2 *sa = reinterpret_cast<uint2 *>(&lds[buf][row][kc]);
+                    uint2 *sb = reinterpret_cast<uint2 *>(&lds[buf][TILE + row][kc]);
+                    sa[0] = make_uint2(va[i].x, va[i].y), sa[1] = make_uint2(va[i].z, va[i].w);
+                    sb[0] = make_uint2(vb[i].x, vb[i].y), sb[1] = make_uint2(vb[i].z, vb[i].w);
+                }
+            };
+            Op op;
+            op.zero();
+
+            /* the previous tile's last step may still read the LDS */
+            __syncthreads();
+            if (k_steps > 0) {
+                oa.fetch(va, 0, KA.k);
+                ob.fetch(vb, 0, KA.k);
+                stash(0);
+            }
+            __syncthreads();
+            for (long long ks = 0; ks < k_steps; ks++) {
+                const int buf = (int)(ks & 1);
+                if (ks + 1 < k_steps) {
+                    oa.fetch(va, (ks + 1) * BK, KA.k);
+                    ob.fetch(vb, (ks + 1) * BK, KA.k);
+                }
+                op.step(lds[buf]);
+                /* the other buffer was last read before the previous barrier */
+                if (ks + 1 < k_steps) stash(buf ^ 1);
+                __syncthreads();
+            }
+            op.finish(out, z, m0, n0, KA.m, KA.n);
+        }
+    }
+#undef KA
+}

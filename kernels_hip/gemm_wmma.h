@@ -8,9 +8,8 @@
  *
  * 256 threads = 8 waves of 32 as 2 (m) x 4 (n) compute a TILE x TILE
  * block of d, each wave (TILE/2) x (TILE/4) as MB x NB blocks of 16 x 16,
- * one v_wmma_f32_16x16x16 per block and 16 k. A and B go through LDS as in
- * gemm_mfma.h (pk_gemm_operand: [row][k] rows of 36 elements, two
- * buffers, one barrier a step of 32 k).
+ * one v_wmma_f32_16x16x16 per block and 16 k, in the block loop of
+ * gemm_common.h (pk_gemm_matrix), as gemm_mfma.h.
  *
  * Operands and result, lane l, r = l % 16, h = l / 16 (the ISA's layout):
  *   GEN 11: A: row r, k 0..15 (16 values; lanes 16..31 repeat 0..15);
@@ -108,97 +107,60 @@ __device__ __forceinline__ void pk_wmma(const pk_wmma_frag<GEN> &a, const pk_wmm
 #endif
 }
 
-template <int GEN, int DT, int TILE> __device__ __forceinline__ void pk_gemm_wmma(const pk_gemm_kargs &ka)
-{
-#define KA pk_fresh_args(ka)
-    constexpr int BK = 32, LD = BK + 4, WTM = TILE / 2, WTN = TILE / 4, MB = WTM / 16, NB = WTN / 16;
-    constexpr int CH = TILE * BK / 8 / 256;
-    __shared__ __attribute__((aligned(16))) unsigned short lds[2][2 * TILE][LD];
-    __shared__ pk_gemm_out out;
-    if (threadIdx.x == 0) out = pk_gemm_out_of(pk_fresh_args(ka));
+/* A thread's share of a TILE x TILE block: 8 waves of 32 as 2 (m) x 4
+ * (n), each (TILE/2) x (TILE/4) as MB x NB blocks of 16 x 16
+ * (pk_gemm_matrix's Op) */
+template <int GEN, int DT, int TILE> struct pk_wmma_op {
+    static constexpr int WTM = TILE / 2, WTN = TILE / 4, MB = WTM / 16, NB = WTN / 16;
+    pk_wmma_acc acc[MB][NB];
 
-    const int lane = threadIdx.x % 32, wave = threadIdx.x / 32;
-    const int wm = wave / 4 * WTM, wn = wave % 4 * WTN;
-    const unsigned short *at = static_cast<const unsigned short *>(KA.a), *bt = static_cast<const unsigned short *>(KA.b);
-    const long long m_tiles = (KA.m + TILE - 1) / TILE, n_tiles = (KA.n + TILE - 1) / TILE;
-    const long long k_steps = (KA.k + BK - 1) / BK;
-    const bool a_fast = KA.a_sk == 1 && KA.a_sm % 8 == 0 && KA.a_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.a) % 16 == 0;
-    const bool b_fast = KA.b_sk == 1 && KA.b_sn % 8 == 0 && KA.b_sb % 8 == 0 && reinterpret_cast<uint64_t>(KA.b) % 16 == 0;
-
-    for (long long z = blockIdx.y; z < KA.batch; z += gridDim.y) {
-        for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {
-            long long tm, tn;
-            pk_gemm_tile_of((unsigned)t, (unsigned)m_tiles, (unsigned)n_tiles, tm, tn);
-            const long long m0 = tm * TILE, n0 = tn * TILE;
-            const pk_gemm_operand<CH> oa = {at + z * KA.a_sb + m0 * KA.a_sm, KA.a_sm, KA.a_sk,
-                                            (int)(KA.m - m0 < TILE ? KA.m - m0 : TILE), a_fast};
-            const pk_gemm_operand<CH> ob = {bt + z * KA.b_sb + n0 * KA.b_sn, KA.b_sn, KA.b_sk,
-                                            (int)(KA.n - n0 < TILE ? KA.n - n0 : TILE), b_fast};
-            uint4 va[CH], vb[CH];
-            auto stash = [&](int buf) {
-                const int kc = (int)(threadIdx.x % 4) * 8;
+    __device__ __forceinline__ void zero()
+    {
 #pragma unroll
-                for (int i = 0; i < CH; i++) {
-                    const int row = (int)(threadIdx.x + 256 * i) / 4;
-                    uint2 *sa = reinterpret_cast<uint2 *>(&lds[buf][row][kc]);
-                    uint2 *sb = reinterpret_cast<uint2 *>(&lds[buf][TILE + row][kc]);
-                    sa[0] = make_uint2(va[i].x, va[i].y), sa[1] = make_uint2(va[i].z, va[i].w);
-                    sb[0] = make_uint2(vb[i].x, vb[i].y), sb[1] = make_uint2(vb[i].z, vb[i].w);
-                }
-            };
+        for (int i = 0; i < MB; i++)
+#pragma unroll
+            for (int j = 0; j < NB; j++)
+#pragma unroll
+                for (int v = 0; v < 8; v++) acc[i][j].v[v] = 0.0f;
+    }
 
-            pk_wmma_acc acc[MB][NB];
+    __device__ __forceinline__ void step(const unsigned short (*rows)[PK_GEMM_LDS_ROW])
+    {
+        const int lane = threadIdx.x % 32, wave = threadIdx.x / 32;
+        const int wm = wave / 4 * WTM, wn = wave % 4 * WTN;
+#pragma unroll
+        for (int s = 0; s < 32 / 16; s++) {
+            pk_wmma_frag<GEN> fa[MB], fb[NB];
+#pragma unroll
+            for (int i = 0; i < MB; i++) fa[i] = pk_wmma_load<GEN>(&rows[wm + 16 * i + lane % 16][16 * s], lane);
+#pragma unroll
+            for (int j = 0; j < NB; j++) fb[j] = pk_wmma_load<GEN>(&rows[TILE + wn + 16 * j + lane % 16][16 * s], lane);
 #pragma unroll
             for (int i = 0; i < MB; i++)
 #pragma unroll
-                for (int j = 0; j < NB; j++)
-#pragma unroll
-                    for (int v = 0; v < 8; v++) acc[i][j].v[v] = 0.0f;
-
-            /* the previous tile's last step may still read the LDS */
-            __syncthreads();
-            if (k_steps > 0) {
-                oa.fetch(va, 0, KA.k);
-                ob.fetch(vb, 0, KA.k);
-                stash(0);
-            }
-            __syncthreads();
-            for (long long ks = 0; ks < k_steps; ks++) {
-                const int buf = (int)(ks & 1);
-                if (ks + 1 < k_steps) {
-                    oa.fetch(va, (ks + 1) * BK, KA.k);
-                    ob.fetch(vb, (ks + 1) * BK, KA.k);
-                }
-#pragma unroll
-                for (int s = 0; s < BK / 16; s++) {
-                    pk_wmma_frag<GEN> fa[MB], fb[NB];
-#pragma unroll
-                    for (int i = 0; i < MB; i++) fa[i] = pk_wmma_load<GEN>(&lds[buf][wm + 16 * i + lane % 16][16 * s], lane);
-#pragma unroll
-                    for (int j = 0; j < NB; j++)
-                        fb[j] = pk_wmma_load<GEN>(&lds[buf][TILE + wn + 16 * j + lane % 16][16 * s], lane);
-#pragma unroll
-                    for (int i = 0; i < MB; i++)
-#pragma unroll
-                        for (int j = 0; j < NB; j++) pk_wmma<GEN, DT>(fa[i], fb[j], acc[i][j]);
-                }
-                /* the other buffer was last read before the previous barrier */
-                if (ks + 1 < k_steps) stash(buf ^ 1);
-                __syncthreads();
-            }
-
-            const long long m = KA.m, n = KA.n;
-#pragma unroll
-            for (int i = 0; i < MB; i++)
-#pragma unroll
-                for (int j = 0; j < NB; j++)
-#pragma unroll
-                    for (int v = 0; v < 8; v++) {
-                        const long long gm = m0 + wm + 16 * i + pk_wmma_row<GEN>(lane, v);
-                        const long long gn = n0 + wn + 16 * j + lane % 16;
-                        if (gm < m && gn < n) pk_gemm_finish(out, z, gm, gn, acc[i][j].v[v]);
-                    }
+                for (int j = 0; j < NB; j++) pk_wmma<GEN, DT>(fa[i], fb[j], acc[i][j]);
         }
     }
-#undef KA
+
+    __device__ __forceinline__ void finish(const pk_gemm_out &out, long long z, long long m0, long long n0, long long m,
+                                           long long n) const
+    {
+        const int lane = threadIdx.x % 32, wave = threadIdx.x / 32;
+        const int wm = wave / 4 * WTM, wn = wave % 4 * WTN;
+#pragma unroll
+        for (int i = 0; i < MB; i++)
+#pragma unroll
+            for (int j = 0; j < NB; j++)
+#pragma unroll
+                for (int v = 0; v < 8; v++) {
+                    const long long gm = m0 + wm + 16 * i + pk_wmma_row<GEN>(lane, v);
+                    const long long gn = n0 + wn + 16 * j + lane % 16;
+                    if (gm < m && gn < n) pk_gemm_finish(out, z, gm, gn, acc[i][j].v[v]);
+                }
+    }
+};
+
+template <int GEN, int DT, int TILE> __device__ __forceinline__ void pk_gemm_wmma(const pk_gemm_kargs &ka)
+{
+    pk_gemm_matrix<pk_wmma_op<GEN, DT, TILE>, TILE>(ka);
 }
