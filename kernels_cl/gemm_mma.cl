@@ -69,11 +69,7 @@ typedef ushort e_t; /* the 16-bit elements, as bits */
 typedef PK_TYPE(DT_A) a_t;
 typedef PK_TYPE(DT_D) d_t;
 
-#if DT_A == 2
-#define MMA pk_mma_bf16
-#else
-#define MMA pk_mma_f16
-#endif
+#define MMA pk_mma_of(DT_A)
 
 /* element offset of (row, 16-byte chunk) in a tile of 4-chunk rows (32 k) */
 inline int kc_at(int row, int chunk) { return row * BK + ((chunk ^ ((row >> 1) & 3)) << 3); }
@@ -297,11 +293,7 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
  * its weights loaded into a second set of registers, so a work-group keeps
  * a round of weights in flight, two barriers a round.
  *
- * A step's k is permuted as in gemm_skinny_mma (gemm_skinny.cl): lane (g,
- * q) loads 16 bytes, k 8q .. 8q + 7 of the step, of weight row g of each of
- * its blocks of 8 columns and of a's rows g and g + 8 of each m16 tile, and
- * its four 32-bit words go to the fragments' k pairs {2q, 2q + 8} of two
- * mma; a and b are permuted alike, so each product meets its partner. */
+ * A step's k is permuted as nv_ptx.cl's pk_mma_k32_of says. */
 #define RK (BK * STAGES)
 #define RCH (RK / 8) /* 16-byte chunks of a round's a row */
 
@@ -327,10 +319,7 @@ inline void breg_copy_a(__local e_t *ar, __global const e_t *pa, long a_s, int t
  * zeros, so that what lies past k multiplies zeros of a as zeros */
 inline uint4 breg_weights(__global const e_t *p, long valid)
 {
-    if (valid >= 8) return pk_ld_stream16(p);
-    ushort e[8];
-    for (int j = 0; j < 8; j++) e[j] = j < valid ? p[j] : (ushort)0;
-    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
+    return valid >= 8 ? pk_ld_stream16(p) : pk_ld16_part(p, valid);
 }
 
 /* a round's weights: w[u][j] from row pointer pw[j] (k at the lane's 8q of
@@ -385,10 +374,7 @@ inline __attribute__((always_inline)) void breg_k_loop(float acc[MT][NT][4], __l
                 const uint4 x0 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g, q));
                 const uint4 x1 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g + 8, q));
 #pragma unroll
-                for (int j = 0; j < NT; j++) {
-                    MMA(acc[i][j], x0.s0, x1.s0, x0.s1, x1.s1, w[u][j].s0, w[u][j].s1);
-                    MMA(acc[i][j], x0.s2, x1.s2, x0.s3, x1.s3, w[u][j].s2, w[u][j].s3);
-                }
+                for (int j = 0; j < NT; j++) pk_mma_k32_of(DT_A)(acc[i][j], x0, x1, w[u][j]);
             }
         /* every warp is done with this round's buffer before round r + 2's
          * copies overwrite it */

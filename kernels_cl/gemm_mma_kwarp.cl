@@ -18,14 +18,9 @@
  * tiles at a time, and are added in warp order: deterministic, as every
  * kernel of portkern is.
  *
- * A step's k is permuted as in gemm_skinny_mma (gemm_skinny.cl) and
- * gemm_mma.cl's B_REG loop: lane (g, q) loads 16 bytes, k 8q .. 8q + 7 of
- * the step, of weight row g of each block of 8 columns and of a's rows g
- * and g + 8 of each m16 tile, and its four 32-bit words go to the
- * fragments' k pairs {2q, 2q + 8} of two mma; a and b are permuted alike,
- * so each product meets its partner. Rows past m and columns past n read
- * the last row or column (their sums are not stored); k past the end is
- * zeros in both operands.
+ * A step's k is permuted as nv_ptx.cl's pk_mma_k32_of says. Rows past m
+ * and columns past n read the last row or column (their sums are not
+ * stored); k past the end is zeros in both operands.
  *
  * Build defines: BM BN WARPS DEPTH RED_MT, DT_A (1 f16, 2 bf16), DT_D ACT
  * HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too (cl_args.h
@@ -41,28 +36,16 @@ typedef ushort e_t;
 typedef PK_TYPE(DT_A) a_t;
 typedef PK_TYPE(DT_D) d_t;
 
-#if DT_A == 2
-#define MMA pk_mma_bf16
-#else
-#define MMA pk_mma_f16
-#endif
-
 /* 16 bytes of a row at p of which `valid` elements exist (the rest zeros);
  * whole: all 8 do. The weights are read once (streamed past L1); a's rows
  * are read by every work-group and come from L2. */
-inline uint4 kw_part(__global const e_t *p, long valid)
-{
-    ushort e[8];
-    for (int j = 0; j < 8; j++) e[j] = j < valid ? p[j] : (ushort)0;
-    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
-}
 inline uint4 kw_weights(__global const e_t *p, long valid, const int whole)
 {
-    return whole ? pk_ld_stream16(p) : kw_part(p, valid);
+    return whole ? pk_ld_stream16(p) : pk_ld16_part(p, valid);
 }
 inline uint4 kw_a(__global const e_t *p, long valid, const int whole)
 {
-    return whole ? *(__global const uint4 *)p : kw_part(p, valid);
+    return whole ? *(__global const uint4 *)p : pk_ld16_part(p, valid);
 }
 
 /* step s's operands into one register set: xa[i][h] a's row g + 8h of
@@ -86,10 +69,7 @@ inline __attribute__((always_inline)) void kw_mma(float acc[MT][NT][4], uint4 xa
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            MMA(acc[i][j], xa[i][0].s0, xa[i][1].s0, xa[i][0].s1, xa[i][1].s1, xw[j].s0, xw[j].s1);
-            MMA(acc[i][j], xa[i][0].s2, xa[i][1].s2, xa[i][0].s3, xa[i][1].s3, xw[j].s2, xw[j].s3);
-        }
+        for (int j = 0; j < NT; j++) pk_mma_k32_of(DT_A)(acc[i][j], xa[i][0], xa[i][1], xw[j]);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_mma_kwarp(PK_GEMM_CL_PARAMS(a_, b_))

@@ -308,11 +308,6 @@ __kernel void gemm_skinny_merge(PK_GEMM_CL_PARAMS(a, b))
 #ifndef STREAM
 #define STREAM 0
 #endif
-#if DT_A == 2
-#define skinny_mma pk_mma_bf16
-#else
-#define skinny_mma pk_mma_f16
-#endif
 #define MMA_STRIPS (WG / 32 / KW)
 #define MMA_NC (MMA_STRIPS * 8 * CPI)
 
@@ -331,19 +326,13 @@ inline uint4 skinny_mma_weights(__global const a_t *p, long i)
 inline uint4 skinny_mma_load(__global const a_t *p, long i, long valid)
 {
     if (valid >= 8) return *(__global const uint4 *)(p + i);
-    ushort e[8];
-    for (int j = 0; j < 8; j++) e[j] = j < valid ? ((__global const ushort *)p)[i + j] : (ushort)0;
-    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16,
-                   e[6] | (uint)e[7] << 16);
+    return pk_ld16_part((__global const ushort *)p + i, valid);
 }
 
 inline __attribute__((always_inline)) void skinny_mma_step(float c[CPI][4], uint4 x0, uint4 x1, const uint4 w[CPI])
 {
 #pragma unroll
-    for (int j = 0; j < CPI; j++) {
-        skinny_mma(c[j], x0.s0, x1.s0, x0.s1, x1.s1, w[j].s0, w[j].s1);
-        skinny_mma(c[j], x0.s2, x1.s2, x0.s3, x1.s3, w[j].s2, w[j].s3);
-    }
+    for (int j = 0; j < CPI; j++) pk_mma_k32_of(DT_A)(c[j], x0, x1, w[j]);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void

@@ -26,6 +26,36 @@
     }
 PK_MMA_16816(pk_mma_bf16, "bf16")
 PK_MMA_16816(pk_mma_f16, "f16")
+#define pk_mma_1 pk_mma_f16
+#define pk_mma_2 pk_mma_bf16
+/* the mma for inputs of dtype dt (1 f16, 2 bf16) */
+#define pk_mma_of(dt) PK_CAT(pk_mma_, dt)
+
+/* The two mma of a 32-k step in the permuted k of the weight-streaming
+ * kernels (gemm_skinny.cl's gemm_skinny_mma, gemm_mma.cl's B_REG loop,
+ * gemm_mma_kwarp.cl): lane (g, q) holds 16 bytes, k 8q .. 8q + 7, of a's
+ * rows g (x0) and g + 8 (x1) and of weight row g (w), and its four 32-bit
+ * words go to the fragments' k pairs {2q, 2q + 8} of two mma; a and b are
+ * permuted alike, so each product meets its partner. pk_mma_k32_of(dt):
+ * the one for dtype dt (1 f16, 2 bf16). */
+#define PK_MMA_K32(name, mma)                                                                             \
+    inline __attribute__((always_inline)) void name(float c[4], uint4 x0, uint4 x1, uint4 w)              \
+    {                                                                                                     \
+        mma(c, x0.s0, x1.s0, x0.s1, x1.s1, w.s0, w.s1);                                                   \
+        mma(c, x0.s2, x1.s2, x0.s3, x1.s3, w.s2, w.s3);                                                   \
+    }
+PK_MMA_K32(pk_mma_k32_2, pk_mma_bf16)
+PK_MMA_K32(pk_mma_k32_1, pk_mma_f16)
+#define pk_mma_k32_of(dt) PK_CAT(pk_mma_k32_, dt)
+
+/* 16 bytes of 16-bit elements at p of which the first `valid` are read
+ * and the rest are zeros: a row's end in those kernels */
+inline uint4 pk_ld16_part(__global const ushort *p, long valid)
+{
+    ushort e[8];
+    for (int j = 0; j < 8; j++) e[j] = j < valid ? p[j] : (ushort)0;
+    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
+}
 
 /* 16 bytes read once: no L1 allocation, 256-byte L2 prefetch */
 inline uint4 pk_ld_stream16(__global const void *p)

@@ -111,6 +111,15 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
 
+/* A register bound (regs > 0) added to build options (opencl_nv_regs.c
+ * makes NVIDIA's OpenCL keep it) */
+static void add_regs(char *options, size_t size, int regs)
+{
+    if (regs <= 0) return;
+    const size_t used = strlen(options);
+    pk_cl_options(options + used, size - used, " -cl-nv-maxrregcount=%d", regs);
+}
+
 /* gemm_mma_kwarp.cl: a work-group a block of bn columns by bm rows, k
  * split among its warps */
 static pk_status gemm_mma_kwarp(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_mma_tile *t, pk_msg *msg)
@@ -125,10 +134,7 @@ static pk_status gemm_mma_kwarp(pk_cl_device *d, const pk_gemm_problem *p, const
                   "-DHAS_BIAS=%d -DHAS_RES=%d",
                   t->bm, t->bn, t->warps_n, t->stages, pk_cl_mma_red_mt(t, d->info.local_mem_bytes), (int)p->a.dtype,
                   (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL);
-    if (t->regs > 0) {
-        const size_t used = strlen(options);
-        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
-    }
+    add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_mma_kwarp.cl", options, "gemm_mma_kwarp", &kernel, msg);
     if (s != PK_SUCCESS) return s;
@@ -158,10 +164,7 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
                   t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits, t->group_m,
                   (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
                   p->residual.mem != NULL);
-    if (t->regs > 0) {
-        const size_t used = strlen(options);
-        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
-    }
+    add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
@@ -228,10 +231,7 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
         const size_t used = strlen(options);
         pk_cl_options(options + used, sizeof options - used, " -DVPAD=0");
     }
-    if (t->regs > 0 && plan.cls == PK_CL_VENDOR_NVIDIA) {
-        const size_t used = strlen(options);
-        pk_cl_options(options + used, sizeof options - used, " -cl-nv-maxrregcount=%d", t->regs);
-    }
+    if (plan.cls == PK_CL_VENDOR_NVIDIA) add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;
     pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;
