@@ -173,7 +173,7 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * k in 4 pieces; still there for portkern tune, breg), whose warps each
  * read all of a from local memory and whose pieces met at the end of
  * every launch, and of its own blocks of 16 or 48 columns, 3 or 4 steps
- * held (which spill), 4 or 16 warps (bench/RESULTS.md, 2026-12-04 12:00).
+ * held (which spill), 4 or 16 warps (bench/RESULTS.md, 2026-12-04 11:45).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
 #define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0}, {64, 32, 1, 8, 2, 8, 0, 1, 0, 1}}
