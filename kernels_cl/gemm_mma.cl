@@ -47,7 +47,7 @@
 #define SPLITS 1
 #endif
 #if SPLITS > 1
-/* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * pn + col] (pn: n rounded up to even);
+/* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * pn + col] (pn: cl_args.h PK_GEMM_PART_PN);
  * a counter per tile of d: counters[(z * m_tiles + mt) * n_tiles + nt] */
 #define PK_MMA_PART , __global uint *counters
 #else
@@ -465,9 +465,8 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
 
             const int g = lane / 4, q = lane % 4;
 #if SPLITS > 1
-            /* rows of part are pn = n rounded up to even floats, so that a
-             * lane's two columns move as one 8-byte access */
-            const long pn = (n + 1) & ~1L;
+            /* a lane's two columns move as one 8-byte access */
+            const long pn = PK_GEMM_PART_PN(n);
             __global float *mine = part + (sp * batch + z) * m * pn;
 #pragma unroll
             for (int i = 0; i < MT; i++)

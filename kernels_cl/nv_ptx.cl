@@ -57,11 +57,11 @@ inline uint4 pk_ld16_part(__global const ushort *p, long valid)
     return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
 }
 
-/* 16 bytes read once: no L1 allocation, 256-byte L2 prefetch */
+/* 16 bytes read once: no L1 allocation, 128-byte L2 prefetch */
 inline uint4 pk_ld_stream16(__global const void *p)
 {
     uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+    asm volatile("ld.global.nc.L1::no_allocate.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.s0), "=r"(v.s1), "=r"(v.s2), "=r"(v.s3)
                  : "l"(p));
     return v;
@@ -212,6 +212,16 @@ inline float2 pk_ld_l2_x2(__global const float *p)
 {
     float2 v;
     asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
+    return v;
+}
+
+inline float4 pk_ld_l2_x4(__global const float *p)
+{
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p)
+                 : "memory");
     return v;
 }
 

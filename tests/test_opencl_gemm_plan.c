@@ -292,14 +292,24 @@ static void test_mma_picks(void)
               plan.mma_shape == PK_CL_MMA_SMALL,
           "m 16 [K,N]: not the small mma tile");
     /* up to the narrow tile's 64 rows: that tile, k over the 8 warps of
-     * each of its 128 work-groups of 32 columns (128 for 132 units), never
-     * split over work-groups; past it the small one */
+     * each of its 128 work-groups of 32 columns (128 for 132 units: not
+     * split over work-groups); past it the small one */
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &p, &plan) == 0 && plan.mma &&
               plan.mma_shape == PK_CL_MMA_NARROW && plan.mt.kwarp && plan.mma_splits == 1,
           "m 64: not the narrow k-over-warps tile, unsplit (%d)", plan.mma_splits);
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
-    CHECK(!strcmp(name, "mma_64x32_kwarp8_s2"), "variant %s", name);
+    CHECK(!strcmp(name, "mma_64x32_w1x1x8_s2_kwarp"), "variant %s", name);
+    {
+        /* 1024 columns: 32 blocks, k split in 4 pieces over work-groups */
+        pk_gemm_problem q = linear(PK_BF16, 1, 64, 1024, 4096);
+        pk_cl_gemm_plan qp;
+        CHECK(pk_cl_gemm_plan_problem(table_params(&nv), &nv, 1024, &q, &qp) == 0 && qp.mma && qp.mt.kwarp &&
+                  qp.mma_splits == 4,
+              "64 x 1024 x 4096: %d pieces", qp.mma_splits);
+        pk_cl_gemm_plan_variant(&qp, name, sizeof name);
+        CHECK(!strcmp(name, "mma_64x32_w1x1x8_s2_kwarp_split"), "variant %s", name);
+    }
     /* its sums: 8 warps x 16 rows x (32 + 8) floats an m16 tile, two
      * tiles at once in 48 KiB, one in 20 KiB, none in less */
     CHECK(pk_cl_mma_local_bytes(&plan.mt) == 20480, "%zu bytes of local memory (one m16 tile's sums)",
@@ -430,8 +440,10 @@ static void test_mma_shapes(void)
         "gemm_mma_narrow.breg=1",                                                   /* kwarp: weights its own */
         "gemm_mma_narrow.bm=64,gemm_mma_narrow.bn=72",                              /* kwarp: 144 accumulators */
         "gemm_mma_narrow.stages=5",                                                 /* kwarp: 2..4 steps held */
-        "gemm_mma_narrow.warps_m=2",                                                /* kwarp: one warp row */
-        "gemm_mma_narrow.kwarp=2",                                                  /* out of range */
+        "gemm_mma_narrow.warps_m=8",                                                /* kwarp: rows of 8 */
+        "gemm_mma_narrow.bn=36",                                                    /* kwarp: n8 blocks */
+        "gemm_mma_narrow.warps_n=8",                                                /* kwarp: 2048 work-items */
+        "gemm_mma_narrow.kwarp=17",                                                 /* out of range */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pk_cl_params q = prm;

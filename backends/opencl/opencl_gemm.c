@@ -79,15 +79,44 @@ static void gemm_args_fill(gemm_args *g, const pk_gemm_problem *p, int64_t ks, i
     g->list[10] = PK_CL_ARG(g->counters);
 }
 
+/* A register bound (regs > 0) added to build options (opencl_nv_regs.c
+ * makes NVIDIA's OpenCL keep it) */
+static void add_regs(char *options, size_t size, int regs)
+{
+    if (regs <= 0) return;
+    const size_t used = strlen(options);
+    pk_cl_options(options + used, size - used, " -cl-nv-maxrregcount=%d", regs);
+}
+
+/* The epilogue's build defines, added to options: the contract of
+ * common.cl's PK_GEMM_FINISH, which every GEMM kernel ends with */
+static void add_epilogue(char *options, size_t size, const pk_gemm_problem *p)
+{
+    const size_t used = strlen(options);
+    pk_cl_options(options + used, size - used, " -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
+                  (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
+                  p->residual.mem != NULL);
+}
+
+/* Work-groups along n for column blocks of bn (dim 0 of the grid) */
+static pk_status column_groups(const pk_gemm_problem *p, int bn, int64_t *out, pk_msg *msg)
+{
+    *out = (p->n + bn - 1) / bn;
+    if (*out > PK_CL_GEMM_MAX_GROUPS_X)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
+                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    return PK_SUCCESS;
+}
+
 static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_skinny_plan *sk, pk_msg *msg)
 {
     char options[512];
     pk_cl_options(options, sizeof options,
-                  "-DMR=%d -DVW=%d -DWG=%d -DKL=%d -DCPI=%d -DRC=%d -DU=%d -DACCV=%d -DMMA=%d -DPK_PTX=%d -DKW=%d -DSTREAM=%d "
-                  "-DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
+                  "-DMR=%d -DVW=%d -DWG=%d -DKL=%d -DCPI=%d -DRC=%d -DU=%d -DACCV=%d -DMMA=%d -DPK_PTX=%d -DKW=%d "
+                  "-DSTREAM=%d",
                   sk->mr, sk->vw, sk->wg, sk->kl, sk->cpi, sk->rc ? sk->rc : 1, sk->unroll, sk->vector_acc ? sk->vw : 1,
-                  sk->mma, sk->mma, sk->kw > 0 ? sk->kw : 1, sk->stream, (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
-                  p->residual.mem != NULL);
+                  sk->mma, sk->mma, sk->kw > 0 ? sk->kw : 1, sk->stream);
+    add_epilogue(options, sizeof options, p);
     pk_cl_kern *kernel, *merge = NULL;
     pk_status s = pk_cl_kernel(d, "gemm_skinny.cl", options, sk->mma ? "gemm_skinny_mma" : "gemm_skinny", &kernel, msg);
     if (s == PK_SUCCESS && sk->splits > 1) s = pk_cl_kernel(d, "gemm_skinny.cl", options, "gemm_skinny_merge", &merge, msg);
@@ -111,76 +140,47 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
 
-/* A register bound (regs > 0) added to build options (opencl_nv_regs.c
- * makes NVIDIA's OpenCL keep it) */
-static void add_regs(char *options, size_t size, int regs)
-{
-    if (regs <= 0) return;
-    const size_t used = strlen(options);
-    pk_cl_options(options + used, size - used, " -cl-nv-maxrregcount=%d", regs);
-}
-
-/* gemm_mma_kwarp.cl: a work-group a block of bn columns by bm rows, k
- * split among its warps */
-static pk_status gemm_mma_kwarp(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_mma_tile *t, pk_msg *msg)
-{
-    int64_t n_tiles = (p->n + t->bn - 1) / t->bn;
-    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
-        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
-                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
-    char options[512];
-    pk_cl_options(options, sizeof options,
-                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS=%d -DDEPTH=%d -DRED_MT=%d -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d "
-                  "-DHAS_BIAS=%d -DHAS_RES=%d",
-                  t->bm, t->bn, t->warps_n, t->stages, pk_cl_mma_red_mt(t, d->info.local_mem_bytes), (int)p->a.dtype,
-                  (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL);
-    add_regs(options, sizeof options, t->regs);
-    pk_cl_kern *kernel;
-    pk_status s = pk_cl_kernel(d, "gemm_mma_kwarp.cl", options, "gemm_mma_kwarp", &kernel, msg);
-    if (s != PK_SUCCESS) return s;
-    gemm_args g;
-    gemm_args_fill(&g, p, 0, 1, NULL, NULL);
-    const size_t wg = (size_t)(32 * t->warps_n);
-    const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
-    size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64(m_tiles, PK_CL_GEMM_MAX_GROUPS_YZ),
-                        (size_t)min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ)};
-    size_t local[3] = {wg, 1, 1};
-    return pk_cl_run(d, kernel, g.list, GEMM_ARGS, 3, global, local, msg);
-}
-
+/* The tensor-core kernels: gemm_mma.cl (tiles through local memory) or,
+ * for kwarp tiles, gemm_mma_kwarp.cl (warps multiplying from registers, k
+ * split among them); either split over `mma_splits` work-groups, their
+ * sums in scratch and a counter a tile. */
 static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, pk_msg *msg)
 {
     const pk_cl_mma_tile *t = &plan->mt;
-    if (t->kwarp) return gemm_mma_kwarp(d, p, t, msg);
-    int64_t n_tiles = (p->n + t->bn - 1) / t->bn;
-    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
-        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
-                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
     const int splits = plan->mma_splits > 1 ? plan->mma_splits : 1;
+    int64_t n_tiles;
+    pk_status s = column_groups(p, t->bn, &n_tiles, msg);
+    if (s != PK_SUCCESS) return s;
     char options[512];
-    pk_cl_options(options, sizeof options,
-                  "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d -DB_REG=%d -DSPLITS=%d "
-                  "-DGROUP_M=%d -DDT_A=%d -DDT_D=%d -DACT=%d -DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d",
-                  t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits, t->group_m,
-                  (int)p->a.dtype, (int)p->d.dtype, (int)p->act, p->c.mem != NULL, p->bias.mem != NULL,
-                  p->residual.mem != NULL);
+    if (t->kwarp)
+        pk_cl_options(options, sizeof options,
+                      "-DPK_PTX=1 -DBM=%d -DBN=%d -DWM=%d -DWN=%d -DWK=%d -DDEPTH=%d -DRED_MT=%d -DSPLITS=%d", t->bm,
+                      t->bn, t->warps_m, t->warps_n, t->kwarp, t->stages,
+                      pk_cl_mma_red_mt(t, d->info.local_mem_bytes), splits);
+    else
+        pk_cl_options(options, sizeof options,
+                      "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d "
+                      "-DB_REG=%d -DSPLITS=%d -DGROUP_M=%d",
+                      t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits,
+                      t->group_m);
+    add_epilogue(options, sizeof options, p);
     add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;
-    pk_status s = pk_cl_kernel(d, "gemm_mma.cl", options, "gemm_mma", &kernel, msg);
+    s = pk_cl_kernel(d, t->kwarp ? "gemm_mma_kwarp.cl" : "gemm_mma.cl", options,
+                     t->kwarp ? "gemm_mma_kwarp" : "gemm_mma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
     const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
-    /* split: the partial sums in scratch and a counter a tile */
     cl_mem part = NULL, counters = NULL;
     if (splits > 1) {
-        /* rows of n rounded up to even (gemm_mma.cl PK_MMA_PART) */
-        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * ((p->n + 1) & ~(int64_t)1)), &part, msg);
+        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * PK_GEMM_PART_PN(p->n)),
+                          &part, msg);
         if (s == PK_SUCCESS)
             s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
         if (s != PK_SUCCESS) return s;
     }
     gemm_args g;
     gemm_args_fill(&g, p, 0, 1, part, counters);
-    const size_t wg = (size_t)(32 * t->warps_m * t->warps_n);
+    const size_t wg = (size_t)32 * (size_t)(t->warps_m * t->warps_n * (t->kwarp ? t->kwarp : 1));
     size_t global[3] = {(size_t)n_tiles * wg, (size_t)min64(m_tiles, PK_CL_GEMM_MAX_GROUPS_YZ),
                         (size_t)min64(p->batch * splits, PK_CL_GEMM_MAX_GROUPS_YZ)};
     size_t local[3] = {wg, 1, 1};
@@ -200,10 +200,9 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     if (plan.mma) return gemm_mma(d, p, &plan, msg);
     const pk_cl_gemm_tile *t = &plan.tile;
 
-    int64_t n_tiles = (p->n + t->tn - 1) / t->tn;
-    if (n_tiles > PK_CL_GEMM_MAX_GROUPS_X)
-        return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: N = %lld needs more than %d work-groups",
-                       (long long)p->n, PK_CL_GEMM_MAX_GROUPS_X);
+    int64_t n_tiles;
+    pk_status s = column_groups(p, t->tn, &n_tiles, msg);
+    if (s != PK_SUCCESS) return s;
     int64_t m_groups = min64((p->m + t->tm - 1) / t->tm, PK_CL_GEMM_MAX_GROUPS_YZ);
     int64_t z_groups = min64(p->batch, PK_CL_GEMM_MAX_GROUPS_YZ);
 
@@ -221,19 +220,18 @@ pk_status pk_cl_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                                        lb.kfast ? p->n : p->k);
     char options[512];
     pk_cl_options(options, sizeof options,
-                  "-DTM=%d -DTN=%d -DTK=%d -DWM=%d -DWN=%d -DPAD=%d -DDT_A=%d -DDT_D=%d -DACT=%d "
-                  "-DHAS_C=%d -DHAS_BIAS=%d -DHAS_RES=%d -DA_KFAST=%d -DA_UNIT=%d -DB_KFAST=%d -DB_UNIT=%d "
-                  "-DA_VEC=%d -DB_VEC=%d -DPREFETCH=%d -DKUNROLL=%d -DEPI_LOCAL=%d -DLANES=%d",
-                  t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, (int)p->a.dtype, (int)p->d.dtype,
-                  (int)p->act, p->c.mem != NULL, p->bias.mem != NULL, p->residual.mem != NULL, la.kfast,
-                  la.unit, lb.kfast, lb.unit, a_vec, b_vec, gpu, t->kunroll, gpu, t->lanes);
+                  "-DTM=%d -DTN=%d -DTK=%d -DWM=%d -DWN=%d -DPAD=%d -DA_KFAST=%d -DA_UNIT=%d -DB_KFAST=%d "
+                  "-DB_UNIT=%d -DA_VEC=%d -DB_VEC=%d -DPREFETCH=%d -DKUNROLL=%d -DEPI_LOCAL=%d -DLANES=%d",
+                  t->tm, t->tn, t->tk, t->wm, t->wn, PK_CL_GEMM_PAD, la.kfast, la.unit, lb.kfast, lb.unit, a_vec,
+                  b_vec, gpu, t->kunroll, gpu, t->lanes);
+    add_epilogue(options, sizeof options, p);
     if (t->unpadded) {
         const size_t used = strlen(options);
         pk_cl_options(options + used, sizeof options - used, " -DVPAD=0");
     }
     if (plan.cls == PK_CL_VENDOR_NVIDIA) add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;
-    pk_status s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
+    s = pk_cl_kernel(d, "gemm_tiled.cl", options, "gemm_tiled", &kernel, msg);
     if (s != PK_SUCCESS) return s;
 
     gemm_args g;

@@ -176,7 +176,7 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * held (which spill), 4 or 16 warps (bench/RESULTS.md, 2026-12-04 11:45).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0}, {64, 32, 1, 8, 2, 8, 0, 1, 0, 1}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0}, {64, 32, 1, 1, 2, 8, 0, 4, 0, 8}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -198,16 +198,18 @@ size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 
 size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt)
 {
-    /* gemm_mma_kwarp.cl: rows of bn + 8 floats */
-    return sizeof(float) * (size_t)t->warps_n * 16u * (size_t)red_mt * (size_t)(t->bn + 8);
+    /* gemm_mma_kwarp.cl: each warp group's red_mt m16 tiles of every warp
+     * row, in rows of bn + 8 floats */
+    return sizeof(float) * (size_t)t->kwarp * (size_t)t->warps_m * 16u * (size_t)red_mt * (size_t)(t->bn + 8);
 }
 
 int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes)
 {
     /* the most m16 tiles whose sums fit at once, dividing the tile's */
     int best = 0;
-    for (int r = 1; r <= t->bm / 16; r++)
-        if ((t->bm / 16) % r == 0 && pk_cl_mma_red_bytes(t, r) <= local_mem_bytes) best = r;
+    const int mt = t->bm / t->warps_m / 16;
+    for (int r = 1; r <= mt; r++)
+        if (mt % r == 0 && pk_cl_mma_red_bytes(t, r) <= local_mem_bytes) best = r;
     return best;
 }
 
@@ -221,12 +223,16 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
      * groups of 8, and a work-item's copies of such a row's chunks keep
      * one column (the chunks of a row divide the work-group) */
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
-    /* kwarp: whole m16 tiles by n8 blocks, one warp row, weights in
-     * registers of their own (no breg), 2..4 steps held a warp */
+    /* kwarp: warp blocks of whole m16 tiles by n8 blocks, kwarp warps a
+     * block, weights in registers of their own (no breg), 2..4 steps held
+     * a warp */
     if (t->kwarp) {
-        const int acc = (t->bm / 16) * (t->bn / 8) * 4;
-        return t->kwarp == 1 && t->warps_m == 1 && !t->breg && t->bm % 16 == 0 && t->bn % 8 == 0 && t->stages <= 4 &&
-               acc <= 128 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
+        const size_t warps = (size_t)t->warps_m * t->warps_n * t->kwarp;
+        if (t->kwarp < 1 || t->breg || t->bm % (16 * t->warps_m) || t->bn % (8 * t->warps_n) || t->stages > 4)
+            return 0;
+        const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
+        return acc <= 128 && 32 * warps <= 1024 && 32 * warps <= max_work_group &&
+               pk_cl_mma_local_bytes(t) <= local_mem_bytes;
     }
     /* breg: each warp owns whole columns (its weights are its own) */
     if (t->breg && (t->breg != 1 || t->warps_m != 1)) return 0;
@@ -249,15 +255,16 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
 {
     const pk_cl_mma_tile *lg = &prm->mma[PK_CL_MMA_LARGE], *sm = &prm->mma[PK_CL_MMA_SMALL];
     const pk_cl_mma_tile *nw = &prm->mma[PK_CL_MMA_NARROW];
-    const int lg_ok = mma_tile_fits(lg, info, max_work_group), sm_ok = mma_tile_fits(sm, info, max_work_group);
-    const int nw_ok = mma_tile_fits(nw, info, max_work_group);
+    /* weights in registers of their own (breg, kwarp) are k-contiguous */
+#define MMA_OK(t) (mma_tile_fits(t, info, max_work_group) && (b_kc || (!(t)->breg && !(t)->kwarp)))
+    const int lg_ok = MMA_OK(lg), sm_ok = MMA_OK(sm), nw_ok = MMA_OK(nw);
+#undef MMA_OK
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
     const int64_t tiles = lg_ok ? p->batch * ((p->m + lg->bm - 1) / lg->bm) * ((p->n + lg->bn - 1) / lg->bn) : 0;
-    const int nw_b = b_kc || (!nw->breg && !nw->kwarp);
-    if (nw_ok && p->m <= nw->bm && nw_b) return *shape = PK_CL_MMA_NARROW, nw;
+    if (nw_ok && p->m <= nw->bm) return *shape = PK_CL_MMA_NARROW, nw;
     if (lg_ok && (tiles >= units || (!sm_ok && !nw_ok))) return *shape = PK_CL_MMA_LARGE, lg;
     if (sm_ok) return *shape = PK_CL_MMA_SMALL, sm;
-    if (nw_ok && nw_b) return *shape = PK_CL_MMA_NARROW, nw;
+    if (nw_ok) return *shape = PK_CL_MMA_NARROW, nw;
     return NULL;
 }
 
@@ -411,7 +418,7 @@ int pk_cl_gemm_plan_problem(const pk_cl_params *prm, const pk_device_info *info,
         out->mma = 1;
         out->mma_shape = shape;
         out->mt = *mt;
-        out->mma_splits = shape != PK_CL_MMA_LARGE && !mt->kwarp ? mma_splits(mt, info, p) : 1;
+        out->mma_splits = shape != PK_CL_MMA_LARGE ? mma_splits(mt, info, p) : 1;
         out->b_kc = b_kc;
         return 0;
     }
@@ -436,7 +443,8 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
         if (t->kwarp)
-            snprintf(name, n, "mma_%dx%d_kwarp%d_s%d", t->bm, t->bn, t->warps_n, t->stages);
+            snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
+                     t->stages, plan->mma_splits > 1 ? "_split" : "");
         else
             snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
                      t->breg ? "breg" : plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");
@@ -476,7 +484,7 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
                          t->breg == prm->mma[PK_CL_MMA_LARGE].breg && t->kwarp == prm->mma[PK_CL_MMA_LARGE].kwarp &&
                          mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
         for (int b_kc = t->breg || t->kwarp; b_kc < 2; b_kc++)
-            for (int split = same; split < (s != PK_CL_MMA_LARGE && !t->kwarp && t->max_splits > 1 ? 2 : 1); split++) {
+            for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];
                 memset(&plan, 0, sizeof plan);
                 plan.mma = 1, plan.mt = *t, plan.b_kc = b_kc, plan.mma_splits = split ? 2 : 1;

@@ -80,7 +80,7 @@ size_t pk_cl_skinny_local_bytes(const pk_cl_skinny_plan *sk);
  * least, its sums one m16 tile at a time) */
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
 /* gemm_mma_kwarp.cl: local memory for its warps' sums red_mt m16 tiles at
- * a time, and the most tiles at a time (dividing the tile's) that fit in
+ * a time, and the most tiles at a time (dividing a warp block's) that fit in
  * local_mem_bytes (0: none) */
 size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt);
 int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes);

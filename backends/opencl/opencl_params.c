@@ -122,11 +122,12 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "bm", OFF(mma[PK_CL_MMA_SMALL].bm), 16, 512, CH(64, 128, 256)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_SMALL, PK_CL_MMA_SMALL),
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "max_splits", OFF(mma[PK_CL_MMA_SMALL].max_splits), 1, 64, CH(1, 2, 4, 8)},
+    {PK_CL_FAMILY_GEMM_MMA_SMALL, "kwarp", OFF(mma[PK_CL_MMA_SMALL].kwarp), 0, 16, CH(0, 1, 2)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "bm", OFF(mma[PK_CL_MMA_NARROW].bm), 16, 512, CH(32, 64)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_NARROW, PK_CL_MMA_NARROW),
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "max_splits", OFF(mma[PK_CL_MMA_NARROW].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "breg", OFF(mma[PK_CL_MMA_NARROW].breg), 0, 1, CH(0, 1)},
-    {PK_CL_FAMILY_GEMM_MMA_NARROW, "kwarp", OFF(mma[PK_CL_MMA_NARROW].kwarp), 0, 1, CH(0, 1)},
+    {PK_CL_FAMILY_GEMM_MMA_NARROW, "kwarp", OFF(mma[PK_CL_MMA_NARROW].kwarp), 0, 16, CH(0, 1, 2, 4, 8)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -236,7 +237,7 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
         RULE(pk_cl_mma_tile_valid(t, PK_CL_MMA_MAX_LOCAL_BYTES, (size_t)-1),
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
-             "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: warps_m = 1, no breg, bn %% 8, 2 to 4 "
+             "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: no breg, bn %% (8 warps_n), 2 to 4 "
              "stages",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);

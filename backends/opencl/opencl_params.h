@@ -108,10 +108,11 @@ typedef struct pk_cl_mma_tile {
      * memory, `stages` steps a round (gemm_mma.cl B_REG; b k-contiguous,
      * warps_m = 1) */
     int breg;
-    /* 1: k split among the warps_n warps of a work-group, which multiply
-     * from registers (a from L2) and add their bm x bn sums at the end in
-     * local memory; `stages` steps held a warp (gemm_mma_kwarp.cl; b
-     * k-contiguous, warps_m = 1, breg = 0, never split over work-groups) */
+    /* w > 0: gemm_mma_kwarp.cl, whose warps_m x warps_n warp blocks each
+     * take w warps that split k among themselves and multiply from
+     * registers (operands from memory, the repeats from L1), adding their
+     * sums at the end in local memory; `stages` steps held a warp (b
+     * k-contiguous, breg = 0; split over work-groups as the other tiles) */
     int kwarp;
 } pk_cl_mma_tile;
 
