@@ -167,8 +167,11 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * multiprocessor that holds few of them), k split in up to 2 pieces.
  * The narrow entry, for M up to 64 with k-contiguous weights: blocks of
  * 64 x 32 (gemm_mma_kwarp.cl), k over the 8 warps of a work-group, each
- * holding 2 steps: 128 work-groups at N = 4096, no split over
- * work-groups. At M = 32 and 64 by 4096 x 4096 it ran ahead of gemm_mma.cl's
+ * holding 2 steps: 128 work-groups at N = 4096, k split over up to 4
+ * work-groups where there are fewer (N = 1024: 10.6 us a call against
+ * 16.2 unsplit; bench/RESULTS.md, 2026-12-04 14:40, also for wider
+ * blocks and deeper pipelines, which lost). At M = 32 and 64 by 4096 x
+ * 4096 it ran ahead of gemm_mma.cl's
  * weights-in-registers tile (64 x 128 of 1 x 8 warps, rounds of 4 steps,
  * k in 4 pieces; still there for portkern tune, breg), whose warps each
  * read all of a from local memory and whose pieces met at the end of
