@@ -1,10 +1,11 @@
 /* What every HIP GEMM kernel shares beyond the parameter list
  * (kernels_gpu/gemm_abi.h) and the fused epilogue (gemm_epilogue.h): the
- * arguments as one value (PK_GEMM_KARGS), the tile order, 16-bit pairs
- * and the per-lane register hint. */
+ * arguments as one value (PK_GEMM_KARGS), the tile order, the per-lane
+ * register hint and the matrix-core kernels' staging and block loop. */
 #pragma once
 
 #include "../kernels_gpu/gemm_epilogue.h"
+#include "bits16.h"
 
 /* Inside a kernel: its parameters as one pk_gemm_kargs, which the kernel
  * bodies take (and re-read through pk_fresh_args on AMD). */
@@ -24,20 +25,6 @@ __device__ __forceinline__ void pk_gemm_tile_of(unsigned t, unsigned m_tiles, un
     const unsigned r = t % group;
     tm = first + r % size;
     tn = r / size;
-}
-
-/* Two 16-bit values packed in a word, low half first: the skinny and MFMA
- * kernels move 16-bit operands as whole words. */
-template <int DT> __device__ __forceinline__ float2 pk_gemm_unpack2(unsigned w);
-template <> __device__ __forceinline__ float2 pk_gemm_unpack2<1>(unsigned w)
-{
-    pk_f16 h[2];
-    memcpy(h, &w, 4);
-    return make_float2(pk_to_f32(h[0]), pk_to_f32(h[1]));
-}
-template <> __device__ __forceinline__ float2 pk_gemm_unpack2<2>(unsigned w)
-{
-    return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
 }
 
 /* x, kept in a vector register on AMD. The compiler hoists every uniform

@@ -18,7 +18,7 @@ template <int DT> __device__ __forceinline__ void pk_gemm_unpack8(const uint4 &v
     const unsigned w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-        const float2 p = pk_gemm_unpack2<DT>(w[i]);
+        const float2 p = pk_unpack2<DT>(w[i]);
         f[2 * i] = p.x;
         f[2 * i + 1] = p.y;
     }

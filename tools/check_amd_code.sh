@@ -30,7 +30,8 @@ done
 
 # the matrix-core kernels of the lists hip_gemm_plan.c and
 # hip_attention_plan.c pick from: "family module name" a line, family
-# mfma, wmma11 or wmma12 (a WMMA entry's arguments are DT, generation, tile)
+# mfma, wmma11 or wmma12 (a WMMA entry's arguments are DT, generation, then
+# the GEMM's tile or the attention's head dim)
 matrix_kernels=$(printf '%s\n' '#include "kernels_hip/gemm_kernels.h"' '#include "kernels_hip/attention_kernels.h"' \
   '#define E(kind, module, name, ...) kind module name __VA_ARGS__ ;' 'PK_HIP_GEMM_KERNELS(E) PK_HIP_ATTN_KERNELS(E)' |
   cc -E -P -x c -I. - | tr ';,' '\n ' | awk '$1 == "MFMA" { print "mfma", $2, $3 } $1 == "WMMA" { print "wmma" $5, $2, $3 }')

@@ -25,8 +25,9 @@
 #             before conform, so that the suite checks what it stored
 #   portable  the performance-floor cases on NVIDIA's OpenCL (--record), to
 #             set beside the CUDA bench of the same call
-#   wmma      the GEMM suite on hip:0 with PORTKERN_HIP_WMMA=11 and =12: the
-#             RDNA3 and RDNA4 WMMA kernels, their instruction emulated
+#   wmma      the GEMM and attention suites on hip:0 with PORTKERN_HIP_WMMA=11
+#             and =12: the RDNA3 and RDNA4 WMMA kernels, their instruction
+#             emulated
 #   ptxoff    the suite on NVIDIA's OpenCL with its inline PTX kernels off
 #             (PORTKERN_OPENCL_PTX=0: the portable kernels); PK_CONFORM_OPS
 #             narrows it to some ops (e.g. "gemm attention")
@@ -102,10 +103,12 @@ if [[ $parts == *conform* ]]; then
 fi
 if [[ $parts == *wmma* ]]; then
   for gen in 11 12; do
-    t0=$(date +%s)
-    PORTKERN_HIP_WMMA=$gen timeout "$step" $pk conform --backend hip:0 --op gemm >"$logs/conform-wmma$gen.txt" 2>&1
-    summary+=("conform hip:0 gemm, PORTKERN_HIP_WMMA=$gen ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-wmma$gen.txt")")
-    grep -E '^FAIL' "$logs/conform-wmma$gen.txt" | cut -c1-220 | head -10
+    for op in gemm attention; do
+      t0=$(date +%s)
+      PORTKERN_HIP_WMMA=$gen timeout "$step" $pk conform --backend hip:0 --op $op >"$logs/conform-wmma$gen-$op.txt" 2>&1
+      summary+=("conform hip:0 $op, PORTKERN_HIP_WMMA=$gen ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-wmma$gen-$op.txt")")
+      grep -E '^FAIL' "$logs/conform-wmma$gen-$op.txt" | cut -c1-220 | head -10
+    done
   done
 fi
 if [[ $parts == *ptxoff* && -n "$cl" ]]; then

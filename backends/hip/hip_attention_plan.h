@@ -22,7 +22,8 @@ PK_KERNEL_LIST_ENUM(PK_HIP_ATTN_KERNELS, PK_HIP_ATTN_ID, pk_hip_attn_kernel, PK_
 
 typedef enum pk_hip_attn_kind {
     PK_HIP_ATTN_TILED, /* the vector ALUs: any dtype, strides, target */
-    PK_HIP_ATTN_MFMA   /* CDNA matrix cores: f16/bf16, head dim contiguous */
+    PK_HIP_ATTN_MFMA,  /* CDNA matrix cores: f16/bf16, head dim contiguous */
+    PK_HIP_ATTN_WMMA   /* RDNA matrix cores (gfx11, gfx12): the same problems */
 } pk_hip_attn_kind;
 
 typedef pk_gpu_attn_plan pk_hip_attn_plan; /* kind: pk_hip_attn_kind */
