@@ -60,6 +60,35 @@ template <typename V, typename F> __device__ __forceinline__ V pk_wmma_as(const 
 }
 #endif
 
+#if !PK_HIP_AMD
+/* NVIDIA: the 32 lanes do the instruction by the layout above, k
+ * ascending; D[row][r] takes A's row from the lanes that hold it and B's
+ * column r from lane r (and r + 16 for GEN 12's upper k). Not inlined: a
+ * kernel's products are then calls to one body, not hundreds of unrolled
+ * shuffles each (what made ptxas take minutes a kernel and spill); only
+ * the emulation runs here, for correctness, so its speed does not matter. */
+template <int GEN, int DT>
+__device__ __noinline__ void pk_wmma_emulated(const pk_wmma_frag<GEN> &a, const pk_wmma_frag<GEN> &b, pk_wmma_acc &acc)
+{
+    const int lane = threadIdx.x % 32, r = lane % 16;
+#pragma unroll
+    for (int v = 0; v < 8; v++) {
+        const int row = pk_wmma_row<GEN>(lane, v);
+        float s = 0.0f;
+#pragma unroll
+        for (int half = 0; half < (GEN == 11 ? 1 : 2); half++)
+#pragma unroll
+            for (int w = 0; w < (GEN == 11 ? 8 : 4); w++) {
+                const float2 x = pk_unpack2<DT>(__shfl(a.w[w], row + 16 * half));
+                const float2 y = pk_unpack2<DT>(__shfl(b.w[w], r + 16 * half));
+                s = fmaf(x.x, y.x, s);
+                s = fmaf(x.y, y.y, s);
+            }
+        acc.v[v] += s;
+    }
+}
+#endif
+
 /* acc += a b */
 template <int GEN, int DT>
 __device__ __forceinline__ void pk_wmma(const pk_wmma_frag<GEN> &a, const pk_wmma_frag<GEN> &b, pk_wmma_acc &acc)
@@ -81,25 +110,7 @@ __device__ __forceinline__ void pk_wmma(const pk_wmma_frag<GEN> &a, const pk_wmm
         c = __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32_gfx12(pk_wmma_as<pk_short8>(a), pk_wmma_as<pk_short8>(b), c);
     acc = pk_wmma_as<pk_wmma_acc>(c);
 #elif !PK_HIP_AMD
-    /* NVIDIA: the 32 lanes do the instruction by the layout above, k
-     * ascending; D[row][r] takes A's row from the lanes that hold it and
-     * B's column r from lane r (and r + 16 for GEN 12's upper k) */
-    const int lane = threadIdx.x % 32, r = lane % 16;
-#pragma unroll
-    for (int v = 0; v < 8; v++) {
-        const int row = pk_wmma_row<GEN>(lane, v);
-        float s = 0.0f;
-#pragma unroll
-        for (int half = 0; half < (GEN == 11 ? 1 : 2); half++)
-#pragma unroll
-            for (int w = 0; w < (GEN == 11 ? 8 : 4); w++) {
-                const float2 x = pk_unpack2<DT>(__shfl(a.w[w], row + 16 * half));
-                const float2 y = pk_unpack2<DT>(__shfl(b.w[w], r + 16 * half));
-                s = fmaf(x.x, y.x, s);
-                s = fmaf(x.y, y.y, s);
-            }
-        acc.v[v] += s;
-    }
+    pk_wmma_emulated<GEN, DT>(a, b, acc);
 #endif
 }
 
