@@ -18,7 +18,8 @@
  *   part[2 slot], part[2 slot + 1]          = m, l
  *   part[acc_off + slot * D + c]            = acc, acc_off = 2 * rows * n_splits
  * with rows = batch * hq * sq. */
-#pragma once
+#ifndef PK_KERNELS_GPU_ATTN_COMMON_H
+#define PK_KERNELS_GPU_ATTN_COMMON_H
 
 #include "attn_abi.h" /* one argument ABI for the kernels and both backends' host code */
 #include "gpu_common.h"
@@ -159,3 +160,5 @@ template <int DT> __device__ __forceinline__ void merge(const pk_attn_params &p,
 }
 
 } // namespace pk_attn
+
+#endif /* PK_KERNELS_GPU_ATTN_COMMON_H */

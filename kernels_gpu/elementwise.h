@@ -5,7 +5,8 @@
  * Each lets a kernel launched behind it start early (gpu_common.h; on
  * NVIDIA since sm_90); that kernel still waits for it to finish before it
  * reads. */
-#pragma once
+#ifndef PK_KERNELS_GPU_ELEMENTWISE_H
+#define PK_KERNELS_GPU_ELEMENTWISE_H
 
 #include "ew_chain.h"
 #include "ew_kernels.h"
@@ -27,3 +28,5 @@
 #define PK_EW_CHAIN(name, S, E) PK_EW_KERNEL(name, 256, pk_ew_chain_args, pk_ew::chain_kernel<S, E>)
 
 PK_EW_KERNELS(PK_EW_ENTRY)
+
+#endif /* PK_KERNELS_GPU_ELEMENTWISE_H */

@@ -15,7 +15,8 @@
  * cost occupancy. Steps are read from the kernel arguments with a run-time
  * index (constant memory on NVIDIA, scalar loads of the kernarg segment on
  * AMD, no local copy). */
-#pragma once
+#ifndef PK_KERNELS_GPU_EW_CHAIN_H
+#define PK_KERNELS_GPU_EW_CHAIN_H
 
 #include "ew_common.h"
 
@@ -193,3 +194,5 @@ template <int S, int E> __device__ __forceinline__ void chain_kernel(const pk_ew
 }
 
 } // namespace pk_ew
+
+#endif /* PK_KERNELS_GPU_EW_CHAIN_H */

@@ -2,7 +2,8 @@
  * strided access to one group of values, row addressing, activations over
  * a group, and the fixed-order row reductions over waves of PK_WAVE lanes
  * (gpu_dialect.h). */
-#pragma once
+#ifndef PK_KERNELS_GPU_EW_COMMON_H
+#define PK_KERNELS_GPU_EW_COMMON_H
 
 #include <string.h>
 
@@ -183,3 +184,5 @@ template <class Op> __device__ __forceinline__ float row_reduce(float v, float *
 }
 
 } // namespace pk_ew
+
+#endif /* PK_KERNELS_GPU_EW_COMMON_H */

@@ -5,7 +5,8 @@
  * accesses are contiguous. The inverse frequencies are the caller's
  * device table, or else come from the host, computed exactly as the f32
  * reference does. */
-#pragma once
+#ifndef PK_KERNELS_GPU_EW_ROPE_H
+#define PK_KERNELS_GPU_EW_ROPE_H
 
 #include "ew_common.h"
 
@@ -44,3 +45,5 @@ template <int DT> __device__ __forceinline__ void rope_kernel(const pk_ew_rope_a
 }
 
 } // namespace pk_ew
+
+#endif /* PK_KERNELS_GPU_EW_ROPE_H */

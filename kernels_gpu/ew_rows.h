@@ -13,7 +13,8 @@
  *
  * The same sums in the same order per wave on every target; red is sized
  * for the most waves a 512-thread block can have. */
-#pragma once
+#ifndef PK_KERNELS_GPU_EW_ROWS_H
+#define PK_KERNELS_GPU_EW_ROWS_H
 
 #include "ew_common.h"
 
@@ -339,3 +340,5 @@ template <int OP, int DT, int V> __device__ __forceinline__ void ew_kernel(const
 }
 
 } // namespace pk_ew
+
+#endif /* PK_KERNELS_GPU_EW_ROWS_H */

@@ -2,7 +2,8 @@
  * gathered once (pk_gemm_out, from the parameters or from pk_gemm_kargs),
  * so that the kernels pass one value around instead of eighteen, and the
  * store of one output. */
-#pragma once
+#ifndef PK_KERNELS_GPU_GEMM_EPILOGUE_H
+#define PK_KERNELS_GPU_GEMM_EPILOGUE_H
 
 #include "gemm_abi.h"
 #include "gpu_common.h"
@@ -43,3 +44,5 @@ __device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z
     if (o.res) x += pk_load_dt(o.res, z * o.r_sb + i * o.r_sm + j * o.r_sn, o.dt);
     pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, x);
 }
+
+#endif /* PK_KERNELS_GPU_GEMM_EPILOGUE_H */

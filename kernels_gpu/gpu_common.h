@@ -2,7 +2,10 @@
  * kernels_gpu): storage dtypes, conversions, activations, dependent
  * launch. Device code only; dtype codes match pk_dtype (0 f32, 1 f16, 2
  * bf16). Arithmetic and accumulation are f32. */
-#pragma once
+/* a guard, not #pragma once: hipRTC and NVRTC get these headers under two
+ * names (hip_rtc.c), which #pragma once takes for two files */
+#ifndef PK_KERNELS_GPU_GPU_COMMON_H
+#define PK_KERNELS_GPU_GPU_COMMON_H
 
 #include "gpu_dialect.h"
 
@@ -121,3 +124,5 @@ __device__ __forceinline__ void pk_prefetch_l2_bulk(const void *p, unsigned byte
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
 }
 #endif
+
+#endif /* PK_KERNELS_GPU_GPU_COMMON_H */

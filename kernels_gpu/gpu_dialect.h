@@ -14,7 +14,8 @@
  * out). PK_WAVE is the wave size: warpSize on AMD (64 on CDNA, 32 on
  * RDNA), the constant 32 on NVIDIA. Size per-wave arrays with PK_WAVE_MIN
  * (the most waves a block can have). */
-#pragma once
+#ifndef PK_KERNELS_GPU_GPU_DIALECT_H
+#define PK_KERNELS_GPU_GPU_DIALECT_H
 
 #include <stdint.h>
 
@@ -92,3 +93,5 @@ template <typename T> __device__ __forceinline__ T __shfl_down(T v, unsigned del
 #else
 #error "the CUDA-family kernels are built by clang or hipRTC (AMD), or nvcc or NVRTC"
 #endif
+
+#endif /* PK_KERNELS_GPU_GPU_DIALECT_H */
