@@ -62,13 +62,15 @@
 #define PK_SA_BIAS 24 /* bias: offset, n stride */
 #define PK_SA_RES 26 /* residual: offset, strides batch, m, n */
 #define PK_SA_LONGS 32
-/* Kernel side: the arguments (buffers, the two long16s, alpha and beta;
- * part: the split partial sums, where a kernel has them), and the
- * scalars under their names, each kernel's first line. */
+
 /* The floats a row of a split GEMM's partial sums takes in part: n rounded
  * up to a multiple of 4 (16-byte rows: the pieces' sums move as float2 or
  * float4). Host and gemm_mma*.cl alike. */
 #define PK_GEMM_PART_PN(n) (((n) + 3) / 4 * 4)
+
+/* Kernel side: the arguments (buffers, the two long16s, alpha and beta;
+ * part: the split partial sums, where a kernel has them), and the
+ * scalars under their names, each kernel's first line. */
 #define PK_GEMM_CL_PARAMS(A, B)                                                                            \
     __global const a_t *A, __global const a_t *B, __global float *part, __global const d_t *c,             \
         __global d_t *d, __global const d_t *bias, __global const d_t *res, long16 pk_s0, long16 pk_s1,   \

@@ -13,9 +13,9 @@
  * WM x WN x WK warps of a work-group take a BM x BN block as WM x WN warp
  * blocks of WTM x WTN, and the WK warps of one warp block split its k:
  * warp group wk takes steps wk, wk + WK, ... Warps of one wk and one row
- * load the same rows of a at about the same time, and of one column the
- * same weights, so that the L1 cache serves the repeats; what still comes
- * from L2 is a once a column block, which wider blocks (BN) read fewer
+ * load the same rows of a at about the same time, through L1, which may
+ * serve the repeats; the weights stream past L1, so warp rows that share
+ * columns each read them from L2. Wider blocks (BN) read a from L2 fewer
  * times. The k of a launch may be split further into SPLITS pieces over
  * work-groups (too few blocks to fill the device): the piece that finds
  * the others done adds them.

@@ -110,7 +110,8 @@ typedef struct pk_cl_mma_tile {
     int breg;
     /* w > 0: gemm_mma_kwarp.cl, whose warps_m x warps_n warp blocks each
      * take w warps that split k among themselves and multiply from
-     * registers (operands from memory, the repeats from L1), adding their
+     * registers (operands from memory: a through L1, the weights
+     * streamed past it), adding their
      * sums at the end in local memory; `stages` steps held a warp (b
      * k-contiguous, breg = 0; split over work-groups as the other tiles) */
     int kwarp;
