@@ -38,6 +38,14 @@
 #   hostile   the hostile-use device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
+#   rtc       HIP on NVIDIA with no code object embedded (a build of its own,
+#             build-rtc: -Dhip_code_objects=false, the CLI and HIP module
+#             alone), every kernel
+#             compiled at open by NVRTC into an empty cache: the first open
+#             timed alone, the suite on hip:0, the second open (from the
+#             cache) timed, the suite again; then a gemm.hip that does not
+#             compile must give PK_ERR_BUILD_FAILED with the compiler's log
+#             (issue 18's run-time path). Alone, it skips the main build.
 # The device tool brings back at most 8 files: every log goes into
 # $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
 # the short summary comes last on stdout. The tree there may carry a stale
@@ -64,6 +72,34 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 pack() { tar -C "$logs" -czf "$out/gpu-logs.tar.gz" .; }
 
 start=$(date +%s)
+if [[ -z ${parts//rtc/} ]]; then main_build=0; else main_build=1; fi
+if [[ $parts == *rtc* ]]; then
+  # a first open is timed as `portkern devices`, which opens every device
+  rb=build-rtc
+  { { [ -d $rb ] || meson setup $rb -Dhip_platform=nvidia -Dhip_code_objects=false -Dopencl=disabled \
+      -Dnvcc_archs=sm_90a; } && ninja -C $rb -j16 portkern libportkern-hip.so; } >"$logs/build-rtc.txt" 2>&1 ||
+    { tail -40 "$logs/build-rtc.txt"; pack; exit 1; }
+  rtc_cache=$(mktemp -d)
+  summary+=("build-rtc: $(($(date +%s) - start)) s")
+  for run in 1 2; do
+    t0=$(date +%s%N)
+    PORTKERN_CACHE_DIR=$rtc_cache timeout "$step" $rb/portkern devices >"$logs/rtc-devices-$run.txt" 2>&1
+    rc=$?
+    summary+=("rtc open $run rc=$rc: $((($(date +%s%N) - t0) / 1000000)) ms; $(grep -o 'kernels [^)]*)' "$logs/rtc-devices-$run.txt" | head -1); cache $(du -sk "$rtc_cache" | cut -f1) KiB")
+    t0=$(date +%s)
+    PORTKERN_CACHE_DIR=$rtc_cache timeout "$step" $rb/portkern conform --backend hip:0 >"$logs/rtc-conform-$run.txt" 2>&1
+    summary+=("rtc conform hip:0 run $run ($(($(date +%s) - t0)) s): $(tail -1 "$logs/rtc-conform-$run.txt")")
+    grep -E '^FAIL' "$logs/rtc-conform-$run.txt" | cut -c1-220 | head -10
+  done
+  broken=$(mktemp -d)
+  cp -r kernels_hip kernels_gpu "$broken/"
+  sed -i '0,/^#include/s//int broken_on_purpose = undeclared_name;\n&/' "$broken/kernels_hip/gemm.hip"
+  PORTKERN_HIP_SOURCE_DIR=$broken/kernels_hip PORTKERN_CACHE_DIR=$(mktemp -d) timeout "$step" \
+    $rb/portkern conform --backend hip:0 --op gemm >"$logs/rtc-broken.txt" 2>&1
+  summary+=("rtc broken gemm.hip rc=$?: $(grep -o 'PK_ERR_BUILD_FAILED' "$logs/rtc-broken.txt" | head -1), log line: $(grep -m1 -o 'gemm.hip([0-9]*): error[^"]*' "$logs/rtc-broken.txt" | cut -c1-120)")
+  rm -rf "$broken"
+fi
+if [[ $main_build == 0 ]]; then pack; echo "--- $(tail -1 "$logs/gpu.txt")"; printf '%s\n' "${summary[@]}"; exit 0; fi
 # only the H200's own code (far less nvcc time than the default targets)
 # (a warm machine keeps build-gpu from the previous call: only rebuild)
 { { [ -d build-gpu ] || meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a; } &&
