@@ -377,6 +377,18 @@ void cf_cases_gemm(cf_case_list *l)
             g.large = 1;
             add(l, &g);
         }
+        /* The Hopper kernel's tiles, both operands k-major, GPU-only: 132
+         * tiles of 128 x 256 on a 132-SM H200 (one wave, where 128 x 128
+         * needs two), and 34 of 128 x 128 (one wave, as 18 of 128 x 256
+         * are); m, n and K = 40 edges as above */
+        if (dt != PK_F32) {
+            g = G(dt, 1536, 2816, 40, 0, 1);
+            g.large = 1;
+            add(l, &g);
+            g = G(dt, 256, 2176, 40, 0, 1);
+            g.large = 1;
+            add(l, &g);
+        }
         /* mma.sync's small tile with A m-major */
         if (dt != PK_F32) {
             g = G(dt, 72, 40, 48, 1, 1);

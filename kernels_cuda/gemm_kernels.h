@@ -36,17 +36,23 @@
 #define PK_CU_DECODE_U_SM90 4
 #define PK_CU_DECODE_U_SM80 2
 
-/* The Hopper kernel (gemm_wgmma.cuh, sm_90a): one tile, steps of BK k
- * through a ring of STAGES in shared memory that TMA fills, three
- * warpgroups of 128 threads; its shared memory is the ring, 1024 bytes to
- * align the ring's base, and 2 x STAGES barriers of 8 bytes. */
-#define PK_CU_WGMMA_BM 128
-#define PK_CU_WGMMA_BN 256
+/* The Hopper kernel (gemm_wgmma.cuh, sm_90a): steps of BK k through a
+ * ring of `stages` in shared memory that TMA fills, three warpgroups of
+ * 128 threads (a producer and two consumers of 64 rows each). Its tiles:
+ * X(a, b, c, index, name, BM, BN, stages, cost), a, b and c passed
+ * through; cost is the time of an output element against the first tile's
+ * (x100), which the plan weighs against the tiles' waves over the device
+ * (128 x 128 took 4-5% longer than 128 x 256 over the same outputs:
+ * bench/RESULTS.md, 2026-12-04 19:17).
+ * Shared memory: the ring, 1024 bytes to align its base, and 2 x stages
+ * barriers of 8 bytes. */
 #define PK_CU_WGMMA_BK 64
-#define PK_CU_WGMMA_STAGES 4
 #define PK_CU_WGMMA_THREADS (3 * 128)
-#define PK_CU_WGMMA_SMEM                                                                                   \
-    (PK_CU_WGMMA_STAGES * (PK_CU_WGMMA_BM + PK_CU_WGMMA_BN) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * PK_CU_WGMMA_STAGES * 8)
+#define PK_CU_WGMMA_TILES(X, a, b, c)               \
+    X(a, b, c, 0, 128x256, 128, 256, 4, 100)        \
+    X(a, b, c, 1, 128x128, 128, 128, 6, 105)
+#define PK_CU_WGMMA_TILE_COUNT 2
+#define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
 
 /* Every entry point, once: X(kind, module, name, ...), module the fatbin
  * (gemm.cu; gemm_sm90.cu, built for sm_90a only), and kind's arguments:
@@ -58,7 +64,8 @@
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
- *   WGMMA  DT                   Hopper, A and B k-contiguous (gemm_wgmma.cuh)
+ *   WGMMA  DT, tile index, BM, BN, stages, cost
+ *                               Hopper, A and B k-contiguous (gemm_wgmma.cuh)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16); a_k (b_k) is 1 where A (B)
  * is k-contiguous, the name's _ak (_bk), else 0, _am (_bn). */
 #define PK_CU_GEMM_KERNELS(X)                                                                           \
@@ -72,7 +79,8 @@
     X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1, DT, 1, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1_k2, DT, 1, 2) \
     X(SKINNY, gemm, pk_gemm_skinny_##dt##_m2, DT, 2, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m4, DT, 4, 1) \
     X(SKINNY, gemm, pk_gemm_skinny_##dt##_m8, DT, 8, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m16, DT, 16, 1) \
-    X(DECODE, gemm, pk_gemm_decode_##dt, DT) X(WGMMA, gemm_sm90, pk_gemm_wgmma_##dt##_128x256, DT)
+    X(DECODE, gemm, pk_gemm_decode_##dt, DT) PK_CU_WGMMA_TILES(PK_CU_GEMM_WGMMA, X, dt, DT)
+#define PK_CU_GEMM_WGMMA(X, dt, DT, i, tile, ...) X(WGMMA, gemm_sm90, pk_gemm_wgmma_##dt##_##tile, DT, i, __VA_ARGS__)
 #define PK_CU_GEMM_MMA(X, dt, DT, i, tile, ...)                                                         \
     PK_CU_GEMM_LAYOUTS(X, MMA, pk_gemm_mma_##dt##_##tile, DT, i, __VA_ARGS__)
 #define PK_CU_GEMM_LAYOUTS(X, kind, name, ...)                                                          \

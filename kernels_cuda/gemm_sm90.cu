@@ -10,11 +10,12 @@
 
 #define PK_GEMM_ENTRY(kind, module, name, ...) PK_GEMM_IN_##module(name, __VA_ARGS__)
 #define PK_GEMM_IN_gemm(...)
-#define PK_GEMM_IN_gemm_sm90(name, dt)                                                                  \
+#define PK_GEMM_IN_gemm_sm90(name, dt, i, bm, bn, stages, cost)                                         \
     extern "C" __global__ void __launch_bounds__(pk_wgmma::THREADS, 1) name(                            \
         const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, PK_GEMM_PARAMS) \
     {                                                                                                   \
-        pk_wgmma::gemm<dt>(&ta, &tb, PK_GEMM_ARGS);                                                     \
+        static_assert((bm) == pk_wgmma::BM, "two consumers of 64 rows");                               \
+        pk_wgmma::gemm<dt, bn, stages>(&ta, &tb, PK_GEMM_ARGS);                                         \
     }
 
 PK_CU_GEMM_KERNELS(PK_GEMM_ENTRY)

@@ -2,16 +2,19 @@
  * layout x[M,K] @ W[N,K]^T): wgmma on sm_90a, fed by the tensor memory
  * accelerator (TMA). mma.sync tops out far below the H200's matrix rate
  * here (gemm_mma.cuh; bench/RESULTS.md, 2026-11-29 13:10 and 14:24); wgmma
- * issues a 64 x 256 x 16 product per warpgroup from shared memory with no
- * ldmatrix traffic through the registers.
+ * issues a 64 x BN x 16 product per warpgroup from shared memory with no
+ * ldmatrix traffic through the registers. The tiles (128 x BN, the ring's
+ * depth) are gemm_kernels.h's list.
  *
  * Block: three warpgroups. The first is the producer: one thread issues
  * the TMA copies of a BM x BK tile of A and a BN x BK tile of B into a
  * STAGES-deep ring and gives its registers to the others (setmaxnreg).
  * The other two are consumers, each owning 64 rows x BN columns of the
- * block's tile in 128 f32 accumulators per thread. Stage s has two
+ * block's tile in BN / 2 f32 accumulators per thread. Stage s has two
  * mbarriers: full[s] completes when its bytes have landed (TMA counts
- * them), empty[s] when the 8 consumer warps are done reading it.
+ * them), empty[s] when the 8 consumer warps are done reading it, which
+ * they say one step late: a step's products are still in flight while
+ * the next step's are issued.
  *
  * Layout: TMA writes each 64-element (128-byte) k row with the 128-byte
  * swizzle (16-byte chunk c of row r at c ^ (r % 8)), which is the layout
@@ -40,11 +43,8 @@
 
 namespace pk_wgmma {
 
-/* the tile: gemm_kernels.h */
-constexpr int BM = PK_CU_WGMMA_BM, BN = PK_CU_WGMMA_BN, BK = PK_CU_WGMMA_BK, STAGES = PK_CU_WGMMA_STAGES;
-constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int SMEM_BYTES = PK_CU_WGMMA_SMEM;
-constexpr int THREADS = PK_CU_WGMMA_THREADS;
+/* what every tile shares: gemm_kernels.h */
+constexpr int BM = 128, BK = PK_CU_WGMMA_BK, THREADS = PK_CU_WGMMA_THREADS;
 
 #ifdef PK_WGMMA_ENABLED
 __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
@@ -96,83 +96,120 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr)
 
 #define PK_WG_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define PK_WG_D16(i) PK_WG_D4(i), PK_WG_D4(i + 4), PK_WG_D4(i + 8), PK_WG_D4(i + 12)
-#define PK_WG_D128 PK_WG_D16(0), PK_WG_D16(16), PK_WG_D16(32), PK_WG_D16(48), PK_WG_D16(64), PK_WG_D16(80), \
-                   PK_WG_D16(96), PK_WG_D16(112)
-#define PK_WG_REGS                                                                                          \
+#define PK_WG_D64(i) PK_WG_D16(i), PK_WG_D16(i + 16), PK_WG_D16(i + 32), PK_WG_D16(i + 48)
+#define PK_WG_REGS64                                                                                        \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                        \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                        \
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                        \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define PK_WG_REGS128                                                                                       \
+    PK_WG_REGS64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "         \
     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
-/* d[64 x 256] += a[64 x 16] b[256 x 16]^T, both from shared memory */
-template <int DT> __device__ __forceinline__ void mma_64x256x16(float (&d)[128], unsigned long long da, unsigned long long db)
-{
-    if (DT == 2)
-        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PK_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
-                     : PK_WG_D128
-                     : "l"(da), "l"(db));
-    else
-        asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " PK_WG_REGS ", %128, %129, 1, 1, 1, 0, 0;\n"
-                     : PK_WG_D128
-                     : "l"(da), "l"(db));
-}
+/* d[64 x BN] += a[64 x 16] b[BN x 16]^T, both from shared memory: BN / 2
+ * f32 accumulators a thread */
+template <int DT, int BN> struct mma_64xNx16;
+template <int DT> struct mma_64xNx16<DT, 256> {
+    static __device__ __forceinline__ void run(float (&d)[128], unsigned long long da, unsigned long long db)
+    {
+        if (DT == 2)
+            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PK_WG_REGS128 "}, %128, %129, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D64(0), PK_WG_D64(64)
+                         : "l"(da), "l"(db));
+        else
+            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " PK_WG_REGS128 "}, %128, %129, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D64(0), PK_WG_D64(64)
+                         : "l"(da), "l"(db));
+    }
+};
+template <int DT> struct mma_64xNx16<DT, 128> {
+    static __device__ __forceinline__ void run(float (&d)[64], unsigned long long da, unsigned long long db)
+    {
+        if (DT == 2)
+            asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " PK_WG_REGS64 "}, %64, %65, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D64(0)
+                         : "l"(da), "l"(db));
+        else
+            asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " PK_WG_REGS64 "}, %64, %65, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D64(0)
+                         : "l"(da), "l"(db));
+    }
+};
 
 /* keeps the compiler from moving the accumulators while a wgmma that
  * writes them is in flight */
-__device__ __forceinline__ void fence_acc(float (&d)[128])
+template <int N> __device__ __forceinline__ void fence_acc(float (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #undef PK_WG_D4
 #undef PK_WG_D16
-#undef PK_WG_D128
-#undef PK_WG_REGS
+#undef PK_WG_D64
+#undef PK_WG_REGS64
+#undef PK_WG_REGS128
 
-/* The fused epilogue of (i, j) and (i, j + 1), kept out of line: inlined
- * at each of a thread's 64 pairs it made the tile's code too large for the
- * instruction cache, and a persistent block runs it between its tiles'
- * mainloops (bench/RESULTS.md, 2026-12-02 17:20). */
-__device__ __noinline__ void finish_pair_fused(const pk_gemm_out &o, long long z, long long i, long long j,
-                                               long long n, float x0, float x1)
+/* The fused epilogue (C, bias, activation, residual, or a store the
+ * pair form cannot make) of a consumer thread's whole tile, out of line
+ * and called once: the accumulators go to its stack only on this path.
+ * Inlined at each pair, the fused epilogue made the tile's code too large
+ * for the instruction cache (bench/RESULTS.md, 2026-12-02 17:20); called
+ * at each pair, every call saved the live accumulators around it.
+ * Accumulator v of n8 block j: row i0 (+ 8 for v & 2), column j0 + 8 j (+ 1
+ * for v & 1). */
+__device__ __noinline__ void finish_tile_fused(const pk_gemm_out &o, long long z, long long i0, long long j0,
+                                               long long m, long long n, const float *acc, int blocks)
 {
-    if (j < n) pk_gemm_finish(o, z, i, j, x0);
-    if (j + 1 < n) pk_gemm_finish(o, z, i, j + 1, x1);
+    for (int j = 0; j < blocks; j++)
+        for (int v = 0; v < 4; v++) {
+            const long long i = i0 + 8 * (v >> 1), jj = j0 + 8 * j + (v & 1);
+            if (i < m && jj < n) pk_gemm_finish(o, z, i, jj, acc[4 * j + v]);
+        }
 }
 
-/* Stores (i, j) and (i, j + 1); without c, bias, activation or residual
- * and with both adjacent and inside the matrix, one store of the pair
- * (bf16x2, half2 or float2) where its address is aligned for it. */
-__device__ __forceinline__ void finish_pair(const pk_gemm_out &o, long long z, long long i, long long j, long long n,
-                                            float x0, float x1)
+/* Whether a tile's outputs are stored as they are, times alpha: no C,
+ * bias, activation or residual, rows of d contiguous, every pair of
+ * columns (j, j + 1) aligned for one store of two (j is even). */
+__device__ __forceinline__ bool plain_pairs(const pk_gemm_out &o)
 {
-    const long long at = z * o.d_sb + i * o.d_sm + j * o.d_sn;
     const size_t size = o.dt == 0 ? 4 : 2;
-    if (o.d_sn == 1 && j + 1 < n && !o.c && !o.bias && !o.res && o.act == 0 &&
-        (reinterpret_cast<size_t>(o.d) + (size_t)at * size) % (2 * size) == 0) {
-        x0 *= o.alpha;
-        x1 *= o.alpha;
+    return o.d_sn == 1 && !o.c && !o.bias && !o.res && o.act == 0 && reinterpret_cast<size_t>(o.d) % (2 * size) == 0 &&
+           o.d_sm % 2 == 0 && o.d_sb % 2 == 0;
+}
+
+/* alpha (x0, x1) at (i, j), (i, j + 1): both where j + 1 < n, else the first */
+__device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, long long i, long long j, long long n,
+                                           float x0, float x1)
+{
+    const long long at = z * o.d_sb + i * o.d_sm + j;
+    x0 *= o.alpha;
+    x1 *= o.alpha;
+    if (j + 1 < n) {
         if (o.dt == 0)
             *reinterpret_cast<float2 *>(static_cast<float *>(o.d) + at) = make_float2(x0, x1);
         else if (o.dt == 2)
             *reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(o.d) + at) = __floats2bfloat162_rn(x0, x1);
         else
             *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
-        return;
+    } else if (j < n) {
+        if (o.dt == 0)
+            static_cast<float *>(o.d)[at] = x0;
+        else if (o.dt == 2)
+            static_cast<__nv_bfloat16 *>(o.d)[at] = __float2bfloat16_rn(x0);
+        else
+            static_cast<__half *>(o.d)[at] = __float2half_rn(x0);
     }
-    finish_pair_fused(o, z, i, j, n, x0, x1);
 }
 #endif
 
-template <int DT>
+template <int DT, int BN, int STAGES>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, PK_GEMM_PARAMS)
 {
 #ifdef PK_WGMMA_ENABLED
+    constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
     extern __shared__ __align__(1024) unsigned char pk_wgmma_smem[];
     const unsigned raw = (unsigned)__cvta_generic_to_shared(pk_wgmma_smem);
     const unsigned ring = (raw + 1023u) & ~1023u;
@@ -217,14 +254,14 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = wg - 1; /* consumer: rows cw * 64 .. + 63 of the tile */
     const pk_gemm_out out = PK_GEMM_OUT;
-    float acc[128];
+    float acc[BN / 2];
     unsigned long long it = 0;
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
         for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
             long long tm, tn;
             pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
 #pragma unroll
-            for (int i = 0; i < 128; i++) acc[i] = 0.0f;
+            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
             fence_acc(acc);
             for (long long kt = 0; kt < k_tiles; kt++, it++) {
                 const unsigned s = (unsigned)(it % STAGES);
@@ -232,22 +269,41 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 const unsigned sa = ring + s * STAGE_BYTES + cw * (64 * BK * 2), sb = ring + s * STAGE_BYTES + A_BYTES;
                 asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; kk++) mma_64x256x16<DT>(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
+                for (int kk = 0; kk < BK / 16; kk++)
+                    mma_64xNx16<DT, BN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
                 asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-                asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+                /* one step's products stay in flight while the next is
+                 * issued: waiting for all of them here would leave the
+                 * tensor cores idle between steps, both consumers at once
+                 * (they wait on the same barriers). What completed is the
+                 * previous step, whose stage goes back to the producer. */
+                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
                 fence_acc(acc);
-                if (lane == 0) bar_arrive(empty + 8 * s);
+                if (kt > 0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
             }
+            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+            fence_acc(acc);
+            if (k_tiles > 0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
             /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8 for
              * v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
             const long long i0 = tm * BM + cw * 64 + warp * 16 + lane / 4, j0 = tn * BN + 2 * (lane % 4);
+            if (plain_pairs(out)) {
 #pragma unroll
-            for (int j = 0; j < BN / 8; j++)
+                for (int j = 0; j < BN / 8; j++)
 #pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const long long i = i0 + 8 * h;
-                    if (i < m) finish_pair(out, z, i, j0 + 8 * j, n, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-                }
+                    for (int h = 0; h < 2; h++) {
+                        const long long i = i0 + 8 * h;
+                        if (i < m) store_pair(out, z, i, j0 + 8 * j, n, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                    }
+            } else {
+                /* a copy: with acc's own address taken, its registers
+                 * would be memory to the compiler, and ptxas serialises
+                 * every wgmma that writes them */
+                float spilled[BN / 2];
+#pragma unroll
+                for (int i = 0; i < BN / 2; i++) spilled[i] = acc[i];
+                finish_tile_fused(out, z, i0, j0, m, n, spilled, BN / 8);
+            }
         }
     }
 #else

@@ -73,6 +73,16 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 
 #define EXPECT(p, kernel, gx, gy, smem) expect(&(p), H200_SMS, H200_SMEM, kernel, gx, gy, smem, __LINE__)
 
+/* the shared memory of the Hopper tile whose kernel is named `kernel` */
+static unsigned wgmma_smem(const char *kernel)
+{
+#define T_SMEM(a, b, c, i, name, bm, bn, st, cost) \
+    if (strstr(kernel, "_" #name)) return PK_CU_WGMMA_SMEM(bm, bn, st);
+    PK_CU_WGMMA_TILES(T_SMEM, 0, 0, 0)
+#undef T_SMEM
+    return 0;
+}
+
 /* the Hopper kernel takes p (kernel non-NULL: with that grid) or leaves it (NULL) */
 static void expect_wgmma(const pk_gemm_problem *p, const char *knob, const char *kernel, unsigned gx, unsigned gy,
                          int line)
@@ -81,7 +91,7 @@ static void expect_wgmma(const pk_gemm_problem *p, const char *knob, const char 
     int took = pk_cu_gemm_plan_wgmma(p, H200_SMS, pk_cu_gemm_knob_of(knob), &plan);
     if (!kernel ? took
                 : !took || strcmp(pk_cu_gemm_kernel_names[plan.kernel], kernel) || plan.grid[0] != gx ||
-                      plan.grid[1] != gy || plan.block[0] != PK_CU_WGMMA_THREADS || plan.smem != PK_CU_WGMMA_SMEM ||
+                      plan.grid[1] != gy || plan.block[0] != PK_CU_WGMMA_THREADS || plan.smem != wgmma_smem(kernel) ||
                       plan.kind != PK_CU_GEMM_WGMMA) {
         failures++;
         printf("FAIL line %d: wgmma %s (%s grid %u,%u); want %s grid %u,%u\n", line, took ? "took it" : "left it",
@@ -102,9 +112,35 @@ static void wgmma_cases(void)
     /* edges everywhere: TMA fills zeros */
     p = problem(PK_BF16, 1, 3001, 5000, 1000, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
-    /* fewer tiles than SMs: the mma.sync tiles fill the device better */
+    /* the tile whose waves cost least: 64 tiles of 128 x 256 are one wave
+     * as 128 tiles of 128 x 128 are, of half the size */
     p = problem(PK_BF16, 1, 1024, 2048, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 128, 1, __LINE__);
+    /* 128 tiles of 128 x 256 (one wave) against 256 of 128 x 128 (two) */
+    p = problem(PK_BF16, 1, 1024, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 128, 1, __LINE__);
+    /* 80 of 128 x 256 (one wave) against 160 of 128 x 128 (two) */
+    p = problem(PK_BF16, 1, 2048, 1280, 8192, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 80, 1, __LINE__);
+    /* one wave either way: the smaller tile */
+    p = problem(PK_BF16, 1, 256, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 64, 1, __LINE__);
+    /* a fraction of a wave still runs on the Hopper kernel */
+    p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 32, 1, __LINE__);
+    p = problem(PK_BF16, 1, 64, 1024, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 8, 1, __LINE__);
+    /* fewer than 64 rows: the mma.sync tiles, whatever N or the knob */
+    p = problem(PK_BF16, 1, 63, 28672, 4096, 0, 1);
     expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+    expect_wgmma(&p, "128x128", NULL, 0, 0, __LINE__);
+    /* PORTKERN_CUDA_GEMM naming a tile: that tile wherever the kernel takes the problem */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    expect_wgmma(&p, "128x128", "pk_gemm_wgmma_bf16_128x128", H200_SMS, 1, __LINE__);
+    p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
+    expect_wgmma(&p, "128x256", "pk_gemm_wgmma_bf16_128x256", 16, 1, __LINE__);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 1, 1);
+    expect_wgmma(&p, "128x128", NULL, 0, 0, __LINE__);
     /* batches count: 8 x 32 tiles; 132 / 32 = 4 batches at a time */
     p = problem(PK_BF16, 8, 1024, 1024, 512, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 32, 4, __LINE__);

@@ -32,9 +32,9 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* a map the driver refuses leaves the problem to the other kernels,
      * which take any layout */
     int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, d->gemm_knob, &plan) &&
-                tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], PK_CU_WGMMA_BM) ==
+                tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], plan.tile_m) ==
                     CUDA_SUCCESS &&
-                tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], PK_CU_WGMMA_BN) ==
+                tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, d->gemm_knob, &plan);
     pk_gpu_gemm_args g;

@@ -35,9 +35,9 @@ const char *const pk_cu_gemm_kernel_names[] = {PK_CU_GEMM_KERNELS(PK_GPU_KERNEL_
 #define ID_VEC(id, bm, ak, bk) .vec[(bm) == 128][!(ak)][!(bk)] = id,
 #define ID_SKINNY(id, DT, rows, ks) .skinny[DT - 1][PK_GPU_SKINNY_INDEX(rows)][(ks) - 1] = id,
 #define ID_DECODE(id, DT) .decode[DT - 1] = id,
-#define ID_WGMMA(id, DT) .wgmma[DT - 1] = id,
+#define ID_WGMMA(id, DT, i, ...) .wgmma[DT - 1][i] = id,
 static const struct {
-    unsigned char mma[2][PK_CU_MMA_TILE_COUNT][2][2], simt[3][2], vec[2][2][2], skinny[2][5][2], decode[2], wgmma[2];
+    unsigned char mma[2][PK_CU_MMA_TILE_COUNT][2][2], simt[3][2], vec[2][2][2], skinny[2][5][2], decode[2], wgmma[2][PK_CU_WGMMA_TILE_COUNT];
 } ids = {PK_CU_GEMM_KERNELS(ID)};
 
 typedef struct mma_tile {
@@ -46,6 +46,12 @@ typedef struct mma_tile {
 
 #define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
+typedef struct wgmma_tile {
+    int bm, bn, stages, cost;
+} wgmma_tile;
+
+#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost) {bm, bn, st, cost},
+static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
 #define DECODE_MIN_M 5
@@ -105,6 +111,11 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
     static const char *const names[] = {"skinny", "decode", "mma"};
     for (int i = 0; value && i < 3; i++)
         if (!strcmp(value, names[i])) return (pk_cu_gemm_knob)(PK_CU_GEMM_KNOB_SKINNY + i);
+#define TILE_NAME(a, b, c, i, name, ...) #name,
+    static const char *const tiles[] = {PK_CU_WGMMA_TILES(TILE_NAME, 0, 0, 0)};
+#undef TILE_NAME
+    for (int i = 0; value && i < PK_CU_WGMMA_TILE_COUNT; i++)
+        if (!strcmp(value, tiles[i])) return (pk_cu_gemm_knob)(PK_CU_GEMM_KNOB_WGMMA + i);
     return PK_CU_GEMM_KNOB_NONE;
 }
 
@@ -119,18 +130,41 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     if (p->batch > 1 && p->a.stride[0] && p->a.stride[0] < p->m * p->a.stride[1]) return 0;
     if (p->batch > 1 && p->b.stride[0] && p->b.stride[0] < p->n * p->b.stride[2]) return 0;
     if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
-    if (tiles_of(p, PK_CU_WGMMA_BM, PK_CU_WGMMA_BN) < (int64_t)(sm_count < 1 ? 1 : sm_count)) return 0;
+    /* fewer rows leave a 128-row tile more than half empty: the mma.sync
+     * tiles (64 rows), which have not yet been timed against it there */
+    if (p->m < 64) return 0;
+    if (sm_count < 1) sm_count = 1;
+
+    /* The tile whose waves over the device cost least (a wave: every
+     * multiprocessor one tile, a persistent block each), each output
+     * weighed by the tile's cost. Even a fraction of a wave of these tiles
+     * ran ahead of the mma.sync tiles' many blocks (M = 64 by 4096 x 4096,
+     * 32 tiles of 128 x 128: 27 us against 49; bench/RESULTS.md,
+     * 2026-12-04 19:17). */
+    int best = -1;
+    int64_t best_cost = 0;
+    const int forced = knob >= PK_CU_GEMM_KNOB_WGMMA ? (int)(knob - PK_CU_GEMM_KNOB_WGMMA) : -1;
+    for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
+        const wgmma_tile *t = &wgmma_tiles[i];
+        if (forced >= 0 && i != forced) continue;
+        const int64_t cost = cdiv(tiles_of(p, t->bm, t->bn), sm_count) * t->bm * t->bn * t->cost;
+        if (best < 0 || cost < best_cost) best = i, best_cost = cost;
+    }
+    if (best < 0) return 0;
+    const wgmma_tile *t = &wgmma_tiles[best];
 
     memset(out, 0, sizeof *out);
     out->kind = PK_CU_GEMM_WGMMA;
-    out->kernel = ids.wgmma[p->a.dtype - 1];
+    out->kernel = ids.wgmma[p->a.dtype - 1][best];
+    out->tile_m = (unsigned)t->bm;
+    out->tile_n = (unsigned)t->bn;
     /* persistent: one block per multiprocessor walks the tiles */
-    int64_t tiles = cdiv(p->m, PK_CU_WGMMA_BM) * cdiv(p->n, PK_CU_WGMMA_BN);
+    int64_t tiles = cdiv(p->m, t->bm) * cdiv(p->n, t->bn);
     int64_t per_batch = tiles < sm_count ? tiles : sm_count;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sm_count) /* several batches: fill the device, not more */
         out->grid[1] = (unsigned)(sm_count / out->grid[0] > 0 ? sm_count / out->grid[0] : 1);
-    out->smem = PK_CU_WGMMA_SMEM;
+    out->smem = (unsigned)PK_CU_WGMMA_SMEM(t->bm, t->bn, t->stages);
     return 1;
 }
 
@@ -243,7 +277,7 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 /* from DECODE_MIN_M rows on, only by the knob */
 #define CAN_SKINNY(DT, rows, ks) ((rows) >= DECODE_MIN_M) == knob_only
 #define CAN_DECODE(DT) !knob_only
-#define CAN_WGMMA(DT) !knob_only && has_wgmma
+#define CAN_WGMMA(...) !knob_only && has_wgmma
     PK_CU_GEMM_KERNELS(CAN)
 }
 

@@ -17,10 +17,12 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
 
 /* PORTKERN_CUDA_GEMM, for A/B timing: "skinny" or "decode" sends every
  * decode problem (M <= 16, linear layout) to that kernel, "mma" keeps
- * problems from the Hopper kernel; any other value, or none, changes
- * nothing. */
+ * problems from the Hopper kernel, a Hopper tile's name ("128x256",
+ * "128x128") sends every problem the Hopper kernel takes at all to that
+ * tile; any other value, or none, changes nothing. */
 typedef enum pk_cu_gemm_knob {
-    PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA
+    PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
+    PK_CU_GEMM_KNOB_WGMMA /* + the tile's index */
 } pk_cu_gemm_knob;
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
 
@@ -42,6 +44,7 @@ typedef struct pk_cu_gemm_plan {
     unsigned grid[3], block[3];
     unsigned smem;     /* dynamic shared memory, bytes */
     int early;         /* may start behind the previous kernel (it waits before it reads) */
+    unsigned tile_m, tile_n; /* the Hopper kernel's tile: its TMA boxes' rows of A and of B */
 } pk_cu_gemm_plan;
 
 /* Picks the kernel for p on a device with sm_count multiprocessors and
@@ -53,8 +56,8 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
 /* The Hopper kernel (kernels_cuda/gemm_sm90.cu) for p, where the device
  * has sm_90a code loaded: returns 1 and fills out when it takes p. It
  * takes f16/bf16 with both operands k-contiguous in non-overlapping,
- * 16-byte aligned rows (what a TMA map can describe), with at least one
- * 128 x 256 tile per multiprocessor. */
+ * 16-byte aligned rows (what a TMA map can describe), 64 rows at least;
+ * its tiles are gemm_kernels.h's. */
 int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out);
 
 /* Every kernel that pk_cu_gemm_plan_pick_knob, after pk_cu_gemm_plan_wgmma
