@@ -40,7 +40,7 @@
 #endif
 
 #define PK_HIP_AMD 1
-#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__)
 #define PK_HIP_MFMA 1
 #else
 #define PK_HIP_MFMA 0

@@ -2,7 +2,7 @@
  * (backends/hip/hip_attention_plan.c), the launch (backends/gpu) and the
  * kernel build (attention.hip): X(kind, module, name, ...), module the
  * kernel file, and kind's arguments:
- *   MFMA    DT, D  CDNA matrix cores (gfx90a, gfx942); other targets build a
+ *   MFMA    DT, D  CDNA matrix cores (gfx90a, gfx942, gfx950); other targets build a
  *                  slow portable body the plan does not pick
  *                  (attention_mfma.h, attention_portable.h)
  *   WMMA    DT, GEN, D  RDNA matrix cores of generation GEN (11: gfx11, 12:

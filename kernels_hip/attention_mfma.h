@@ -1,4 +1,4 @@
-/* Attention on CDNA matrix cores (gfx90a, gfx942): f16/bf16, head dim
+/* Attention on CDNA matrix cores (gfx90a, gfx942, gfx950): f16/bf16, head dim
  * contiguous (the plan checks). Built only where PK_HIP_MFMA is 1;
  * attention.hip gives other targets a portable body under the same names
  * (attention_portable.h), which the plan does not pick there. What it

@@ -1,4 +1,4 @@
-/* f16/bf16 GEMM on CDNA matrix cores (gfx90a, gfx942), any strides. Only
+/* f16/bf16 GEMM on CDNA matrix cores (gfx90a, gfx942, gfx950), any strides. Only
  * built where PK_HIP_MFMA is 1; gemm.hip gives other targets the tiled
  * body under the same names.
  *

@@ -101,6 +101,24 @@ int main(void)
     p = problem(PK_F32, 100000, 8, 8, 8, 0, 0);
     EXPECT(p, mi250, PK_HIP_GEMM_TILED, "pk_gemm_tiled_f32_64", 1, PK_HIP_GEMM_MAX_GRID_Y);
 
+    /* which architectures take the MFMA kernels: CDNA2, CDNA3, CDNA4 */
+    static const struct {
+        const char *arch;
+        int mfma;
+    } archs[] = {{"gfx90a", 1}, {"gfx940", 1}, {"gfx942", 1}, {"gfx950", 1}, {"gfx908", 0}, {"gfx906", 0},
+                 {"gfx1030", 0}, {"gfx1100", 0}, {"gfx1201", 0}, {"sm_90", 0}};
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        if (pk_hip_arch_mfma(archs[i].arch) != archs[i].mfma) {
+            failures++;
+            printf("FAIL: pk_hip_arch_mfma(%s) = %d; want %d\n", archs[i].arch, !archs[i].mfma, archs[i].mfma);
+        }
+    pk_hip_target mi355 = mi250;
+    snprintf(mi355.arch, sizeof mi355.arch, "gfx950");
+    mi355.cu_count = 256;
+    mi355.has_mfma = pk_hip_arch_mfma(mi355.arch);
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    EXPECT(p, mi355, PK_HIP_GEMM_MFMA, "pk_gemm_mfma_bf16_128", 1024, 1);
+
     if (failures) printf("%d failures\n", failures);
     else printf("hip_gemm_plan: ok\n");
     return failures != 0;

@@ -2,7 +2,7 @@
  * kernels_hip/attention_kernels.h, with the tiles of
  * kernels_hip/attention_tiles.h (which the kernels read too).
  * MFMA takes f16/bf16 with the head dim contiguous in q, k and v, on wave64
- * targets with MFMA (gfx90a, gfx942); WMMA the same problems on wave32
+ * targets with MFMA (gfx90a, gfx942, gfx950); WMMA the same problems on wave32
  * targets with RDNA matrix cores (gfx11, gfx12: the kernels of its
  * generation; HIP on NVIDIA when PORTKERN_HIP_WMMA asks, emulated); the
  * 16-row tiled kernel at most 16 rows per kv head (decode), D <= 128; the

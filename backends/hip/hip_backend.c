@@ -84,7 +84,7 @@ static void describe(int index, pk_hip_target *t)
     int lds = attr(index, hipDeviceAttributeMaxSharedMemoryPerBlock),
         optin = attr(index, hipDeviceAttributeSharedMemPerBlockOptin);
     t->lds_bytes = (size_t)(optin > lds ? optin : lds);
-    t->has_mfma = !strcmp(t->arch, "gfx90a") || !strncmp(t->arch, "gfx94", 5);
+    t->has_mfma = pk_hip_arch_mfma(t->arch);
 #if PK_HIP_ON_CUDA
     const char *wmma = getenv("PORTKERN_HIP_WMMA");
     t->wmma = wmma && (!strcmp(wmma, "11") || !strcmp(wmma, "12")) ? atoi(wmma) : 0;

@@ -2,7 +2,7 @@
  *  - skinny: M <= 16 in the linear layout (x[M,K] @ W[N,K]^T, k contiguous
  *    in both), f16/bf16, 16-byte aligned rows. Bound by reading W once; a
  *    tile kernel would pad M to its tile.
- *  - mfma: f16/bf16 on a target with matrix cores (gfx90a, gfx942), any
+ *  - mfma: f16/bf16 on a target with matrix cores (gfx90a, gfx942, gfx950), any
  *    strides (the kernel copies k-contiguous, aligned operands in 16-byte
  *    chunks and anything else element by element). 128 x 128 tiles when
  *    they give every CU two of them, else 64 x 64.

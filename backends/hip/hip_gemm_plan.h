@@ -30,7 +30,7 @@ PK_KERNEL_LIST_ENUM(PK_HIP_GEMM_KERNELS, PK_HIP_GEMM_ID, pk_hip_gemm_kernel, PK_
 /* values of pk_hip_gemm_plan.kind */
 enum {
     PK_HIP_GEMM_SKINNY = 0, /* M <= 16, linear layout, f16/bf16, 16-byte aligned rows: streams W */
-    PK_HIP_GEMM_MFMA = 1,   /* f16/bf16 on CDNA matrix cores (gfx90a, gfx942) */
+    PK_HIP_GEMM_MFMA = 1,   /* f16/bf16 on CDNA matrix cores (gfx90a, gfx942, gfx950) */
     PK_HIP_GEMM_TILED = 2,  /* everything else, f32 included: exact f32 on the vector ALUs */
     PK_HIP_GEMM_WMMA = 3    /* f16/bf16 on RDNA matrix cores (gfx11, gfx12) */
 };

@@ -14,7 +14,7 @@
  *   kernels_hip/ or kernels_gpu/ header (the build tracks them through the
  *   compiler's depfile);
  * - kernels_gpu/gpu_dialect.h is the only HIP/CUDA include a kernel needs,
- *   and defines PK_HIP_MFMA on targets with MFMA (gfx90a, gfx942): MFMA code
+ *   and defines PK_HIP_MFMA on targets with MFMA (gfx90a, gfx942, gfx950): MFMA code
  *   and every __builtin_amdgcn_* sit inside #if PK_HIP_MFMA, so the NVIDIA
  *   build leaves them out;
  * - the wave size is PK_WAVE on the device and pk_hip_target.wave_size on
