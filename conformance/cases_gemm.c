@@ -381,11 +381,9 @@ void cf_cases_gemm(cf_case_list *l)
          * tiles of 128 x 256 on a 132-SM H200 (one wave, where 128 x 128
          * needs two), and 34 of 128 x 128 (one wave, as 18 of 128 x 256
          * are); m, n and K = 40 edges as above */
-        if (dt != PK_F32) {
-            g = G(dt, 1536, 2816, 40, 0, 1);
-            g.large = 1;
-            add(l, &g);
-            g = G(dt, 256, 2176, 40, 0, 1);
+        static const int hopper_mn[2][2] = {{1536, 2816}, {256, 2176}};
+        for (int i = 0; i < 2 && dt != PK_F32; i++) {
+            g = G(dt, hopper_mn[i][0], hopper_mn[i][1], 40, 0, 1);
             g.large = 1;
             add(l, &g);
         }
