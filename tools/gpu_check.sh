@@ -38,6 +38,10 @@
 #   hostile   the hostile-use device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
+#   hopper    the CUDA GEMM suite with the plan's Hopper tiles and with each
+#             forced (PORTKERN_CUDA_GEMM=128x256, =128x128), then the GEMM
+#             workload suites (gemm, llama3-8b, llama3-70b-tp8, small) beside
+#             cuBLAS (issue 19)
 #   rtc       HIP on NVIDIA with no code object embedded (a build of its own,
 #             build-rtc: -Dhip_code_objects=false, the CLI and HIP module
 #             alone), every kernel
@@ -155,6 +159,17 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
     summary+=("conform opencl:$cl PTX off, $op ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-ptxoff-$op.txt")")
     grep -E '^FAIL' "$logs/conform-ptxoff-$op.txt" | cut -c1-220 | head -10
   done
+fi
+if [[ $parts == *hopper* ]]; then
+  for knob in "" 128x256 128x128; do
+    t0=$(date +%s)
+    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
+    summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
+    grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
+  done
+  timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
+    --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
+  grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
   timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
