@@ -195,12 +195,7 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
         else
             *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
     } else if (j < n) {
-        if (o.dt == 0)
-            static_cast<float *>(o.d)[at] = x0;
-        else if (o.dt == 2)
-            static_cast<__nv_bfloat16 *>(o.d)[at] = __float2bfloat16_rn(x0);
-        else
-            static_cast<__half *>(o.d)[at] = __float2half_rn(x0);
+        pk_store_dt(o.d, at, o.dt, x0);
     }
 }
 #endif
