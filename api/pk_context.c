@@ -6,18 +6,25 @@
 #include "pk_handles.h"
 #include "pk_internal.h"
 
-pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **out)
+pk_status pk_context_open(const pk_backend_iface *be, int index, void *queue, int foreign, pk_context **out)
 {
+    const char *fn = foreign ? "pk_open_on_queue" : "pk_open";
     pk_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "pk_open: out of host memory");
+    if (!ctx) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     ctx->be = be;
+    ctx->foreign_queue = foreign;
     pk_msg msg = {{0}};
     pk_status s = be->device_info(index, &ctx->info, &msg);
-    if (s == PK_SUCCESS) s = be->open(index, &ctx->dev, &msg);
+    if (s == PK_SUCCESS && foreign && be->kind == PK_BACKEND_REF && queue)
+        s = pk_msgf(&msg, PK_ERR_INVALID_ARGUMENT, "'queue': ref has no queue (only NULL)");
+    /* a NULL queue asks for the backend's default stream; a queue of the
+     * context's own is the backend's when none is passed at all */
+    if (s == PK_SUCCESS && foreign && !queue && be->kind == PK_BACKEND_OPENCL)
+        s = pk_msgf(&msg, PK_ERR_NULL_ARGUMENT, "'queue' is NULL: OpenCL has no default queue");
+    if (s == PK_SUCCESS) s = be->open(index, foreign ? (queue ? queue : PK_DEFAULT_QUEUE) : NULL, &ctx->dev, &msg);
     if (s != PK_SUCCESS) {
         free(ctx);
-        return pk_fail(NULL, s, "pk_open: %s device %d: %s", pk_backend_name(be->kind), index,
-                       msg.text);
+        return pk_fail(NULL, s, "%s: %s device %d: %s", fn, pk_backend_name(be->kind), index, msg.text);
     }
     ctx->info.backend = be->kind;
     ctx->info.index = index;
@@ -26,18 +33,30 @@ pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **ou
     return PK_SUCCESS;
 }
 
-static pk_status open_explicit(pk_backend b, int index, pk_context **out)
+static pk_status open_explicit(pk_backend b, int index, void *queue, int foreign, pk_context **out)
 {
+    const char *fn = foreign ? "pk_open_on_queue" : "pk_open";
     const char *why = NULL;
     const pk_backend_iface *be = pk_registry_get(b, &why);
     if (!be)
-        return pk_fail(NULL, PK_ERR_BACKEND_UNAVAILABLE, "pk_open: backend %s unavailable: %s",
+        return pk_fail(NULL, PK_ERR_BACKEND_UNAVAILABLE, "%s: backend %s unavailable: %s", fn,
                        pk_backend_name(b), why);
     int n = be->device_count();
     if (index < 0 || index >= n)
-        return pk_fail(NULL, PK_ERR_NO_DEVICE, "pk_open: 'index' %d: backend %s has %d device(s)",
+        return pk_fail(NULL, PK_ERR_NO_DEVICE, "%s: 'index' %d: backend %s has %d device(s)", fn,
                        index, pk_backend_name(b), n);
-    return pk_context_open(be, index, out);
+    return pk_context_open(be, index, queue, foreign, out);
+}
+
+pk_status pk_open_on_queue(pk_backend b, int index, void *queue, pk_context **out)
+{
+    if (!out) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_open_on_queue: 'out' is NULL");
+    *out = NULL;
+    if ((unsigned)b >= PK_BACKEND_COUNT || b == PK_BACKEND_AUTO)
+        return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
+                       "pk_open_on_queue: 'b': not a backend (%d); a queue belongs to one backend, not auto",
+                       (int)b);
+    return open_explicit(b, index, queue, 1, out);
 }
 
 /* The automatic order: CUDA, HIP, an OpenCL GPU, an OpenCL CPU, ref. */
@@ -46,7 +65,7 @@ static pk_status open_auto(pk_context **out)
     static const pk_backend gpu_first[] = {PK_BACKEND_CUDA, PK_BACKEND_HIP};
     for (size_t i = 0; i < sizeof gpu_first / sizeof gpu_first[0]; i++) {
         const pk_backend_iface *be = pk_registry_get(gpu_first[i], NULL);
-        if (be && pk_context_open(be, 0, out) == PK_SUCCESS) return PK_SUCCESS;
+        if (be && pk_context_open(be, 0, NULL, 0, out) == PK_SUCCESS) return PK_SUCCESS;
     }
     const pk_backend_iface *cl = pk_registry_get(PK_BACKEND_OPENCL, NULL);
     if (cl) {
@@ -57,10 +76,10 @@ static pk_status open_auto(pk_context **out)
                 pk_msg msg;
                 if (cl->device_info(i, &info, &msg) != PK_SUCCESS || info.is_cpu != want_cpu)
                     continue;
-                if (pk_context_open(cl, i, out) == PK_SUCCESS) return PK_SUCCESS;
+                if (pk_context_open(cl, i, NULL, 0, out) == PK_SUCCESS) return PK_SUCCESS;
             }
     }
-    return open_explicit(PK_BACKEND_REF, 0, out);
+    return open_explicit(PK_BACKEND_REF, 0, NULL, 0, out);
 }
 
 pk_status pk_open(pk_backend b, int index, pk_context **out)
@@ -69,7 +88,7 @@ pk_status pk_open(pk_backend b, int index, pk_context **out)
     *out = NULL;
     if ((unsigned)b >= PK_BACKEND_COUNT)
         return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT, "pk_open: 'b': not a backend (%d)", (int)b);
-    if (b != PK_BACKEND_AUTO) return open_explicit(b, index, out);
+    if (b != PK_BACKEND_AUTO) return open_explicit(b, index, NULL, 0, out);
     const char *env = getenv("PORTKERN_BACKEND");
     if (env && *env && strcmp(env, "auto") != 0) {
         char name[32];
@@ -88,7 +107,7 @@ pk_status pk_open(pk_backend b, int index, pk_context **out)
         if (env[len] == ':' && (*end || end == env + len + 1 || idx < 0 || idx > 1 << 20))
             return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
                            "pk_open: PORTKERN_BACKEND=\"%.64s\": bad device index", env);
-        return open_explicit(eb, (int)idx, out);
+        return open_explicit(eb, (int)idx, NULL, 0, out);
     }
     return open_auto(out);
 }
@@ -100,17 +119,26 @@ pk_status pk_internal_open_ref_f32(pk_context **out)
     pk_msg msg = {{0}};
     if (be->init(&msg) != PK_SUCCESS)
         return pk_fail(NULL, PK_ERR_BACKEND_UNAVAILABLE, "pk_internal_open_ref_f32: %s", msg.text);
-    return pk_context_open(be, 0, out);
+    return pk_context_open(be, 0, NULL, 0, out);
 }
 
-static void release_buffer(const pk_buf_rec *r) { r->ctx->be->free(r->ctx->dev, r->mem); }
+/* A buffer's memory back to its owner, or an event freed; then what the
+ * handle was holding for its producer (a DLPack tensor's deleter) */
+void pk_release_record(const pk_buf_rec *r)
+{
+    const pk_backend_iface *be = r->ctx->be;
+    if (r->event) be->event_free(r->ctx->dev, r->event);
+    else if (r->wrapped) be->unwrap(r->ctx->dev, r->mem);
+    else be->free(r->ctx->dev, r->mem);
+    if (r->on_release) r->on_release(r->release_arg);
+}
 
 pk_status pk_close(pk_context *ctx)
 {
     if (!ctx) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_close: 'ctx' is NULL");
     pk_msg msg = {{0}};
     pk_status s = ctx->lost ? PK_SUCCESS : ctx->be->finish(ctx->dev, &msg);
-    pk_handle_remove_all(ctx, release_buffer);
+    pk_handle_remove_all(ctx, pk_release_record);
     pk_fault_forget(ctx);
     ctx->be->close(ctx->dev);
     free(ctx);
@@ -171,7 +199,7 @@ pk_status pk_alloc(pk_context *ctx, size_t bytes, pk_buffer **out)
     if (bytes > (size_t)INT64_MAX)
         return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "pk_alloc: 'bytes' = %zu is more than any device has",
                        bytes);
-    pk_buf_rec r = {ctx, NULL, bytes};
+    pk_buf_rec r = {ctx, NULL, bytes, 0, NULL, NULL, NULL};
     pk_msg msg = {{0}};
     pk_status s = ctx->be->alloc(ctx->dev, bytes, &r.mem, &msg);
     if (s != PK_SUCCESS) return pk_fail(ctx, s, "pk_alloc: 'bytes' = %zu: %s", bytes, msg.text);
@@ -193,7 +221,14 @@ pk_status pk_free(pk_buffer *b)
         return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
                        "pk_free: 'buf' is not a live pk_buffer (freed already, its context closed, or never "
                        "allocated)");
-    release_buffer(&r);
+    /* the producer may reuse its memory once its deleter runs: not before
+     * portkern's queued work on it is done */
+    if (r.on_release && !r.ctx->lost) {
+        pk_msg msg = {{0}};
+        pk_status s = r.ctx->be->finish(r.ctx->dev, &msg);
+        if (s != PK_SUCCESS) pk_backend_result(r.ctx, "pk_free", s, &msg);
+    }
+    pk_release_record(&r);
     return PK_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ struct pk_context {
     void *dev;
     pk_device_info info;
     pk_status lost;       /* PK_SUCCESS, or the failure that made the context unusable */
+    int foreign_queue;    /* opened on the caller's queue (pk_open_on_queue) */
     char last_error[PK_MSG_MAX];
 };
 
@@ -41,7 +42,14 @@ extern const pk_core_hooks pk_core_hooks_of_core;
 /* Disarms a test's fault plan armed on ctx (pk_close). */
 void pk_fault_forget(const pk_context *ctx);
 
-/* Opens device `index` of an explicit backend kind. */
-pk_status pk_context_open(const pk_backend_iface *be, int index, pk_context **out);
+/* Opens device `index` of an explicit backend kind: on a queue of its own,
+ * or (foreign) on the caller's `queue`, which may be NULL (the backend's
+ * default stream: handed to the backend as PK_DEFAULT_QUEUE). */
+pk_status pk_context_open(const pk_backend_iface *be, int index, void *queue, int foreign, pk_context **out);
+
+/* Frees or unwraps a retired handle's memory, or frees its event, then
+ * runs its on_release. */
+struct pk_buf_rec;
+void pk_release_record(const struct pk_buf_rec *r);
 
 #endif

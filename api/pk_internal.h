@@ -10,20 +10,6 @@
  * conformance suite measures each dtype's own error with it. */
 PK_API pk_status pk_internal_open_ref_f32(pk_context **out);
 
-/* Timing for the bench: an event is a point on the context's queue after
- * all work queued before it. elapsed waits for `end`. */
-typedef struct pk_event pk_event;
-PK_API pk_status pk_internal_event_record(pk_context *ctx, pk_event **out);
-PK_API pk_status pk_internal_event_elapsed(pk_event *start, pk_event *end, float *ms);
-PK_API void pk_internal_event_free(pk_event *event);
-
-/* The backend's handle of a buffer's memory (CUdeviceptr on CUDA, cl_mem on
- * OpenCL, a host pointer on ref), so that the bench can hand the same
- * memory to the vendor's library. */
-PK_API uintptr_t pk_internal_buffer_handle(const pk_buffer *buf);
-/* The context's native queue (CUstream, cl_command_queue), or NULL. */
-PK_API void *pk_internal_native_queue(const pk_context *ctx);
-
 /* Fault injection, for tests (tests/test_faults.c). One plan per process,
  * armed on one context at a time; arm it while no other thread runs ops
  * on that context, and disarm (PK_INTERNAL_FAULT_OFF) before closing it.

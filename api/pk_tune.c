@@ -482,12 +482,12 @@ static double time_case(pk_context *ctx, timed *t)
     while (reps < MAX_REPS && (reps < MIN_REPS || total < 30.0)) {
         pk_event *e0 = NULL, *e1 = NULL;
         float f = 0;
-        pk_status s = pk_internal_event_record(ctx, &e0);
+        pk_status s = pk_event_record(ctx, &e0);
         if (s == PK_SUCCESS) s = run_inst(ctx, &t->c, &t->in[reps % t->copies]);
-        if (s == PK_SUCCESS) s = pk_internal_event_record(ctx, &e1);
-        if (s == PK_SUCCESS) s = pk_internal_event_elapsed(e0, e1, &f);
-        pk_internal_event_free(e0);
-        pk_internal_event_free(e1);
+        if (s == PK_SUCCESS) s = pk_event_record(ctx, &e1);
+        if (s == PK_SUCCESS) s = pk_event_elapsed(e0, e1, &f);
+        if (e0) pk_event_free(e0);
+        if (e1) pk_event_free(e1);
         if (s != PK_SUCCESS) return -1;
         ms[reps++] = f;
         total += f;

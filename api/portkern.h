@@ -195,6 +195,68 @@ PK_API pk_status pk_copy(pk_buffer *dst, size_t dst_offset, pk_buffer *src,
 PK_API pk_status pk_fill(pk_buffer *dst, size_t offset, size_t bytes,
                          const void *pattern, size_t pattern_size);
 
+/* ---------------------------------------------------------------- the caller's memory and queues
+ *
+ * portkern inside another program: a context on the caller's queue, a
+ * buffer over the caller's memory, and each one's native handle back.
+ * Native handles, by backend:
+ *              memory                          queue
+ *   CUDA       CUdeviceptr                     CUstream (0: the legacy default stream)
+ *   HIP        hipDeviceptr_t (device address) hipStream_t (0: the null stream)
+ *   OpenCL     cl_mem                          cl_command_queue (in order)
+ *   ref        host address                    none
+ * CUDA contexts (and HIP on NVIDIA) use the device's primary CUDA context,
+ * the one the runtime API and PyTorch use: a stream or memory of another
+ * CUDA context is refused. */
+
+/* Opens device `index` of backend b (not AUTO) on the caller's queue: every
+ * op, copy and fill of the context is queued there, in order with the
+ * caller's own work, so no synchronisation between the two is needed. The
+ * context does not own the queue: pk_close waits for it and leaves it. The
+ * queue must belong to that device (CUDA: the primary context's; OpenCL:
+ * the device's, in-order; its cl_context becomes the context's); ref has
+ * no queue and takes only NULL. pk_upload and pk_download still block. */
+PK_API pk_status pk_open_on_queue(pk_backend b, int index, void *queue, pk_context **out);
+/* The context's queue (its own, or the caller's it was opened on); NULL on
+ * ref. */
+PK_API pk_status pk_context_queue(const pk_context *ctx, void **queue);
+
+/* A buffer over `bytes` of the caller's memory at `handle` (see the table
+ * above), without taking ownership: pk_free and pk_close forget it and
+ * free nothing (OpenCL: the buffer holds a reference to the cl_mem until
+ * then). The memory must stay valid, and must not be freed by its owner,
+ * while portkern's queued work may use it. Checked where the runtime can
+ * say: the memory belongs to ctx's device (CUDA/HIP: an allocation on that
+ * device holding [handle, handle + bytes); OpenCL: a cl_mem of ctx's
+ * cl_context of at least `bytes`); ref takes any non-null address. */
+PK_API pk_status pk_buffer_wrap(pk_context *ctx, uintptr_t handle, size_t bytes, pk_buffer **out);
+/* The native handle of a buffer's memory (allocated by portkern or
+ * wrapped), for the caller's own kernels and libraries. */
+PK_API pk_status pk_buffer_handle(const pk_buffer *buf, uintptr_t *handle);
+/* 1 when buf wraps the caller's memory (pk_buffer_wrap, DLPack), 0 when
+ * portkern allocated it, -1 when buf is not a live buffer. */
+PK_API int pk_buffer_is_wrapped(const pk_buffer *buf);
+
+/* ---------------------------------------------------------------- events
+ *
+ * An event is a point on a context's queue, after all work queued before
+ * it. Events are handles like buffers: one whose context was closed is
+ * recognised (PK_ERR_INVALID_ARGUMENT), pk_close frees them. */
+typedef struct pk_event pk_event;
+
+PK_API pk_status pk_event_record(pk_context *ctx, pk_event **out);
+/* Work queued on ctx after this call starts after `event` is reached.
+ * The event may be of another context of the same backend (OpenCL: of the
+ * same cl_context). Does not block the host. */
+PK_API pk_status pk_event_wait(pk_context *ctx, const pk_event *event);
+/* Blocks the host until the event is reached; reports a device failure. */
+PK_API pk_status pk_event_synchronize(pk_event *event);
+/* Milliseconds between two events of one context; waits for `end`.
+ * PK_ERR_UNSUPPORTED on an OpenCL queue of the caller's made without
+ * CL_QUEUE_PROFILING_ENABLE. */
+PK_API pk_status pk_event_elapsed(const pk_event *start, const pk_event *end, float *ms);
+PK_API pk_status pk_event_free(pk_event *event);
+
 /* ---------------------------------------------------------------- tensors */
 
 typedef enum pk_dtype { PK_F32 = 0, PK_F16, PK_BF16, PK_DTYPE_COUNT } pk_dtype;
@@ -223,6 +285,43 @@ PK_API uint16_t pk_f32_to_f16(float f);
 PK_API float pk_f16_to_f32(uint16_t h);
 PK_API uint16_t pk_f32_to_bf16(float f);
 PK_API float pk_bf16_to_f32(uint16_t h);
+
+/* ---------------------------------------------------------------- DLPack
+ *
+ * Tensors to and from DLPack (the structs are in api/pk_dlpack.h), with no
+ * copy. Import: out->buf is a new buffer of ctx that wraps the tensor's
+ * memory (pk_buffer_wrap's rules: pk_free it when done; it frees nothing of
+ * the producer's). The tensor must live on ctx's device:
+ *   ref      CPU memory (also CUDA's and ROCm's pinned host memory)
+ *   CUDA     CUDA (or CUDA managed) memory, device_id the CUDA ordinal
+ *   HIP      ROCm memory, device_id the HIP ordinal (HIP on NVIDIA: CUDA)
+ *   OpenCL   OpenCL, data a cl_mem of ctx's cl_context, device_id ctx's
+ *            OpenCL device index
+ * and be float32, float16 or bfloat16 with one lane, at most PK_MAX_DIMS
+ * dims (dims of size 1 in front of those are dropped; 0 dims give [1]),
+ * strides non-negative (NULL: row-major), data + byte_offset aligned to the
+ * element size. Anything else: an error status naming what was refused,
+ * and nothing is taken. */
+struct pk_dl_tensor;
+struct pk_dl_managed;
+struct pk_dl_managed_versioned;
+
+/* Borrows t: the producer keeps its memory alive while out->buf lives. */
+PK_API pk_status pk_tensor_from_dlpack(pk_context *ctx, const struct pk_dl_tensor *t, pk_tensor *out);
+/* Takes m on success: its deleter is called when out->buf is freed (or its
+ * context closed). On failure m is untouched and still the caller's. */
+PK_API pk_status pk_tensor_from_dlpack_managed(pk_context *ctx, struct pk_dl_managed *m, pk_tensor *out);
+/* The same for DLPack 1.x's versioned form (major version 1; a read-only
+ * tensor is refused: portkern may write any buffer it is given). */
+PK_API pk_status pk_tensor_from_dlpack_versioned(pk_context *ctx, struct pk_dl_managed_versioned *m,
+                                                 pk_tensor *out);
+/* Export: a DLPack view of t (shape, strides, dtype, device; the memory is
+ * t's buffer's). Its deleter frees the struct only: t's buffer must outlive
+ * every use of it. CPU, CUDA and ROCm tensors point data at the first
+ * element (byte_offset 0); OpenCL's data is the cl_mem and byte_offset
+ * t->offset. */
+PK_API pk_status pk_tensor_to_dlpack(const pk_tensor *t, struct pk_dl_managed **out);
+PK_API pk_status pk_tensor_to_dlpack_versioned(const pk_tensor *t, struct pk_dl_managed_versioned **out);
 
 /* ---------------------------------------------------------------- activations */
 

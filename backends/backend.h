@@ -12,13 +12,18 @@
 
 #include "portkern.h"
 
-#define PK_BACKEND_ABI 7
+#define PK_BACKEND_ABI 8
 #define PK_MSG_MAX 512
 
 /* Where a backend writes the message of a failed call. */
 typedef struct pk_msg {
     char text[PK_MSG_MAX];
 } pk_msg;
+
+/* What open's `queue` is when the caller asked for the runtime's default
+ * stream (CUDA's legacy stream, HIP's null stream): a handle no runtime
+ * gives out. */
+#define PK_DEFAULT_QUEUE ((void *)~(uintptr_t)0)
 
 /* A backend's device memory: the backend's handle plus the byte base that
  * problem offsets count from. */
@@ -142,12 +147,20 @@ typedef struct pk_backend_iface {
     int (*device_count)(void);
     pk_status (*device_info)(int index, pk_device_info *info, pk_msg *msg);
 
-    pk_status (*open)(int index, void **dev, pk_msg *msg);
+    /* queue NULL: a queue of the context's own. Else the caller's native
+     * queue (pk_open_on_queue), which the backend checks belongs to the
+     * device and never destroys. */
+    pk_status (*open)(int index, void *queue, void **dev, pk_msg *msg);
     void (*close)(void *dev);
     pk_status (*finish)(void *dev, pk_msg *msg);
 
     pk_status (*alloc)(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg);
     void (*free)(void *dev, pk_mem mem);
+    /* The caller's memory at native handle `handle` as a pk_mem (checked
+     * against the device where the runtime can tell), and its release
+     * (frees nothing of the caller's). NULL: the backend wraps nothing. */
+    pk_status (*wrap)(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem, pk_msg *msg);
+    void (*unwrap)(void *dev, pk_mem mem);
     pk_status (*upload)(void *dev, pk_mem dst, size_t off, const void *src, size_t n, pk_msg *msg);
     pk_status (*download)(void *dev, pk_mem src, size_t off, void *dst, size_t n, pk_msg *msg);
     pk_status (*copy)(void *dev, pk_mem dst, size_t doff, pk_mem src, size_t soff, size_t n,
@@ -160,8 +173,14 @@ typedef struct pk_backend_iface {
     pk_status (*event_record)(void *dev, void **event, pk_msg *msg);
     pk_status (*event_elapsed)(void *dev, void *start, void *end, float *ms, pk_msg *msg);
     void (*event_free)(void *dev, void *event);
-    /* The native queue (CUstream, cl_command_queue), or NULL: lets the bench
-     * queue a vendor library's work in the same order as portkern's. */
+    /* dev's queue waits for `event`, recorded by `owner` (a device of the
+     * same backend, maybe dev itself), without blocking the host; and the
+     * host waits for an event of dev. */
+    pk_status (*event_wait)(void *dev, void *owner, void *event, pk_msg *msg);
+    pk_status (*event_sync)(void *dev, void *event, pk_msg *msg);
+    /* The native queue (CUstream, cl_command_queue), or NULL (pk_context_queue;
+     * the bench queues a vendor library's work there, in order with ours).
+     * A pk_mem is the native memory handle itself (pk_buffer_handle). */
     void *(*native_queue)(void *dev);
 
     /* Ops. Return PK_ERR_UNSUPPORTED (with a message) for what is not implemented. */

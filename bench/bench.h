@@ -149,4 +149,19 @@ pk_status pk_bench_random_buffer(pk_context *ctx, pk_dtype dt, int64_t n, pk_buf
  * NaN (n/a) if any is NaN (an efficiency with nothing to judge it by). */
 double pk_bench_pp(const double *eff, int n);
 
+/* A buffer's native handle and a context's native queue (portkern.h), for
+ * handing the same memory and queue to the vendor's library */
+static inline uintptr_t bench_handle(const pk_buffer *b)
+{
+    uintptr_t h = 0;
+    pk_buffer_handle(b, &h);
+    return h;
+}
+static inline void *bench_queue(const pk_context *ctx)
+{
+    void *q = NULL;
+    pk_context_queue(ctx, &q);
+    return q;
+}
+
 #endif

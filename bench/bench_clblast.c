@@ -38,8 +38,8 @@ static pk_status clblast_run(void *state, int i)
 {
     clblast_state *s = state;
     const pk_bench_case *c = s->c;
-    void *a = (void *)pk_internal_buffer_handle(s->x), *b = (void *)pk_internal_buffer_handle(s->w[i % s->copies]);
-    void *y = (void *)pk_internal_buffer_handle(s->y);
+    void *a = (void *)bench_handle(s->x), *b = (void *)bench_handle(s->w[i % s->copies]);
+    void *y = (void *)bench_handle(s->y);
     size_t m = (size_t)c->m, n = (size_t)c->n, k = (size_t)c->k, ldb = c->linear ? k : n;
     int tb = c->linear ? TRANS_YES : TRANS_NO;
     s->last = c->dtype == PK_F32
@@ -83,7 +83,7 @@ double pk_bench_clblast_gemm(pk_context *ctx, const pk_bench_case *c, pk_buffer 
         return 0;
     }
     clblast_state st = {(clblast_sgemm_fn)dlsym(lib, "CLBlastSgemm"), (clblast_hgemm_fn)dlsym(lib, "CLBlastHgemm"),
-                        pk_internal_native_queue(ctx), c, x, w, y, copies, 0};
+                        bench_queue(ctx), c, x, w, y, copies, 0};
     if (!st.sgemm || !st.hgemm || !st.queue) {
         *why = "CLBlast entry points or queue missing";
         *missing = 1;

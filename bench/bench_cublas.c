@@ -34,8 +34,8 @@ static pk_status cublas_run(void *state, int i)
     int t = cuda_type(c->dtype), m = (int)c->m, n = (int)c->n, k = (int)c->k;
     /* column-major: y^T [N, M] = op(W) [N, K] @ x^T [K, M] */
     int r = s->gemm(s->handle, c->linear ? OP_T : OP_N, OP_N, n, m, k, &alpha,
-                    (const void *)pk_internal_buffer_handle(s->w[i % s->copies]), t, c->linear ? k : n,
-                    (const void *)pk_internal_buffer_handle(s->x), t, k, &beta, (void *)pk_internal_buffer_handle(s->y),
+                    (const void *)bench_handle(s->w[i % s->copies]), t, c->linear ? k : n,
+                    (const void *)bench_handle(s->x), t, k, &beta, (void *)bench_handle(s->y),
                     t, n, COMPUTE_32F, GEMM_DEFAULT);
     return r == 0 ? PK_SUCCESS : PK_ERR_DEVICE_FAILURE;
 }
@@ -58,7 +58,7 @@ double pk_bench_cublas_gemm(pk_context *ctx, const pk_bench_case *c, pk_buffer *
         *why = "cublasCreate failed";
         return 0;
     }
-    set_stream(st.handle, pk_internal_native_queue(ctx));
+    set_stream(st.handle, bench_queue(ctx));
     pk_bench_result r = {0};
     pk_status s = pk_bench_time(ctx, cublas_run, &st, reps, &r);
     destroy(st.handle);

@@ -68,12 +68,12 @@ static int cmp_double(const void *a, const void *b)
 static pk_status elapsed_between(pk_context *ctx, pk_bench_run_fn run, void *state, int first, int calls, float *ms)
 {
     pk_event *a = NULL, *b = NULL;
-    pk_status s = pk_internal_event_record(ctx, &a);
+    pk_status s = pk_event_record(ctx, &a);
     for (int i = 0; i < calls && s == PK_SUCCESS; i++) s = run(state, first + i);
-    if (s == PK_SUCCESS) s = pk_internal_event_record(ctx, &b);
-    if (s == PK_SUCCESS) s = pk_internal_event_elapsed(a, b, ms);
-    pk_internal_event_free(a);
-    pk_internal_event_free(b);
+    if (s == PK_SUCCESS) s = pk_event_record(ctx, &b);
+    if (s == PK_SUCCESS) s = pk_event_elapsed(a, b, ms);
+    if (a) pk_event_free(a);
+    if (b) pk_event_free(b);
     return s;
 }
 
@@ -99,17 +99,18 @@ pk_status pk_bench_time(pk_context *ctx, pk_bench_run_fn run, void *state, int r
         return PK_ERR_OUT_OF_MEMORY;
     }
     int done = 0, call = 0;
-    s = pk_internal_event_record(ctx, &ev[0]);
+    s = pk_event_record(ctx, &ev[0]);
     for (; done < reps && s == PK_SUCCESS; done++) {
         for (int j = 0; j < calls && s == PK_SUCCESS; j++) s = run(state, call++);
-        if (s == PK_SUCCESS) s = pk_internal_event_record(ctx, &ev[done + 1]);
+        if (s == PK_SUCCESS) s = pk_event_record(ctx, &ev[done + 1]);
     }
     for (int i = 0; i < done && s == PK_SUCCESS; i++) {
         float t = 0;
-        s = pk_internal_event_elapsed(ev[i], ev[i + 1], &t);
+        s = pk_event_elapsed(ev[i], ev[i + 1], &t);
         ms[i] = t / calls;
     }
-    for (int i = 0; i <= reps; i++) pk_internal_event_free(ev[i]);
+    for (int i = 0; i <= reps; i++)
+        if (ev[i]) pk_event_free(ev[i]);
     if (s == PK_SUCCESS) {
         qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
         r->ms = ms[reps / 2];

@@ -35,9 +35,9 @@ static pk_status rec_info(int index, pk_device_info *info, pk_msg *msg)
     info->simd_width = 32;
     return PK_SUCCESS;
 }
-static pk_status rec_open(int index, void **dev, pk_msg *msg)
+static pk_status rec_open(int index, void *queue, void **dev, pk_msg *msg)
 {
-    (void)index, (void)msg;
+    (void)index, (void)queue, (void)msg;
     *dev = &next_addr;
     return PK_SUCCESS;
 }
@@ -202,7 +202,7 @@ int cover_collect(cover_calls *out)
     cf_cases_chain(&out->cases);
 
     pk_context *ctx;
-    if (pk_context_open(&recorder, 0, &ctx) != PK_SUCCESS) {
+    if (pk_context_open(&recorder, 0, NULL, 0, &ctx) != PK_SUCCESS) {
         printf("FAIL: cannot open the recording backend: %s\n", pk_last_error(NULL));
         return -1;
     }

@@ -9,13 +9,15 @@
 # targets, and the LLVM tools that check the code objects (llvm-19:
 # llvm-objdump, llvm-readelf; clang-tools-19: clang-offload-bundler), and
 # DLPack's header (libdlpack-dev), which a test checks portkern's own
-# declaration of that ABI against (api/pk_dlpack.h).
+# declaration of that ABI against (api/pk_dlpack.h), and NumPy, which the
+# Python package's tests (python/) check results with.
 # Skips apt when everything is already there.
 set -euo pipefail
 
 packages=(build-essential pkg-config python3 meson ninja-build
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libclblast1
-          libamdhip64-dev rocm-device-libs clang-19 lld-19 llvm-19 clang-tools-19 libdlpack-dev)
+          libamdhip64-dev rocm-device-libs clang-19 lld-19 llvm-19 clang-tools-19 libdlpack-dev
+          python3-numpy)
 
 missing=()
 for p in "${packages[@]}"; do

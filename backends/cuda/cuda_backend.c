@@ -37,7 +37,27 @@ pk_status pk_cu_device_info(int index, pk_device_info *info, pk_msg *msg)
     return PK_SUCCESS;
 }
 
-pk_status pk_cu_open(int index, void **out, pk_msg *msg)
+/* The caller's stream, PK_DEFAULT_QUEUE for the legacy default one: ours
+ * only if it belongs to the primary context the modules are loaded in */
+static pk_status adopt_stream(pk_cu_device *d, void *queue, pk_msg *msg)
+{
+    d->gpu.foreign_stream = 1;
+    d->stream = queue == PK_DEFAULT_QUEUE ? NULL : (CUstream)queue;
+    if (!d->stream) return PK_SUCCESS;
+    CUcontext of = NULL;
+    CUresult r = cuStreamGetCtx(d->stream, &of);
+    if (r != CUDA_SUCCESS)
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "'queue' is not a CUstream of this process (cuStreamGetCtx: %s)",
+                       pk_gpu_error_name(r));
+    if (of != d->context)
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT,
+                       "'queue' is a stream of another CUDA context than device %d's primary context (the one "
+                       "portkern and the CUDA runtime use)",
+                       d->info.index);
+    return PK_SUCCESS;
+}
+
+pk_status pk_cu_open(int index, void *queue, void **out, pk_msg *msg)
 {
     pk_cu_device *d = calloc(1, sizeof *d);
     if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -60,7 +80,9 @@ pk_status pk_cu_open(int index, void **out, pk_msg *msg)
     d->attn_knob = pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN"));
     d->smem_optin = (size_t)d->info.local_mem_bytes;
     s = pk_gpu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
-    if (s == PK_SUCCESS) s = pk_gpu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);
+    if (s == PK_SUCCESS)
+        s = queue ? adopt_stream(d, queue, msg)
+                  : pk_gpu_check(cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", msg);
     for (int m = 0; s == PK_SUCCESS && m < PK_GPU_MODULE_COUNT; m++) {
         const pk_embedded_blob *b = pk_gpu_blob_of(pk_cuda_fatbins, m);
         /* sm_90a code runs on compute capability 9.0 only, and has no PTX */

@@ -156,6 +156,63 @@ static void gpu_event_free(void *dev, void *event)
     pk_gpu_event_destroy((pk_gpu_event)event);
 }
 
+/* The caller's memory: an allocation of this device holding all of
+ * [handle, handle + bytes), as the driver says */
+static pk_status gpu_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem, pk_msg *msg)
+{
+    pk_gpu_device *d = dev;
+    if (!handle) return pk_msgf(msg, PK_ERR_NULL_ARGUMENT, "'handle' is NULL");
+    pk_status s = pk_gpu_current(d, msg);
+    if (s != PK_SUCCESS) return s;
+    int ordinal = -1;
+    uint64_t base = 0, at = (uint64_t)handle;
+    size_t size = 0;
+    pk_gpu_result r = pk_gpu_ptr_range(at, &ordinal, &base, &size);
+    if (r != PK_GPU_OK)
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "'handle' 0x%llx is not device memory %s knows (%s: %s)",
+                       (unsigned long long)at, PK_GPU_VENDOR,
+                       PK_GPU_CALL(cuPointerGetAttribute, hipPointerGetAttribute), pk_gpu_error_name(r));
+    if (ordinal != d->info.index)
+        return pk_msgf(msg, PK_ERR_WRONG_CONTEXT, "'handle' 0x%llx is memory of device %d; the context is on device %d",
+                       (unsigned long long)at, ordinal, d->info.index);
+    if (at < base || at - base > size || bytes > size - (at - base))
+        return pk_msgf(msg, PK_ERR_OUT_OF_BOUNDS,
+                       "'bytes' %zu from 0x%llx reach past the allocation holding it (%zu bytes from 0x%llx)", bytes,
+                       (unsigned long long)at, size, (unsigned long long)base);
+    *mem = pk_gpu_mem(pk_gpu_ptr_of(at));
+    return PK_SUCCESS;
+}
+
+/* the caller's memory stays the caller's */
+static void gpu_unwrap(void *dev, pk_mem mem)
+{
+    (void)dev;
+    (void)mem;
+}
+
+/* Events of any device of the backend: the driver orders streams across
+ * devices and contexts itself */
+static pk_status gpu_event_wait(void *dev, void *owner, void *event, pk_msg *msg)
+{
+    (void)owner;
+    pk_gpu_device *d = dev;
+    pk_status s = pk_gpu_current(d, msg);
+    if (s == PK_SUCCESS)
+        s = pk_gpu_check(pk_gpu_stream_wait_event(d, (pk_gpu_event)event),
+                         PK_GPU_CALL(cuStreamWaitEvent, hipStreamWaitEvent), msg);
+    return s;
+}
+
+static pk_status gpu_event_sync(void *dev, void *event, pk_msg *msg)
+{
+    pk_gpu_device *d = dev;
+    pk_status s = pk_gpu_current(d, msg);
+    if (s == PK_SUCCESS)
+        s = pk_gpu_check(pk_gpu_event_wait((pk_gpu_event)event), PK_GPU_CALL(cuEventSynchronize, hipEventSynchronize),
+                         msg);
+    return s;
+}
+
 static void *gpu_native_queue(void *dev) { return (void *)((pk_gpu_device *)dev)->stream; }
 
 static const pk_backend_iface gpu_iface = {
@@ -169,6 +226,8 @@ static const pk_backend_iface gpu_iface = {
     .finish = gpu_finish,
     .alloc = gpu_alloc,
     .free = gpu_free,
+    .wrap = gpu_wrap,
+    .unwrap = gpu_unwrap,
     .upload = gpu_upload,
     .download = gpu_download,
     .copy = gpu_copy,
@@ -176,6 +235,8 @@ static const pk_backend_iface gpu_iface = {
     .event_record = gpu_event_record,
     .event_elapsed = gpu_event_elapsed,
     .event_free = gpu_event_free,
+    .event_wait = gpu_event_wait,
+    .event_sync = gpu_event_sync,
     .native_queue = gpu_native_queue,
     .gemm = PK_GPU_OP(gemm),
     .attention = PK_GPU_OP(attention),

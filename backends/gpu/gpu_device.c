@@ -79,7 +79,7 @@ void pk_gpu_unload(pk_gpu_device *d)
     if (d->gpu.fault_module) pk_gpu_module_unload(d->gpu.fault_module);
     for (int m = 0; m < PK_GPU_MODULE_COUNT; m++)
         if (d->modules[m]) pk_gpu_module_unload(d->modules[m]);
-    if (d->stream) pk_gpu_stream_destroy(d);
+    if (d->stream && !d->gpu.foreign_stream) pk_gpu_stream_destroy(d);
 }
 
 /* A real device fault where the backend can raise one: pk_fault_store

@@ -26,6 +26,7 @@ typedef struct pk_gpu_state {
     pk_gpu_module fault_module; /* pk_fault_store, loaded by a test's device fault only */
     pk_gpu_retired *retired;    /* outgrown buffers the stream may still read (gpu_memory.c) */
     pk_gpu_stage stage;         /* pinned ring the host arrays of ops are copied from (gpu_stage.c) */
+    int foreign_stream;         /* the stream is the caller's (pk_open_on_queue): never destroyed */
 } pk_gpu_state;
 
 /* Checks a driver result; on failure writes "what: ERROR_NAME: text".

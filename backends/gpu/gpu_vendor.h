@@ -89,6 +89,17 @@ static inline pk_gpu_result pk_gpu_event_query(pk_gpu_event e) { return cuEventQ
 static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return cuEventSynchronize(e); }
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { cuEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return cuStreamSynchronize(d->stream); }
+static inline pk_gpu_result pk_gpu_stream_wait_event(pk_gpu_device *d, pk_gpu_event e) { return cuStreamWaitEvent(d->stream, e, 0); }
+/* the device ordinal of the allocation holding address p, and its range */
+static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
+{
+    CUdeviceptr start = 0;
+    CUresult r = cuPointerGetAttribute(ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p);
+    if (r == CUDA_SUCCESS) r = cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)p);
+    if (r == CUDA_SUCCESS) r = cuPointerGetAttribute(size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)p);
+    *base = (uint64_t)start;
+    return r;
+}
 /* for the calls that cannot report (free, destroy): their result unread */
 static inline void pk_gpu_make_current(pk_gpu_device *d) { cuCtxSetCurrent(d->context); }
 static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (CUdeviceptr)(uintptr_t)m + off; }
@@ -195,6 +206,16 @@ static inline pk_gpu_result pk_gpu_event_query(pk_gpu_event e) { return hipEvent
 static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return hipEventSynchronize(e); }
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { hipEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return hipStreamSynchronize(d->stream); }
+static inline pk_gpu_result pk_gpu_stream_wait_event(pk_gpu_device *d, pk_gpu_event e) { return hipStreamWaitEvent(d->stream, e, 0); }
+static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
+{
+    hipDeviceptr_t at = pk_hip_ptr(p), start = NULL;
+    hipError_t r = hipPointerGetAttribute(ordinal, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, at);
+    if (r == hipSuccess) r = hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, at);
+    if (r == hipSuccess) r = hipPointerGetAttribute(size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, at);
+    *base = (uint64_t)(uintptr_t)start;
+    return r;
+}
 static inline void pk_gpu_make_current(pk_gpu_device *d) { hipSetDevice(d->index); }
 static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (char *)m + off; }
 static inline pk_mem pk_gpu_mem(pk_gpu_ptr p) { return p; }
@@ -314,7 +335,7 @@ pk_status pk_gpu_device_basics(int index, pk_device_info *info, pk_gpu_dev *dev,
 /* The backend's own entries of its pk_backend_iface (gpu_backend.c holds
  * the table and the rest): devices, open. */
 pk_status PK_GPU_OP(device_info)(int index, pk_device_info *info, pk_msg *msg);
-pk_status PK_GPU_OP(open)(int index, void **out, pk_msg *msg);
+pk_status PK_GPU_OP(open)(int index, void *queue, void **out, pk_msg *msg);
 /* A device fault (an illegal address, a trap) stays for the rest of the
  * process on both drivers: every later call on the device says it again.
  * s as open got it, said so when it is such a fault (gpu_backend.c). */

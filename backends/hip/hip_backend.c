@@ -145,7 +145,31 @@ static pk_status rtc_module(const char *unit, const char *arch, hipModule_t *out
     return s;
 }
 
-pk_status pk_hip_open(int index, void **out, pk_msg *msg)
+/* The caller's stream, PK_DEFAULT_QUEUE for the null stream. HIP on AMD
+ * (ROCm 5.2's API) cannot say which device a stream is of: a stream of
+ * another device shows only as the caller's own error later. On NVIDIA it
+ * must be of the device's primary context, as on CUDA. */
+static pk_status adopt_stream(pk_hip_device *d, void *queue, pk_msg *msg)
+{
+    d->gpu.foreign_stream = 1;
+    d->stream = queue == PK_DEFAULT_QUEUE ? NULL : (hipStream_t)queue;
+    if (!d->stream) return PK_SUCCESS;
+    unsigned flags = 0;
+    hipError_t r = hipStreamGetFlags(d->stream, &flags);
+    if (r != hipSuccess)
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "'queue' is not a hipStream_t of this process (hipStreamGetFlags: %s)",
+                       hipGetErrorName(r));
+#if PK_HIP_ON_CUDA
+    CUcontext of = NULL, mine = NULL;
+    cuCtxGetCurrent(&mine);
+    if (cuStreamGetCtx(d->stream, &of) != CUDA_SUCCESS || of != mine)
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT,
+                       "'queue' is a stream of another CUDA context than device %d's primary context", d->index);
+#endif
+    return PK_SUCCESS;
+}
+
+pk_status pk_hip_open(int index, void *queue, void **out, pk_msg *msg)
 {
     pk_hip_device *d = calloc(1, sizeof *d);
     if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -156,7 +180,8 @@ pk_status pk_hip_open(int index, void **out, pk_msg *msg)
         s = pk_hip_current(d, msg);
     }
     if (s == PK_SUCCESS)
-        s = pk_gpu_check(hipStreamCreateWithFlags(&d->stream, hipStreamNonBlocking), "hipStreamCreateWithFlags", msg);
+        s = queue ? adopt_stream(d, queue, msg)
+                  : pk_gpu_check(hipStreamCreateWithFlags(&d->stream, hipStreamNonBlocking), "hipStreamCreateWithFlags", msg);
     /* each kernel file: its embedded code object where it has code for the
      * device, else compiled now (hip_rtc.c) */
     const int embedded = has_code_for(d->target.arch);

@@ -90,6 +90,7 @@ static inline hipError_t hipSetDevice(int ordinal)
 static inline hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned flags) { return cuStreamCreate(s, flags); }
 static inline hipError_t hipStreamDestroy(hipStream_t s) { return cuStreamDestroy(s); }
 static inline hipError_t hipStreamSynchronize(hipStream_t s) { return cuStreamSynchronize(s); }
+static inline hipError_t hipStreamGetFlags(hipStream_t s, unsigned *flags) { return cuStreamGetFlags(s, flags); }
 
 static inline hipError_t hipModuleLoadData(hipModule_t *m, const void *image) { return cuModuleLoadData(m, image); }
 static inline hipError_t hipModuleUnload(hipModule_t m) { return cuModuleUnload(m); }
@@ -163,5 +164,15 @@ static inline hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t
 static inline hipError_t hipEventDestroy(hipEvent_t e) { return cuEventDestroy(e); }
 static inline hipError_t hipEventQuery(hipEvent_t e) { return cuEventQuery(e); }
 static inline hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) { return cuEventCreate(e, flags); }
+static inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned flags) { return cuStreamWaitEvent(s, e, flags); }
+
+/* the pointer attributes the backend asks for, in HIP's spelling */
+#define HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+#define HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+#define HIP_POINTER_ATTRIBUTE_RANGE_SIZE CU_POINTER_ATTRIBUTE_RANGE_SIZE
+static inline hipError_t hipPointerGetAttribute(void *data, CUpointer_attribute a, hipDeviceptr_t p)
+{
+    return cuPointerGetAttribute(data, a, pk_cu_dptr(p));
+}
 
 #endif /* PK_HIP_ON_CUDA_H */

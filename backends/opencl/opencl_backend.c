@@ -175,7 +175,7 @@ static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg
     return PK_SUCCESS;
 }
 
-static pk_status cl_open(int index, void **out, pk_msg *msg)
+static pk_status cl_open(int index, void *queue, void **out, pk_msg *msg)
 {
     pk_cl_device *d = calloc(1, sizeof *d);
     if (!d) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -193,17 +193,27 @@ static pk_status cl_open(int index, void **out, pk_msg *msg)
         d->max_wg = 1;
     pk_cl_params_load(d);
     pk_cl_autotune_init(d);
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
-    d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
-    if (err == CL_SUCCESS) {
-        /* in order: every op, copy and scratch reuse relies on it */
-        d->queue = clCreateCommandQueue(d->context, d->device, CL_QUEUE_PROFILING_ENABLE, &err);
-        if (err == CL_SUCCESS) {
-            d->touch_queue = clCreateCommandQueue(d->context, d->device, 0, &err);
-            if (err != CL_SUCCESS) clReleaseCommandQueue(d->queue);
+    cl_int err = CL_SUCCESS;
+    if (queue) {
+        s = pk_cl_adopt_queue(d, queue, msg);
+        if (s != PK_SUCCESS) {
+            free(d);
+            return s;
         }
-        if (err != CL_SUCCESS) clReleaseContext(d->context);
+    } else {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
+        d->context = clCreateContext(props, 1, &d->device, NULL, NULL, &err);
+        /* in order: every op, copy and scratch reuse relies on it */
+        if (err == CL_SUCCESS) d->queue = clCreateCommandQueue(d->context, d->device, CL_QUEUE_PROFILING_ENABLE, &err);
+        if (err == CL_SUCCESS) d->profiling = 1;
+        else if (d->context) clReleaseContext(d->context);
+    }
+    if (err == CL_SUCCESS) {
+        d->touch_queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+        if (err != CL_SUCCESS) {
+            clReleaseCommandQueue(d->queue);
+            clReleaseContext(d->context);
+        }
     }
     if (err != CL_SUCCESS) {
         free(d);
@@ -370,7 +380,10 @@ static pk_status cl_event_record(void *dev, void **event, pk_msg *msg)
 
 static pk_status cl_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg)
 {
-    (void)dev;
+    if (!((pk_cl_device *)dev)->profiling)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "the context's queue (the caller's) was made without CL_QUEUE_PROFILING_ENABLE: "
+                       "its events carry no times");
     cl_event a = start, b = end;
     cl_ulong ta = 0, tb = 0;
     pk_status s = pk_cl_check(clWaitForEvents(1, &b), "clWaitForEvents", msg);
@@ -413,6 +426,8 @@ static const pk_backend_iface opencl_iface = {
     .finish = cl_finish,
     .alloc = cl_alloc,
     .free = cl_free,
+    .wrap = pk_cl_wrap,
+    .unwrap = pk_cl_unwrap,
     .upload = cl_upload,
     .download = cl_download,
     .copy = cl_copy,
@@ -420,6 +435,8 @@ static const pk_backend_iface opencl_iface = {
     .event_record = cl_event_record,
     .event_elapsed = cl_event_elapsed,
     .event_free = cl_event_free,
+    .event_wait = pk_cl_event_wait,
+    .event_sync = pk_cl_event_sync,
     .native_queue = cl_native_queue,
     /* each op first asks for its family's first-use tuning where the
      * device has no table entry (opencl_autotune.c), then runs */

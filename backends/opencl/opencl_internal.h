@@ -18,6 +18,7 @@ typedef struct pk_cl_device {
     cl_context context;
     cl_command_queue queue;
     cl_command_queue touch_queue; /* first touches of new memory: waited on without draining `queue` */
+    int profiling;        /* `queue` times its commands (the caller's queue may not) */
     pk_device_info info;
     char platform_name[128];
     char device_version[128];
@@ -33,6 +34,15 @@ typedef struct pk_cl_device {
     int autotune;                        /* families are tuned on first use (opencl_autotune.c) */
     char autotune_pending[PK_CL_FAMILY_COUNT]; /* per family: not asked for yet */
 } pk_cl_device;
+
+/* The caller's side (opencl_foreign.c): d->context and d->queue from the
+ * caller's in-order queue of d->device (both retained); a cl_mem of
+ * d->context as a pk_mem and back; event waits. */
+pk_status pk_cl_adopt_queue(pk_cl_device *d, cl_command_queue queue, pk_msg *msg);
+pk_status pk_cl_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem, pk_msg *msg);
+void pk_cl_unwrap(void *dev, pk_mem mem);
+pk_status pk_cl_event_wait(void *dev, void *owner, void *event, pk_msg *msg);
+pk_status pk_cl_event_sync(void *dev, void *event, pk_msg *msg);
 
 /* FNV-1a of common.cl and `source` as embedded, and of what names this
  * device and its driver: the keys of the on-disk caches. */

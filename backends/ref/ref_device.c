@@ -48,9 +48,12 @@ void pk_ref_describe(int index, const char *name, pk_device_info *info)
     info->is_cpu = 1;
 }
 
-pk_status pk_ref_open(int index, void **dev, pk_msg *msg)
+/* ref runs every op before the call returns: there is no queue to take
+ * (the router lets only NULL through) and nothing for an event to wait on */
+pk_status pk_ref_open(int index, void *queue, void **dev, pk_msg *msg)
 {
     (void)index;
+    (void)queue;
     (void)msg;
     *dev = &pk_ref_the_device;
     return PK_SUCCESS;
@@ -78,6 +81,22 @@ void pk_ref_free(void *dev, pk_mem mem)
 {
     (void)dev;
     free(mem);
+}
+
+/* Host memory is all ref has: any address is taken as it is */
+pk_status pk_ref_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem, pk_msg *msg)
+{
+    (void)dev;
+    (void)bytes;
+    if (!handle) return pk_msgf(msg, PK_ERR_NULL_ARGUMENT, "'handle' is NULL");
+    *mem = (pk_mem)handle;
+    return PK_SUCCESS;
+}
+
+void pk_ref_unwrap(void *dev, pk_mem mem)
+{
+    (void)dev;
+    (void)mem;
 }
 
 pk_status pk_ref_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n,
@@ -146,6 +165,18 @@ void pk_ref_event_free(void *dev, void *event)
 {
     (void)dev;
     free(event);
+}
+
+pk_status pk_ref_event_wait(void *dev, void *owner, void *event, pk_msg *msg)
+{
+    (void)dev, (void)owner, (void)event, (void)msg;
+    return PK_SUCCESS;
+}
+
+pk_status pk_ref_event_sync(void *dev, void *event, pk_msg *msg)
+{
+    (void)dev, (void)event, (void)msg;
+    return PK_SUCCESS;
 }
 
 pk_status pk_ref_fault_inject(void *dev, struct pk_fault_plan *plan, pk_msg *msg)

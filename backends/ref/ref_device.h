@@ -11,12 +11,14 @@ int pk_ref_device_count(void);
 /* Fills info for the CPU under the given device name. */
 void pk_ref_describe(int index, const char *name, pk_device_info *info);
 
-pk_status pk_ref_open(int index, void **dev, pk_msg *msg);
+pk_status pk_ref_open(int index, void *queue, void **dev, pk_msg *msg);
 void pk_ref_close(void *dev);
 pk_status pk_ref_finish(void *dev, pk_msg *msg);
 
 pk_status pk_ref_alloc(void *dev, size_t bytes, pk_mem *mem, pk_msg *msg);
 void pk_ref_free(void *dev, pk_mem mem);
+pk_status pk_ref_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem, pk_msg *msg);
+void pk_ref_unwrap(void *dev, pk_mem mem);
 pk_status pk_ref_upload(void *dev, pk_mem dst, size_t off, const void *src, size_t n,
                         pk_msg *msg);
 pk_status pk_ref_download(void *dev, pk_mem src, size_t off, void *dst, size_t n,
@@ -30,6 +32,8 @@ pk_status pk_ref_fill(void *dev, pk_mem dst, size_t off, size_t n, const void *p
 pk_status pk_ref_event_record(void *dev, void **event, pk_msg *msg);
 pk_status pk_ref_event_elapsed(void *dev, void *start, void *end, float *ms, pk_msg *msg);
 void pk_ref_event_free(void *dev, void *event);
+pk_status pk_ref_event_wait(void *dev, void *owner, void *event, pk_msg *msg);
+pk_status pk_ref_event_sync(void *dev, void *event, pk_msg *msg);
 
 /* Fault injection (pk_fault.h): ref has no device to fault, so a device
  * fault is simulated by its next finish. */
