@@ -1,0 +1,581 @@
+/* portkern inside another program (portkern.h: "the caller's memory and
+ * queues", "events", "DLPack"), on one backend and device:
+ *   test_interop BACKEND [INDEX]     (ref, opencl, cuda, hip; 77: skipped)
+ *
+ * 1. Wrapped memory: a GEMM computes into memory portkern does not own
+ *    (ref: a malloc'd array read straight after pk_finish, no download;
+ *    elsewhere: another buffer's native handle), pk_free and pk_close
+ *    leave it alive; bad handles and sizes are refused.
+ * 2. Queues: a context opened on another context's queue shares it (its
+ *    work is ordered with the other's without a finish), pk_close leaves
+ *    the queue working; queues a backend cannot take are refused.
+ * 3. Events: record, synchronize, elapsed, a wait across contexts; stale
+ *    and foreign events are recognised.
+ * 4. DLPack: import (borrowed, managed, versioned) and export, strides
+ *    kept, the deleter run once and only when portkern took the tensor;
+ *    every refusal the header promises.
+ * Expected values are computed here in double from the inputs.
+ * Prints "test_interop: N checks, N failed" last. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pk_dlpack.h"
+#include "portkern.h"
+
+#ifdef PK_TEST_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#endif
+
+static int n_checks, n_failed;
+
+static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int check(int ok, const char *fmt, ...)
+{
+    n_checks++;
+    if (!ok) {
+        n_failed++;
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "FAIL: ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+    return ok;
+}
+
+/* a status as expected, with a message when it is an error */
+static void expect(pk_status got, pk_status want, const pk_context *ctx, const char *what)
+{
+    const char *msg = pk_last_error(ctx);
+    check(got == want, "%s: %s, expected %s (%s)", what, pk_status_string(got), pk_status_string(want), msg);
+    if (got == want && want != PK_SUCCESS) check(msg && *msg, "%s: %s without a message", what, pk_status_string(got));
+}
+
+static pk_backend backend;
+static int device_index;
+
+/* ------------------------------------------------------------ a GEMM to run */
+
+enum { M = 4, N = 3, K = 5 };
+
+static float a_host[M * K], b_host[K * N];
+
+static void fill_inputs(void)
+{
+    for (int i = 0; i < M * K; i++) a_host[i] = (float)((i * 7 % 11) - 5) * 0.25f;
+    for (int i = 0; i < K * N; i++) b_host[i] = (float)((i * 5 % 13) - 6) * 0.125f;
+}
+
+/* D[i][j] = sum_k A[i][k] B[k][j], in double */
+static double expected(int i, int j)
+{
+    double s = 0;
+    for (int k = 0; k < K; k++) s += (double)a_host[i * K + k] * b_host[k * N + j];
+    return s;
+}
+
+static int matches(const float *d, int64_t row_stride, int64_t col_stride)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            if (fabs(d[i * row_stride + j * col_stride] - expected(i, j)) > 1e-5) return 0;
+    return 1;
+}
+
+/* A and B uploaded into fresh buffers of ctx, as row-major tensors */
+static pk_status inputs(pk_context *ctx, pk_buffer **ab, pk_tensor *a, pk_tensor *b)
+{
+    pk_status s = pk_alloc(ctx, sizeof a_host + sizeof b_host, ab);
+    if (s == PK_SUCCESS) s = pk_upload(*ab, 0, a_host, sizeof a_host);
+    if (s == PK_SUCCESS) s = pk_upload(*ab, sizeof a_host, b_host, sizeof b_host);
+    const int64_t sa[2] = {M, K}, sb[2] = {K, N};
+    *a = pk_tensor_make(*ab, 0, PK_F32, 2, sa);
+    *b = pk_tensor_make(*ab, sizeof a_host, PK_F32, 2, sb);
+    return s;
+}
+
+static pk_status gemm_into(pk_context *ctx, const pk_tensor *d)
+{
+    pk_buffer *ab = NULL;
+    pk_tensor a, b;
+    pk_gemm_desc g = PK_GEMM_DESC_INIT;
+    pk_status s = inputs(ctx, &ab, &a, &b);
+    if (s == PK_SUCCESS) s = pk_gemm(ctx, &g, &a, &b, NULL, d);
+    if (s == PK_SUCCESS) s = pk_finish(ctx);
+    if (ab) pk_free(ab);
+    return s;
+}
+
+static int download_matches(const pk_tensor *d)
+{
+    float out[M * N];
+    if (pk_download(d->buf, d->offset, out, sizeof out) != PK_SUCCESS) return 0;
+    return matches(out, N, 1);
+}
+
+/* ------------------------------------------------------------ 1. wrapped memory */
+
+static void wrapped_memory(pk_context *ctx)
+{
+    const int64_t sd[2] = {M, N};
+    uintptr_t h = 0;
+    pk_buffer *own = NULL, *wrap = NULL;
+    pk_status s = pk_alloc(ctx, M * N * sizeof(float), &own);
+    expect(s, PK_SUCCESS, ctx, "alloc");
+    if (s != PK_SUCCESS) return;
+    expect(pk_buffer_handle(own, &h), PK_SUCCESS, ctx, "pk_buffer_handle");
+    check(h != 0, "pk_buffer_handle gave 0");
+    check(pk_buffer_is_wrapped(own) == 0, "an allocated buffer says it is wrapped");
+    expect(pk_buffer_wrap(ctx, h, M * N * sizeof(float), &wrap), PK_SUCCESS, ctx, "wrap another buffer's handle");
+    if (wrap) {
+        uintptr_t h2 = 0;
+        pk_buffer_handle(wrap, &h2);
+        check(h2 == h, "a wrapped buffer's handle is not the one wrapped");
+        check(pk_buffer_is_wrapped(wrap) == 1, "a wrapped buffer says it is not");
+        check(pk_buffer_size(wrap) == M * N * sizeof(float), "a wrapped buffer's size");
+        pk_tensor d = pk_tensor_make(wrap, 0, PK_F32, 2, sd);
+        expect(gemm_into(ctx, &d), PK_SUCCESS, ctx, "gemm into wrapped memory");
+        expect(pk_free(wrap), PK_SUCCESS, ctx, "free the wrapping buffer");
+        check(pk_buffer_is_wrapped(wrap) == -1, "a freed wrapped buffer is still live");
+        /* the memory is still the owner's, holding what the GEMM wrote */
+        pk_tensor o = pk_tensor_make(own, 0, PK_F32, 2, sd);
+        check(download_matches(&o), "the wrapped memory does not hold the GEMM's result after pk_free");
+    }
+    pk_free(own);
+
+    if (backend == PK_BACKEND_REF) {
+        /* the caller's own array: the result is read in place, with no
+         * download, and the array outlives pk_free (ASan would see a
+         * double free below if portkern had freed it) */
+        float *mine = malloc(M * N * sizeof(float));
+        for (int i = 0; i < M * N; i++) mine[i] = NAN;
+        expect(pk_buffer_wrap(ctx, (uintptr_t)mine, M * N * sizeof(float), &wrap), PK_SUCCESS, ctx, "wrap a host array");
+        pk_tensor d = pk_tensor_make(wrap, 0, PK_F32, 2, sd);
+        expect(gemm_into(ctx, &d), PK_SUCCESS, ctx, "gemm into a host array");
+        check(matches(mine, N, 1), "the host array does not hold the GEMM's result");
+        pk_free(wrap);
+        mine[0] = 1.0f;
+        free(mine);
+    }
+
+    /* refusals */
+    float host[4];
+    expect(pk_buffer_wrap(ctx, 0, 16, &wrap), PK_ERR_NULL_ARGUMENT, ctx, "wrap handle 0");
+    expect(pk_buffer_wrap(ctx, (uintptr_t)host, 0, &wrap), PK_ERR_BAD_SIZE, ctx, "wrap 0 bytes");
+    expect(pk_buffer_wrap(ctx, (uintptr_t)host, 16, NULL), PK_ERR_NULL_ARGUMENT, ctx, "wrap without out");
+    expect(pk_buffer_wrap(NULL, (uintptr_t)host, 16, &wrap), PK_ERR_NULL_ARGUMENT, NULL, "wrap without a context");
+    expect(pk_buffer_wrap(ctx, UINTPTR_MAX - 8, 16, &wrap), PK_ERR_OUT_OF_BOUNDS, ctx, "wrap past the address space");
+    if (backend == PK_BACKEND_CUDA || backend == PK_BACKEND_HIP) {
+        /* host memory is no device allocation; nor is a range past one */
+        expect(pk_buffer_wrap(ctx, (uintptr_t)host, sizeof host, &wrap), PK_ERR_INVALID_ARGUMENT, ctx,
+               "wrap a host address on a GPU");
+        pk_alloc(ctx, 256, &own);
+        pk_buffer_handle(own, &h);
+        expect(pk_buffer_wrap(ctx, h, 1 << 20, &wrap), PK_ERR_OUT_OF_BOUNDS, ctx, "wrap past the allocation");
+        expect(pk_buffer_wrap(ctx, h + 128, 128, &wrap), PK_SUCCESS, ctx, "wrap the tail of an allocation");
+        if (wrap) pk_free(wrap);
+        pk_free(own);
+    }
+    if (backend == PK_BACKEND_OPENCL) {
+        /* another context's cl_mem is of another cl_context */
+        pk_context *other = NULL;
+        if (pk_open(backend, device_index, &other) == PK_SUCCESS) {
+            pk_alloc(other, 256, &own);
+            pk_buffer_handle(own, &h);
+            expect(pk_buffer_wrap(ctx, h, 256, &wrap), PK_ERR_WRONG_CONTEXT, ctx, "wrap a cl_mem of another cl_context");
+            expect(pk_buffer_wrap(other, h, 512, &wrap), PK_ERR_OUT_OF_BOUNDS, other, "wrap more than the cl_mem holds");
+            pk_close(other);
+        }
+    }
+    /* a wrapped buffer left to pk_close: unwrapped, the memory left alone */
+    pk_alloc(ctx, 64, &own);
+    pk_buffer_handle(own, &h);
+    pk_context *second = NULL;
+    void *q = NULL;
+    pk_context_queue(ctx, &q);
+    if (pk_open_on_queue(backend, device_index, q, &second) == PK_SUCCESS) {
+        expect(pk_buffer_wrap(second, h, 64, &wrap), PK_SUCCESS, second, "wrap into a context on the same queue");
+        pk_close(second);
+        check(pk_buffer_is_wrapped(wrap) == -1, "a wrapped buffer outlives its context");
+        const float one = 1.0f;
+        expect(pk_fill(own, 0, 64, &one, 4), PK_SUCCESS, ctx, "the memory a closed context wrapped is still usable");
+        expect(pk_finish(ctx), PK_SUCCESS, ctx, "finish after the other context closed");
+    }
+    pk_free(own);
+}
+
+/* ------------------------------------------------------------ 2. queues */
+
+static void queues(pk_context *ctx)
+{
+    void *q = (void *)1;
+    expect(pk_context_queue(ctx, &q), PK_SUCCESS, ctx, "pk_context_queue");
+    check((backend == PK_BACKEND_REF) == (q == NULL), "a queue of %s: %p", pk_backend_name(backend), q);
+    expect(pk_context_queue(NULL, &q), PK_ERR_NULL_ARGUMENT, NULL, "pk_context_queue(NULL)");
+
+    pk_context *on = NULL;
+    expect(pk_open_on_queue(backend, device_index, q, &on), PK_SUCCESS, NULL, "open on another context's queue");
+    if (on) {
+        void *q2 = NULL;
+        pk_context_queue(on, &q2);
+        check(q2 == q, "a context opened on a queue reports another one");
+        /* portkern's work of both contexts in one order: ctx uploads, on
+         * computes into ctx's memory, ctx downloads, with no finish of on */
+        pk_buffer *own = NULL, *wrap = NULL, *ab = NULL;
+        uintptr_t h = 0;
+        const int64_t sd[2] = {M, N};
+        pk_tensor a, b;
+        pk_gemm_desc g = PK_GEMM_DESC_INIT;
+        pk_status s = pk_alloc(ctx, M * N * sizeof(float), &own);
+        if (s == PK_SUCCESS) s = pk_buffer_handle(own, &h);
+        if (s == PK_SUCCESS) s = pk_buffer_wrap(on, h, M * N * sizeof(float), &wrap);
+        if (s == PK_SUCCESS) s = inputs(on, &ab, &a, &b);
+        pk_tensor d = pk_tensor_make(wrap, 0, PK_F32, 2, sd);
+        if (s == PK_SUCCESS) s = pk_gemm(on, &g, &a, &b, NULL, &d);
+        expect(s, PK_SUCCESS, on, "gemm on the shared queue");
+        pk_tensor o = pk_tensor_make(own, 0, PK_F32, 2, sd);
+        if (s == PK_SUCCESS) check(download_matches(&o), "the other context's download, queued after, misses the GEMM");
+        if (ab) pk_free(ab);
+        if (wrap) pk_free(wrap);
+        expect(pk_close(on), PK_SUCCESS, NULL, "close a context on a borrowed queue");
+        /* the queue is still the first context's, and works */
+        const float zero = 0;
+        expect(pk_fill(own, 0, M * N * sizeof(float), &zero, 4), PK_SUCCESS, ctx, "fill after the borrower closed");
+        expect(pk_finish(ctx), PK_SUCCESS, ctx, "finish after the borrower closed");
+        pk_free(own);
+    }
+    /* the default stream: CUDA's and HIP's only */
+    pk_status s = pk_open_on_queue(backend, device_index, NULL, &on);
+    if (backend == PK_BACKEND_OPENCL) {
+        expect(s, PK_ERR_NULL_ARGUMENT, NULL, "an OpenCL context on no queue");
+    } else {
+        expect(s, PK_SUCCESS, NULL, "a context on the default stream (ref: none)");
+        if (on) {
+            const int64_t sd[2] = {M, N};
+            pk_buffer *buf = NULL;
+            pk_alloc(on, M * N * sizeof(float), &buf);
+            pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
+            expect(gemm_into(on, &d), PK_SUCCESS, on, "gemm on the default stream");
+            check(download_matches(&d), "gemm on the default stream: wrong result");
+            pk_close(on);
+        }
+    }
+    if (backend == PK_BACKEND_REF)
+        expect(pk_open_on_queue(backend, device_index, &s, &on), PK_ERR_INVALID_ARGUMENT, NULL, "ref on a queue");
+    expect(pk_open_on_queue(PK_BACKEND_AUTO, 0, q, &on), PK_ERR_INVALID_ARGUMENT, NULL, "auto on a queue");
+    expect(pk_open_on_queue(backend, 999, q, &on), PK_ERR_NO_DEVICE, NULL, "a queue of device 999");
+    expect(pk_open_on_queue(backend, device_index, q, NULL), PK_ERR_NULL_ARGUMENT, NULL, "open on a queue, no out");
+
+#ifdef PK_TEST_OPENCL
+    if (backend == PK_BACKEND_OPENCL) {
+        cl_context clctx = NULL;
+        cl_device_id dev = NULL;
+        clGetCommandQueueInfo((cl_command_queue)q, CL_QUEUE_CONTEXT, sizeof clctx, &clctx, NULL);
+        clGetCommandQueueInfo((cl_command_queue)q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+        cl_int err;
+        /* the caller's own queue without profiling: works, but has no times */
+        cl_command_queue mine = clCreateCommandQueue(clctx, dev, 0, &err);
+        if (check(err == CL_SUCCESS, "clCreateCommandQueue: %d", (int)err)) {
+            expect(pk_open_on_queue(backend, device_index, mine, &on), PK_SUCCESS, NULL, "open on the caller's queue");
+            clReleaseCommandQueue(mine); /* the context holds its own reference */
+            if (on) {
+                pk_event *e0 = NULL, *e1 = NULL;
+                float ms = 0;
+                pk_event_record(on, &e0);
+                pk_event_record(on, &e1);
+                expect(pk_event_elapsed(e0, e1, &ms), PK_ERR_UNSUPPORTED, on, "elapsed on a queue without profiling");
+                /* an event of ctx (same cl_context, another queue) orders on's work */
+                pk_event *ev = NULL;
+                expect(pk_event_record(ctx, &ev), PK_SUCCESS, ctx, "record on ctx");
+                expect(pk_event_wait(on, ev), PK_SUCCESS, on, "wait on an event of another queue of the cl_context");
+                const int64_t sd[2] = {M, N};
+                pk_buffer *buf = NULL;
+                pk_alloc(on, M * N * sizeof(float), &buf);
+                pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
+                expect(gemm_into(on, &d), PK_SUCCESS, on, "gemm on the caller's queue");
+                check(download_matches(&d), "gemm on the caller's queue: wrong result");
+                pk_event_free(ev);
+                pk_close(on);
+            }
+        }
+        cl_command_queue ooo = clCreateCommandQueue(clctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+        if (err == CL_SUCCESS) {
+            expect(pk_open_on_queue(backend, device_index, ooo, &on), PK_ERR_UNSUPPORTED, NULL,
+                   "open on an out-of-order queue");
+            clReleaseCommandQueue(ooo);
+        }
+        /* a queue of another device, where the machine has two */
+        int n = 0;
+        pk_device_count(backend, &n);
+        if (n > 1)
+            expect(pk_open_on_queue(backend, device_index == 0 ? 1 : 0, q, &on), PK_ERR_INVALID_ARGUMENT, NULL,
+                   "open device B on a queue of device A");
+        /* a cl_mem the caller made in the context's cl_context */
+        float init[M * N];
+        for (int i = 0; i < M * N; i++) init[i] = NAN;
+        cl_mem m = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof init, init, &err);
+        if (check(err == CL_SUCCESS, "clCreateBuffer: %d", (int)err)) {
+            pk_buffer *wrap = NULL;
+            expect(pk_buffer_wrap(ctx, (uintptr_t)m, sizeof init, &wrap), PK_SUCCESS, ctx, "wrap the caller's cl_mem");
+            clReleaseMemObject(m); /* the wrap holds its own reference until pk_free */
+            const int64_t sd[2] = {M, N};
+            pk_tensor d = pk_tensor_make(wrap, 0, PK_F32, 2, sd);
+            expect(gemm_into(ctx, &d), PK_SUCCESS, ctx, "gemm into the caller's cl_mem");
+            float out[M * N];
+            clEnqueueReadBuffer((cl_command_queue)q, m, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+            check(matches(out, N, 1), "the caller's cl_mem, read with OpenCL, misses the GEMM's result");
+            pk_free(wrap);
+        }
+    }
+#endif
+}
+
+/* ------------------------------------------------------------ 3. events */
+
+static void events(pk_context *ctx)
+{
+    pk_event *e0 = NULL, *e1 = NULL;
+    float ms = -1;
+    const int64_t sd[2] = {M, N};
+    pk_buffer *buf = NULL;
+    pk_alloc(ctx, M * N * sizeof(float), &buf);
+    pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
+    expect(pk_event_record(ctx, &e0), PK_SUCCESS, ctx, "record");
+    expect(gemm_into(ctx, &d), PK_SUCCESS, ctx, "gemm between events");
+    expect(pk_event_record(ctx, &e1), PK_SUCCESS, ctx, "record");
+    expect(pk_event_synchronize(e1), PK_SUCCESS, ctx, "synchronize");
+    expect(pk_event_elapsed(e0, e1, &ms), PK_SUCCESS, ctx, "elapsed");
+    check(ms >= 0 && ms < 60000, "elapsed %g ms", ms);
+    expect(pk_event_elapsed(e0, e1, NULL), PK_ERR_NULL_ARGUMENT, ctx, "elapsed into NULL");
+    expect(pk_event_wait(ctx, e0), PK_SUCCESS, ctx, "a context waits on its own event");
+
+    /* another context of the backend */
+    pk_context *other = NULL;
+    if (pk_open(backend, device_index, &other) == PK_SUCCESS) {
+        pk_status want = backend == PK_BACKEND_OPENCL ? PK_ERR_WRONG_CONTEXT : PK_SUCCESS;
+        expect(pk_event_wait(other, e1), want, other, "wait on another context's event");
+        pk_event *eo = NULL;
+        pk_event_record(other, &eo);
+        expect(pk_event_elapsed(e0, eo, &ms), PK_ERR_WRONG_CONTEXT, ctx, "elapsed across contexts");
+        pk_close(other);
+        /* pk_close freed eo: a stale handle now */
+        expect(pk_event_synchronize(eo), PK_ERR_INVALID_ARGUMENT, NULL, "an event of a closed context");
+        expect(pk_event_free(eo), PK_ERR_INVALID_ARGUMENT, NULL, "free an event of a closed context");
+    }
+    /* an event of another backend */
+    if (backend != PK_BACKEND_REF) {
+        pk_context *ref = NULL;
+        if (pk_open(PK_BACKEND_REF, 0, &ref) == PK_SUCCESS) {
+            pk_event *er = NULL;
+            pk_event_record(ref, &er);
+            expect(pk_event_wait(ctx, er), PK_ERR_WRONG_CONTEXT, ctx, "wait on a ref event");
+            pk_close(ref);
+        }
+    }
+    /* handles of the wrong kind */
+    expect(pk_event_synchronize((pk_event *)buf), PK_ERR_INVALID_ARGUMENT, NULL, "a buffer as an event");
+    check(pk_buffer_size((pk_buffer *)e0) == 0, "an event as a buffer has a size");
+    expect(pk_free((pk_buffer *)e0), PK_ERR_INVALID_ARGUMENT, NULL, "free an event as a buffer");
+    expect(pk_event_free(e0), PK_SUCCESS, ctx, "free");
+    expect(pk_event_free(e0), PK_ERR_INVALID_ARGUMENT, NULL, "free twice");
+    expect(pk_event_wait(ctx, e0), PK_ERR_INVALID_ARGUMENT, ctx, "wait on a freed event");
+    expect(pk_event_record(ctx, NULL), PK_ERR_NULL_ARGUMENT, ctx, "record into NULL");
+    expect(pk_event_record(NULL, &e0), PK_ERR_NULL_ARGUMENT, NULL, "record on no context");
+    pk_event_free(e1);
+    pk_free(buf);
+}
+
+/* ------------------------------------------------------------ 4. DLPack */
+
+static int deleted;
+static void count_delete(pk_dl_managed *m) { deleted++, (void)m; }
+static void count_delete_v(pk_dl_managed_versioned *m) { deleted++, (void)m; }
+
+static void dlpack(pk_context *ctx)
+{
+    pk_device_info info;
+    pk_context_info(ctx, &info);
+    pk_tensor t;
+    pk_buffer *own = NULL;
+    const int64_t sd[2] = {M, N};
+    pk_alloc(ctx, M * N * sizeof(float) + 64, &own);
+    /* export a view at an offset, check every field, import it back */
+    pk_tensor view = pk_tensor_make(own, 64, PK_F32, 2, sd);
+    pk_dl_managed *ex = NULL;
+    expect(pk_tensor_to_dlpack(&view, &ex), PK_SUCCESS, ctx, "export");
+    if (ex) {
+        uintptr_t h = 0;
+        pk_buffer_handle(own, &h);
+        const pk_dl_tensor *x = &ex->dl_tensor;
+        int32_t want_type = backend == PK_BACKEND_REF      ? PK_DL_CPU
+                            : backend == PK_BACKEND_OPENCL ? PK_DL_OPENCL
+                            : backend == PK_BACKEND_CUDA   ? PK_DL_CUDA
+                            : strstr(info.vendor, "NVIDIA") ? PK_DL_CUDA
+                                                            : PK_DL_ROCM;
+        check(x->device.device_type == want_type, "export: device type %d, expected %d", (int)x->device.device_type,
+              (int)want_type);
+        check(x->device.device_id == (backend == PK_BACKEND_REF ? 0 : device_index), "export: device id");
+        check(x->dtype.code == PK_DL_FLOAT && x->dtype.bits == 32 && x->dtype.lanes == 1, "export: dtype");
+        check(x->ndim == 2 && x->shape[0] == M && x->shape[1] == N && x->strides[0] == N && x->strides[1] == 1,
+              "export: shape and strides");
+        if (backend == PK_BACKEND_OPENCL)
+            check((uintptr_t)x->data == h && x->byte_offset == 64, "export: OpenCL data is the cl_mem, offset beside");
+        else
+            check((uintptr_t)x->data == h + 64 && x->byte_offset == 0, "export: data is the first element");
+        /* round trip: the same memory, computed into */
+        expect(pk_tensor_from_dlpack(ctx, x, &t), PK_SUCCESS, ctx, "import an export");
+        if (t.buf) {
+            uintptr_t h2 = 0;
+            pk_buffer_handle(t.buf, &h2);
+            check(h2 == (backend == PK_BACKEND_OPENCL ? h : h + 64), "import of an export: another address");
+            check(t.offset == (backend == PK_BACKEND_OPENCL ? 64u : 0u), "import of an export: offset %zu", t.offset);
+            expect(gemm_into(ctx, &t), PK_SUCCESS, ctx, "gemm into an imported tensor");
+            check(download_matches(&view), "gemm through the import: the exported view misses the result");
+            pk_free(t.buf);
+        }
+        ex->deleter(ex);
+    }
+    pk_dl_managed_versioned *exv = NULL;
+    expect(pk_tensor_to_dlpack_versioned(&view, &exv), PK_SUCCESS, ctx, "export versioned");
+    if (exv) {
+        check(exv->version.major == 1 && exv->flags == 0 && exv->dl_tensor.ndim == 2, "export versioned: fields");
+        exv->deleter(exv);
+    }
+    pk_tensor bad = view;
+    bad.offset = M * N * sizeof(float) + 64;
+    expect(pk_tensor_to_dlpack(&bad, &ex), PK_ERR_OUT_OF_BOUNDS, ctx, "export a view past its buffer");
+    expect(pk_tensor_to_dlpack(NULL, &ex), PK_ERR_NULL_ARGUMENT, NULL, "export NULL");
+
+    /* a CPU array described by hand: every refusal, then imports of it */
+    float host[M * N * 2];
+    int64_t shape[6] = {M, N}, strides[6] = {N, 1};
+    pk_dl_tensor dl = {host, {PK_DL_CPU, 0}, 2, {PK_DL_FLOAT, 32, 1}, shape, strides, 0};
+    if (backend != PK_BACKEND_REF) {
+        expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_WRONG_CONTEXT, ctx, "import CPU memory to a device");
+        /* this device's type, another id */
+        dl.device.device_type = backend == PK_BACKEND_OPENCL ? PK_DL_OPENCL : PK_DL_CUDA;
+        if (backend == PK_BACKEND_HIP && !strstr(info.vendor, "NVIDIA")) dl.device.device_type = PK_DL_ROCM;
+        dl.device.device_id = device_index + 1;
+        expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_WRONG_CONTEXT, ctx, "import from another device id");
+        pk_free(own);
+        return;
+    }
+    dl.device.device_type = PK_DL_CUDA;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_WRONG_CONTEXT, ctx, "import CUDA memory to ref");
+    dl.device.device_type = PK_DL_CPU;
+    dl.dtype = (pk_dl_dtype){PK_DL_INT, 32, 1};
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import int32");
+    dl.dtype = (pk_dl_dtype){PK_DL_FLOAT, 64, 1};
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import float64");
+    dl.dtype = (pk_dl_dtype){PK_DL_FLOAT, 32, 2};
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import 2 lanes");
+    dl.dtype = (pk_dl_dtype){PK_DL_FLOAT, 32, 1};
+    strides[0] = -N;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import negative strides");
+    strides[0] = N;
+    dl.data = (char *)host + 2;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_MISALIGNED, ctx, "import a misaligned tensor");
+    dl.data = host;
+    dl.byte_offset = 2;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_MISALIGNED, ctx, "import a misaligned byte_offset");
+    dl.byte_offset = 0;
+    shape[0] = 0;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import a tensor of no elements");
+    shape[0] = -1;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_BAD_SIZE, ctx, "import a negative size");
+    shape[0] = M;
+    dl.ndim = 6;
+    for (int i = 0; i < 6; i++) shape[i] = 2, strides[i] = 1;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import 6 dims");
+    expect(pk_tensor_from_dlpack(ctx, NULL, &t), PK_ERR_NULL_ARGUMENT, ctx, "import NULL");
+    /* 1 x 1 x M x N in six dims: the leading ones dropped */
+    int64_t s6[6] = {1, 1, 1, 1, M, N}, t6[6] = {M * N, M * N, M * N, M * N, N, 1};
+    dl.ndim = 6;
+    dl.shape = s6;
+    dl.strides = t6;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_SUCCESS, ctx, "import 6 dims, 2 of them not 1");
+    check(t.ndim == 4 && t.shape[2] == M && t.shape[3] == N && t.stride[2] == N, "6 dims to 4: shape");
+    if (t.buf) pk_free(t.buf);
+    /* no dims: a scalar, [1] */
+    dl.ndim = 0;
+    dl.shape = dl.strides = NULL;
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_SUCCESS, ctx, "import a scalar");
+    check(t.ndim == 1 && t.shape[0] == 1, "a scalar's shape");
+    if (t.buf) pk_free(t.buf);
+
+    /* D^T's layout: a column-major [M, N] view over a strided array (row
+     * pitch 2M), computed into in place, read with no download */
+    int64_t sc[2] = {M, N}, tc[2] = {1, 2 * M};
+    pk_dl_tensor col = {host, {PK_DL_CPU, 0}, 2, {PK_DL_FLOAT, 32, 1}, sc, tc, 0};
+    for (int i = 0; i < M * N * 2; i++) host[i] = NAN;
+    expect(pk_tensor_from_dlpack(ctx, &col, &t), PK_SUCCESS, ctx, "import a strided column-major view");
+    check(t.stride[0] == 1 && t.stride[1] == 2 * M, "strides kept");
+    expect(gemm_into(ctx, &t), PK_SUCCESS, ctx, "gemm into a strided import");
+    check(matches(host, 1, 2 * M), "a strided import: the host array misses the result");
+    pk_free(t.buf);
+
+    /* managed: the deleter runs once, when portkern lets go */
+    pk_dl_managed m = {col, NULL, count_delete};
+    deleted = 0;
+    expect(pk_tensor_from_dlpack_managed(ctx, &m, &t), PK_SUCCESS, ctx, "import managed");
+    check(deleted == 0, "the deleter ran before pk_free");
+    pk_free(t.buf);
+    check(deleted == 1, "pk_free ran the deleter %d times", deleted);
+    m.dl_tensor.dtype.bits = 64;
+    expect(pk_tensor_from_dlpack_managed(ctx, &m, &t), PK_ERR_UNSUPPORTED, ctx, "import managed float64");
+    check(deleted == 1, "a refused import ran the deleter");
+    m.dl_tensor.dtype.bits = 32;
+    pk_context *closing = NULL;
+    if (pk_open(backend, device_index, &closing) == PK_SUCCESS) {
+        pk_tensor_from_dlpack_managed(closing, &m, &t);
+        pk_close(closing);
+        check(deleted == 2, "pk_close left an import's deleter unrun");
+    }
+    /* versioned */
+    pk_dl_managed_versioned v = {{1, 1}, NULL, count_delete_v, 0, col};
+    expect(pk_tensor_from_dlpack_versioned(ctx, &v, &t), PK_SUCCESS, ctx, "import versioned 1.1");
+    pk_free(t.buf);
+    check(deleted == 3, "versioned: the deleter ran %d times in all", deleted);
+    v.version.major = 2;
+    expect(pk_tensor_from_dlpack_versioned(ctx, &v, &t), PK_ERR_UNSUPPORTED, ctx, "import version 2");
+    v.version.major = 1;
+    v.flags = PK_DL_FLAG_READ_ONLY;
+    expect(pk_tensor_from_dlpack_versioned(ctx, &v, &t), PK_ERR_UNSUPPORTED, ctx, "import read-only");
+    check(deleted == 3, "a refused versioned import ran the deleter");
+    pk_free(own);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || pk_backend_from_name(argv[1], &backend) != PK_SUCCESS || backend == PK_BACKEND_AUTO) {
+        fprintf(stderr, "usage: test_interop ref|opencl|cuda|hip [INDEX]\n");
+        return 2;
+    }
+    device_index = argc > 2 ? atoi(argv[2]) : 0;
+    pk_context *ctx = NULL;
+    pk_status s = pk_open(backend, device_index, &ctx);
+    if (s == PK_ERR_BACKEND_UNAVAILABLE || s == PK_ERR_NO_DEVICE) {
+        printf("test_interop: %s %d skipped: %s\n", argv[1], device_index, pk_last_error(NULL));
+        return 77;
+    }
+    if (s != PK_SUCCESS) {
+        fprintf(stderr, "test_interop: pk_open: %s: %s\n", pk_status_string(s), pk_last_error(NULL));
+        return 1;
+    }
+    pk_device_info info;
+    pk_context_info(ctx, &info);
+    printf("test_interop: %s %d: %s\n", argv[1], device_index, info.name);
+    fill_inputs();
+    wrapped_memory(ctx);
+    queues(ctx);
+    events(ctx);
+    dlpack(ctx);
+    expect(pk_close(ctx), PK_SUCCESS, NULL, "close");
+    printf("test_interop: %d checks, %d failed\n", n_checks, n_failed);
+    return n_failed ? 1 : 0;
+}
