@@ -102,7 +102,6 @@ static pk_status import(pk_context *ctx, const char *fn, const pk_dl_tensor *t, 
     for (int i = t->ndim - 1; i >= first; i--) {
         int64_t n = t->shape[i], st = t->strides ? t->strides[i] : row;
         if (n < 0) return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: shape[%d] = %lld is negative", fn, i, (long long)n);
-        if (n == 0) return pk_fail(ctx, PK_ERR_UNSUPPORTED, "%s: shape[%d] is 0: a tensor of no elements", fn, i);
         if (st < 0)
             return pk_fail(ctx, PK_ERR_UNSUPPORTED, "%s: strides[%d] = %lld: portkern takes no negative strides", fn,
                            i, (long long)st);
@@ -110,6 +109,19 @@ static pk_status import(pk_context *ctx, const char *fn, const pk_dl_tensor *t, 
         v.stride[i - first] = st;
         if (__builtin_mul_overflow(row, n, &row)) row = INT64_MAX;
     }
+    /* no element: no memory of the producer's to hold (its data may be
+     * NULL); a buffer of one element of portkern's own carries the view,
+     * and a managed tensor goes back to its producer at once */
+    for (int i = 0; i < v.ndim; i++)
+        if (v.shape[i] == 0) {
+            pk_buffer *buf = NULL;
+            pk_status st = pk_alloc(ctx, esize, &buf);
+            if (st != PK_SUCCESS) return st;
+            v.buf = buf;
+            *out = v;
+            if (on_release) on_release(release_arg);
+            return PK_SUCCESS;
+        }
     /* elements from the first to one past the last the view reaches */
     int64_t extent = 1;
     for (int i = 0; i < v.ndim; i++) {

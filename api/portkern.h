@@ -301,7 +301,9 @@ PK_API float pk_bf16_to_f32(uint16_t h);
  * dims (dims of size 1 in front of those are dropped; 0 dims give [1]),
  * strides non-negative (NULL: row-major), data + byte_offset aligned to the
  * element size. Anything else: an error status naming what was refused,
- * and nothing is taken. */
+ * and nothing is taken. A tensor of no elements holds none of the
+ * producer's memory: out->buf is then a one-element buffer of portkern's
+ * own, and a managed tensor's deleter runs before the call returns. */
 struct pk_dl_tensor;
 struct pk_dl_managed;
 struct pk_dl_managed_versioned;

@@ -38,6 +38,9 @@
 #   hostile   the hostile-use device tests on each platform: several threads
 #             and contexts at once (tests/test_threads), injected faults
 #             and a device fault (tests/test_faults)
+#   interop   tests/test_interop (the caller's memory and queues, events,
+#             DLPack) on each platform, then the Python package's tests
+#             (python/tests) on each with PyTorch's CUDA tensors (issue 21)
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles and with each
 #             forced (PORTKERN_CUDA_GEMM=128x256, =128x128), then the GEMM
 #             workload suites (gemm, llama3-8b, llama3-70b-tp8, small) beside
@@ -170,6 +173,21 @@ if [[ $parts == *hopper* ]]; then
   timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+fi
+if [[ $parts == *interop* ]]; then
+  for target in $platforms; do
+    t0=$(date +%s)
+    timeout "$step" build-gpu/tests/test_interop "${target%%:*}" "${target#*:}" >"$logs/interop-${target%%:*}.txt" 2>&1
+    summary+=("test_interop $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/interop-${target%%:*}.txt" | cut -c1-160)")
+    grep -E '^FAIL' "$logs/interop-${target%%:*}.txt" | cut -c1-220 | head -10
+  done
+  if [ -d python/tests ]; then
+    t0=$(date +%s)
+    PORTKERN_LIBRARY=$(find build-gpu -name 'libportkern.so' | head -1) PORTKERN_TEST_BACKENDS=$(echo $platforms | tr ' ' ,) \
+      PYTHONPATH=python timeout "$step" python3 -m unittest discover -s python/tests -v >"$logs/python.txt" 2>&1
+    summary+=("python tests rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^(OK|FAILED)' "$logs/python.txt" | tail -1) $(grep -E '^Ran ' "$logs/python.txt")")
+    grep -E '^(FAIL|ERROR):' "$logs/python.txt" | cut -c1-200 | head -10
+  fi
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
   timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
