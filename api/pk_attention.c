@@ -83,6 +83,19 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
             (s = pk_check_disjoint(ctx, FN, "desc->lse", desc->lse, in_names[i], ins[i], 0)))
             return s;
     if ((s = pk_check_disjoint(ctx, FN, "desc->lse", desc->lse, "o", o, 0))) return s;
+    const pk_tensor *const dev_lens[2] = {desc->device_seqlens_q, desc->device_seqlens_kv};
+    const int32_t *const host_lens[2] = {desc->seqlens_q, desc->seqlens_kv};
+    static const char *const dev_names[2] = {"desc->device_seqlens_q", "desc->device_seqlens_kv"};
+    for (int i = 0; i < 2; i++) {
+        if (!dev_lens[i]) continue;
+        if (host_lens[i])
+            return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: '%s': the host array is given too (one or the other)",
+                           FN, dev_names[i]);
+        if ((s = pk_check_index(ctx, FN, dev_names[i], dev_lens[i], batch)) ||
+            (s = pk_check_disjoint(ctx, FN, "o", o, dev_names[i], dev_lens[i], 0)) ||
+            (s = pk_check_disjoint(ctx, FN, "desc->lse", desc->lse, dev_names[i], dev_lens[i], 0)))
+            return s;
+    }
     if ((s = check_lengths(ctx, "desc->seqlens_q", desc->seqlens_q, batch, sq)) ||
         (s = check_lengths(ctx, "desc->seqlens_kv", desc->seqlens_kv, batch, skv)))
         return s;
@@ -96,7 +109,9 @@ pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_
     int32_t *lens = injected ? NULL : malloc(2 * (size_t)batch * sizeof *lens);
     if (!lens) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory%s", FN, injected ? " (injected)" : "");
     pk_attention_problem p = {0};
-    p.uniform_lengths = 1;
+    p.uniform_lengths = !dev_lens[0] && !dev_lens[1];
+    p.len_q_dev = dev_lens[0] ? pk_view_of(dev_lens[0]) : pk_view_none();
+    p.len_kv_dev = dev_lens[1] ? pk_view_of(dev_lens[1]) : pk_view_none();
     for (int64_t b = 0; b < batch; b++) {
         lens[b] = desc->seqlens_q ? desc->seqlens_q[b] : (int32_t)sq;
         lens[batch + b] = desc->seqlens_kv ? desc->seqlens_kv[b] : (int32_t)skv;

@@ -23,8 +23,8 @@ const char *pk_shape_str(const pk_tensor *t, char *buf, size_t n)
     return buf;
 }
 
-pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
-                          int min_ndim, int max_ndim)
+pk_status pk_check_tensor_any(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t, int min_ndim,
+                           int max_ndim)
 {
     if (!t) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "%s: '%s' is NULL", fn, name);
     if (!t->buf) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "%s: '%s': buffer is NULL", fn, name);
@@ -84,6 +84,36 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
                        "%s: '%s': shape %s with these strides and offset %zu reaches byte %llu of a "
                        "%zu-byte buffer", fn, name, pk_shape_str(t, sb, sizeof sb), t->offset,
                        (unsigned long long)((uint64_t)t->offset + (uint64_t)end), buf.size);
+    }
+    return PK_SUCCESS;
+}
+
+pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
+                          int min_ndim, int max_ndim)
+{
+    pk_status s = pk_check_tensor_any(ctx, fn, name, t, min_ndim, max_ndim);
+    if (s == PK_SUCCESS && t->dtype == PK_I32)
+        return pk_fail(ctx, PK_ERR_DTYPE_MISMATCH,
+                       "%s: '%s': dtype i32 is for positions and sequence lengths; ops compute on f32, f16, bf16", fn,
+                       name);
+    return s;
+}
+
+pk_status pk_check_index(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t, int64_t n)
+{
+    pk_status s = pk_check_tensor_any(ctx, fn, name, t, 1, PK_MAX_DIMS);
+    if (s != PK_SUCCESS) return s;
+    if (t->dtype != PK_I32)
+        return pk_fail(ctx, PK_ERR_DTYPE_MISMATCH, "%s: '%s': dtype %s, expected i32", fn, name, pk_dtype_name(t->dtype));
+    if (pk_numel(t) != n)
+        return pk_fail(ctx, PK_ERR_SHAPE_MISMATCH, "%s: '%s': %lld elements, expected %lld", fn, name,
+                       (long long)pk_numel(t), (long long)n);
+    int64_t row = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] != 1 && t->stride[i] != row)
+            return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: '%s': the %lld values must be contiguous (stride[%d] = %lld)",
+                           fn, name, (long long)n, i, (long long)t->stride[i]);
+        row *= t->shape[i];
     }
     return PK_SUCCESS;
 }

@@ -8,9 +8,18 @@
 pk_status pk_check_ctx(pk_context *ctx, const char *fn);
 
 /* t is a valid tensor of ctx with ndim in [min_ndim, max_ndim]: buffer,
- * dtype, sizes, strides, alignment and extent within the buffer. */
+ * dtype (a float type: i32 is for index tensors alone), sizes, strides,
+ * alignment and extent within the buffer. */
 pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
                           int min_ndim, int max_ndim);
+
+/* pk_check_tensor's checks, any dtype i32 included */
+pk_status pk_check_tensor_any(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t,
+                              int min_ndim, int max_ndim);
+
+/* t is an index tensor of ctx (device positions or lengths): i32, n
+ * elements, contiguous. */
+pk_status pk_check_index(pk_context *ctx, const char *fn, const char *name, const pk_tensor *t, int64_t n);
 
 /* An output may not map two elements to one byte: no 0 stride, and sorted
  * by stride each dim steps past what the smaller ones reach. */

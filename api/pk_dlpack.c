@@ -57,10 +57,11 @@ static pk_status dtype_of(pk_context *ctx, const char *fn, pk_dl_dtype t, pk_dty
     if (t.lanes == 1 && t.code == PK_DL_FLOAT && t.bits == 32) *out = PK_F32;
     else if (t.lanes == 1 && t.code == PK_DL_FLOAT && t.bits == 16) *out = PK_F16;
     else if (t.lanes == 1 && t.code == PK_DL_BFLOAT && t.bits == 16) *out = PK_BF16;
+    else if (t.lanes == 1 && t.code == PK_DL_INT && t.bits == 32) *out = PK_I32;
     else
         return pk_fail(ctx, PK_ERR_UNSUPPORTED,
-                       "%s: dtype code %u, %u bits, %u lanes: portkern takes float32, float16 and bfloat16 of one "
-                       "lane",
+                       "%s: dtype code %u, %u bits, %u lanes: portkern takes float32, float16, bfloat16 and int32 "
+                       "of one lane",
                        fn, t.code, t.bits, t.lanes);
     return PK_SUCCESS;
 }
@@ -223,12 +224,13 @@ static pk_status describe(const char *fn, const pk_tensor *t, pk_dl_tensor *d, i
     if (!ctx)
         return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
                        "%s: 't->buf' is not a live pk_buffer (freed, its context closed, or never allocated)", fn);
-    pk_status s = pk_check_tensor(ctx, fn, "t", t, 1, PK_MAX_DIMS);
+    pk_status s = pk_check_tensor_any(ctx, fn, "t", t, 1, PK_MAX_DIMS);
     if (s != PK_SUCCESS) return s;
     uintptr_t base = 0;
     pk_buffer_handle(t->buf, &base);
     static const pk_dl_dtype types[PK_DTYPE_COUNT] = {
-        [PK_F32] = {PK_DL_FLOAT, 32, 1}, [PK_F16] = {PK_DL_FLOAT, 16, 1}, [PK_BF16] = {PK_DL_BFLOAT, 16, 1}};
+        [PK_F32] = {PK_DL_FLOAT, 32, 1}, [PK_F16] = {PK_DL_FLOAT, 16, 1}, [PK_BF16] = {PK_DL_BFLOAT, 16, 1},
+        [PK_I32] = {PK_DL_INT, 32, 1}};
     memset(d, 0, sizeof *d);
     d->device = device_of(ctx);
     if (ctx->info.backend == PK_BACKEND_OPENCL) {

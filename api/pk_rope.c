@@ -41,6 +41,16 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
         (s = pk_check_disjoint(ctx, FN, "q", q, "desc->inv_freq", desc->inv_freq, 0)) ||
         (s = pk_check_disjoint(ctx, FN, "k", k, "desc->inv_freq", desc->inv_freq, 0)))
         return s;
+    const pk_tensor *dp = desc->device_positions;
+    if (dp) {
+        if (desc->positions)
+            return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT,
+                           "%s: 'desc->device_positions': 'desc->positions' is given too (one or the other)", FN);
+        if ((s = pk_check_index(ctx, FN, "desc->device_positions", dp, q->shape[0] * q->shape[1])) ||
+            (s = pk_check_disjoint(ctx, FN, "q", q, "desc->device_positions", dp, 0)) ||
+            (s = pk_check_disjoint(ctx, FN, "k", k, "desc->device_positions", dp, 0)))
+            return s;
+    }
     if (q->shape[1] > INT32_MAX) /* positions are int32 */
         return pk_fail(ctx, PK_ERR_BAD_SIZE, "%s: 'q': S = %lld is above 2^31 - 1, which is not supported", FN,
                        (long long)q->shape[1]);
@@ -49,11 +59,15 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
         pk_clear_error(ctx);
         return PK_SUCCESS;
     }
-    int injected = pk_fault_alloc(ctx->dev);
-    int32_t *pos = injected ? NULL : malloc((size_t)bs * sizeof *pos);
-    if (!pos) return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory%s", FN, injected ? " (injected)" : "");
-    for (int64_t i = 0; i < bs; i++)
-        pos[i] = desc->positions ? desc->positions[i] : (int32_t)(i % q->shape[1]);
+    int32_t *pos = NULL;
+    if (!dp) {
+        int injected = pk_fault_alloc(ctx->dev);
+        pos = injected ? NULL : malloc((size_t)bs * sizeof *pos);
+        if (!pos)
+            return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory%s", FN, injected ? " (injected)" : "");
+        for (int64_t i = 0; i < bs; i++)
+            pos[i] = desc->positions ? desc->positions[i] : (int32_t)(i % q->shape[1]);
+    }
     pk_rope_problem p = {0};
     p.batch = q->shape[0];
     p.seq = q->shape[1];
@@ -66,6 +80,7 @@ pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
     p.theta = desc->theta;
     p.interleaved = desc->interleaved != 0;
     p.positions = pos;
+    p.positions_dev = dp ? pk_view_of(dp) : pk_view_none();
     p.inv_freq = desc->inv_freq ? pk_view_of(desc->inv_freq) : pk_view_none();
     pk_msg msg = {{0}};
     s = ctx->be->rope(ctx->dev, &p, &msg);

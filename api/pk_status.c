@@ -80,6 +80,7 @@ const char *pk_dtype_name(pk_dtype t)
     case PK_F32: return "f32";
     case PK_F16: return "f16";
     case PK_BF16: return "bf16";
+    case PK_I32: return "i32";
     default: return NULL;
     }
 }
@@ -87,7 +88,8 @@ const char *pk_dtype_name(pk_dtype t)
 size_t pk_dtype_size(pk_dtype t)
 {
     switch (t) {
-    case PK_F32: return 4;
+    case PK_F32:
+    case PK_I32: return 4;
     case PK_F16:
     case PK_BF16: return 2;
     default: return 0;

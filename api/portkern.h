@@ -259,7 +259,9 @@ PK_API pk_status pk_event_free(pk_event *event);
 
 /* ---------------------------------------------------------------- tensors */
 
-typedef enum pk_dtype { PK_F32 = 0, PK_F16, PK_BF16, PK_DTYPE_COUNT } pk_dtype;
+/* PK_I32 is for indices alone (RoPE positions, attention sequence lengths
+ * given on the device); every other operand is f32, f16 or bf16. */
+typedef enum pk_dtype { PK_F32 = 0, PK_F16, PK_BF16, PK_I32, PK_DTYPE_COUNT } pk_dtype;
 
 #define PK_MAX_DIMS 4
 
@@ -272,7 +274,7 @@ typedef struct pk_tensor {
     int64_t stride[PK_MAX_DIMS];    /* elements */
 } pk_tensor;
 
-PK_API const char *pk_dtype_name(pk_dtype t); /* "f32", "f16", "bf16"; NULL if unknown */
+PK_API const char *pk_dtype_name(pk_dtype t); /* "f32", "f16", "bf16", "i32"; NULL if unknown */
 PK_API size_t pk_dtype_size(pk_dtype t);      /* 0 if unknown */
 
 /* A row-major (contiguous) tensor of ndim dims over buf at byte offset. */
@@ -297,7 +299,7 @@ PK_API float pk_bf16_to_f32(uint16_t h);
  *   HIP      ROCm memory, device_id the HIP ordinal (HIP on NVIDIA: CUDA)
  *   OpenCL   OpenCL, data a cl_mem of ctx's cl_context, device_id ctx's
  *            OpenCL device index
- * and be float32, float16 or bfloat16 with one lane, at most PK_MAX_DIMS
+ * and be float32, float16, bfloat16 or int32 with one lane, at most PK_MAX_DIMS
  * dims (dims of size 1 in front of those are dropped; 0 dims give [1]),
  * strides non-negative (NULL: row-major), data + byte_offset aligned to the
  * element size. Anything else: an error status naming what was refused,
@@ -376,7 +378,13 @@ PK_API pk_status pk_gemm(pk_context *ctx, const pk_gemm_desc *desc, const pk_ten
  *
  * Lengths: batch b uses Lq = seqlens_q[b] query rows and Lkv =
  * seqlens_kv[b] keys (host arrays of B entries, copied during the call;
- * NULL means Sq or Skv). 0 <= L <= S.
+ * NULL means Sq or Skv). 0 <= L <= S. Either may instead be a device
+ * tensor (device_seqlens_q, device_seqlens_kv: int32, B contiguous
+ * elements in a buffer of this context), read by the device when the op
+ * runs: the call then neither copies from the host nor waits, so it can
+ * be captured in a CUDA graph and the lengths changed between replays.
+ * Device lengths are not checked (that would mean waiting for them): the
+ * kernels clamp each to [0, S].
  *
  * Mask: query i sees key j (i < Lq, j < Lkv) when, with
  * p = i + Lkv - Lq (masks are aligned bottom-right),
@@ -396,9 +404,11 @@ typedef struct pk_attention_desc {
     const int32_t *seqlens_q; /* NULL: all Sq */
     const int32_t *seqlens_kv;/* NULL: all Skv */
     const pk_tensor *lse;     /* NULL: not written */
+    const pk_tensor *device_seqlens_q;  /* NULL: seqlens_q; else int32 [B] on the device */
+    const pk_tensor *device_seqlens_kv; /* NULL: seqlens_kv; else int32 [B] on the device */
 } pk_attention_desc;
 
-#define PK_ATTENTION_DESC_INIT {0.0f, 0, -1, -1, NULL, NULL, NULL}
+#define PK_ATTENTION_DESC_INIT {0.0f, 0, -1, -1, NULL, NULL, NULL, NULL, NULL}
 
 PK_API pk_status pk_attention(pk_context *ctx, const pk_attention_desc *desc, const pk_tensor *q,
                               const pk_tensor *k, const pk_tensor *v, const pk_tensor *o);
@@ -450,16 +460,20 @@ PK_API pk_status pk_softmax(pk_context *ctx, float scale, const pk_tensor *x,
  * [rotary_dim/2] of this context, any stride, read on the device (theta is
  * then ignored); its values are used as given.
  * positions: host array of B*S positions (copied during the call); NULL
- * means position s for every batch. Angles are computed in f32. */
+ * means position s for every batch. device_positions instead: an int32
+ * tensor of B*S contiguous elements in a buffer of this context, read by
+ * the device when the op runs (no host copy, no wait: CUDA-graph
+ * capturable). Angles are computed in f32. */
 typedef struct pk_rope_desc {
     float theta;            /* > 0, e.g. 10000 or 500000 */
     int64_t rotary_dim;     /* 0: D */
     int interleaved;        /* 0: NeoX/Llama rotate-half */
     const int32_t *positions;
     const pk_tensor *inv_freq; /* NULL: from theta */
+    const pk_tensor *device_positions; /* NULL: positions; else int32 [B*S] on the device */
 } pk_rope_desc;
 
-#define PK_ROPE_DESC_INIT {10000.0f, 0, 0, NULL, NULL}
+#define PK_ROPE_DESC_INIT {10000.0f, 0, 0, NULL, NULL, NULL}
 
 PK_API pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
                          const pk_tensor *k);

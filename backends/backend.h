@@ -62,7 +62,11 @@ typedef struct pk_attention_problem {
     int64_t window_left, window_right;
     const int32_t *len_q;        /* [batch], host memory valid during the call */
     const int32_t *len_kv;       /* [batch] */
-    int uniform_lengths;         /* every len_q == sq and len_kv == skv */
+    int uniform_lengths;         /* every len_q == sq and len_kv == skv (never with device lengths) */
+    /* Lengths on the device (i32, [batch] contiguous at offset), read when
+     * the op runs, each clamped to [0, S]; mem NULL: the host array above.
+     * Where one is given, that host array holds S (a bound, not a length). */
+    pk_view len_q_dev, len_kv_dev;
 } pk_attention_problem;
 
 /* Row ops: rows are indexed by up to 3 leading dims (sizes lead[0..2],
@@ -107,7 +111,8 @@ typedef struct pk_rope_problem {
     pk_view q, k;
     float theta;
     int interleaved;
-    const int32_t *positions;    /* [batch * seq], host memory, never NULL */
+    const int32_t *positions;    /* [batch * seq], host memory; NULL when positions_dev is given */
+    pk_view positions_dev;       /* i32 [batch * seq] contiguous on the device; mem NULL: positions */
     pk_view inv_freq;            /* f32 [rotary_dim / 2], stride[3]; mem NULL: from theta */
 } pk_rope_problem;
 

@@ -281,8 +281,8 @@ pk_attn_decode(__global const pk_t *q, __global const pk_t *k, __global const pk
     int split = get_group_id(0), n_splits = get_num_groups(0);
     int b = get_group_id(1) / hkv, kvh = get_group_id(1) % hkv;
     int group = hq / hkv, rows = group * sq, r0 = get_group_id(2) * ROWS;
-    int lq = lens ? lens[b] : sq;
-    int lkv = lens ? lens[get_num_groups(1) / hkv + b] : skv;
+    int lq = lens ? clamp(lens[b], 0, sq) : sq;
+    int lkv = lens ? clamp(lens[get_num_groups(1) / hkv + b], 0, skv) : skv;
     int c0 = split * chunk, c1 = min(c0 + chunk, lkv);
 
     /* The work-group walks the union [first, last] of its rows' visible

@@ -128,8 +128,8 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     const int split = (int)get_group_id(0), n_splits = (int)get_num_groups(0);
     const int b = (int)get_group_id(1) / hkv, kvh = (int)get_group_id(1) % hkv;
     const int group = hq / hkv, rows = group * sq, m0 = (int)get_group_id(2) * BM;
-    const int lq = lens ? lens[b] : sq;
-    const int lkv = lens ? lens[get_num_groups(1) / hkv + b] : skv;
+    const int lq = lens ? clamp(lens[b], 0, sq) : sq;
+    const int lkv = lens ? clamp(lens[get_num_groups(1) / hkv + b], 0, skv) : skv;
     const int c0 = split * chunk, c1 = min(c0 + chunk, lkv);
     for (int r = tid; r < BM; r += WG) {
         const int pr = m0 + r, i = pr % sq;
@@ -144,8 +144,8 @@ pk_attn_mma(__global const pk_t *q_, __global const pk_t *k_, __global const pk_
     const int h = (int)get_group_id(1), b = (int)get_group_id(2);
     /* causal: the last row tiles see the most keys, so start them first */
     const int m0 = ((int)get_num_groups(0) - 1 - (int)get_group_id(0)) * BM;
-    const int lq = lens ? lens[b] : sq;
-    const int lkv = lens ? lens[get_num_groups(2) + b] : skv;
+    const int lq = lens ? clamp(lens[b], 0, sq) : sq;
+    const int lkv = lens ? clamp(lens[get_num_groups(2) + b], 0, skv) : skv;
     const int kvh = h / (hq / hkv);
     const long q_base = off.s0 + b * qs.s0 + h * qs.s2;
     for (int r = tid; r < BM; r += WG)

@@ -24,7 +24,9 @@
  * Build defines: DT (dtype), D (head dim), BM, BN, TPR.
  * Arguments: off = element offsets of q, k, v, o, lse; strides {B, S, H,
  * D} (lse {B, H, S}); lens = NULL when every batch has the full lengths,
- * else len_q[B] then len_kv[B]; windows < 0 are unbounded. */
+ * else len_q[B] then len_kv[B], clamped to [0, S] where read (lengths the
+ * caller gave on the device were never checked); windows < 0 are
+ * unbounded. */
 
 #define WG (BM * TPR)
 #define KPT ((BN + TPR - 1) / TPR) /* keys per work-item in a tile */
@@ -162,8 +164,8 @@ pk_attn_prefill(__global const pk_t *q, __global const pk_t *k, __global const p
     int h = get_group_id(1), b = get_group_id(2);
     /* causal: the last row tiles see the most keys, so start them first */
     int m0 = (get_num_groups(0) - 1 - get_group_id(0)) * BM;
-    int lq = lens ? lens[b] : sq;
-    int lkv = lens ? lens[get_num_groups(2) + b] : skv;
+    int lq = lens ? clamp(lens[b], 0, sq) : sq;
+    int lkv = lens ? clamp(lens[get_num_groups(2) + b], 0, skv) : skv;
     int kvh = h / (hq / hkv);
     if (lid < BM) {
         int i = m0 + lid;

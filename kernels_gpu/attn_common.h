@@ -63,8 +63,9 @@ __device__ __forceinline__ block_pos block_coords(const pk_attn_params &p)
     s.tile = (int)(tiles - 1 - rank);
     s.group = p.hq / p.hkv;
     s.rows = s.group * p.sq;
-    s.lq = p.lens ? p.lens[s.b] : p.sq;
-    s.lkv = p.lens ? p.lens[p.batch + s.b] : p.skv;
+    /* lengths given on the device were never checked: clamped to [0, S] */
+    s.lq = p.lens ? min(max(p.lens[s.b], 0), p.sq) : p.sq;
+    s.lkv = p.lens ? min(max(p.lens[p.batch + s.b], 0), p.skv) : p.skv;
     s.c0 = s.split * p.chunk;
     s.c1 = min(s.c0 + p.chunk, s.lkv);
     return s;

@@ -158,6 +158,20 @@ static void rope_tables(void)
     CHECK(pk_gpu_rope_plan(&p, &a, &l) && a.freq_stride == 1);
     CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 9);
     CHECK(d.last_bytes == 16 + 16 * sizeof(float) && a.tab_freq == a.tab_pos + 16);
+
+    /* positions on the device are read where they lie: only the
+     * frequencies go up, and with the caller's table too, nothing */
+    int32_t dev_pos[8] = {0};
+    p.positions = NULL;
+    p.positions_dev = (pk_view){.mem = dev_pos, .offset = 2, .dtype = PK_I32, .stride = {0, 0, 0, 1}};
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 10);
+    CHECK(d.last_bytes == 16 * sizeof(float) && a.tab_freq == (uint64_t)(uintptr_t)d.mem);
+    CHECK(a.tab_pos == (uint64_t)(uintptr_t)(dev_pos + 2));
+    dev_pos[2] = 5; /* device data: nothing to copy */
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 10);
+    p.inv_freq = (pk_view){.mem = table, .offset = 1, .dtype = PK_F32, .stride = {0, 0, 0, 1}};
+    CHECK(pk_gpu_rope_tables_place(&t, &p, &d, &ops, &a, &msg) == PK_SUCCESS && d.uploads == 10);
+    CHECK(a.tab_pos == (uint64_t)(uintptr_t)(dev_pos + 2) && a.tab_freq == (uint64_t)(uintptr_t)(table + 1));
     pk_gpu_rope_tables_free(&t);
 }
 

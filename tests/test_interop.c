@@ -14,6 +14,10 @@
  * 4. DLPack: import (borrowed, managed, versioned) and export, strides
  *    kept, the deleter run once and only when portkern took the tensor;
  *    every refusal the header promises.
+ * 5. Device arguments: RoPE positions and attention lengths as int32
+ *    tensors give the same bits as the host arrays (RoPE also against a
+ *    double rotation here), lengths out of range are clamped, misuse is
+ *    refused.
  * Expected values are computed here in double from the inputs.
  * Prints "test_interop: N checks, N failed" last. */
 #include <math.h>
@@ -468,8 +472,12 @@ static void dlpack(pk_context *ctx)
     dl.device.device_type = PK_DL_CUDA;
     expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_WRONG_CONTEXT, ctx, "import CUDA memory to ref");
     dl.device.device_type = PK_DL_CPU;
+    dl.dtype = (pk_dl_dtype){PK_DL_INT, 64, 1};
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import int64");
     dl.dtype = (pk_dl_dtype){PK_DL_INT, 32, 1};
-    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import int32");
+    expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_SUCCESS, ctx, "import int32 (positions, lengths)");
+    check(t.dtype == PK_I32, "int32 imported as %d", (int)t.dtype);
+    if (t.buf) pk_free(t.buf);
     dl.dtype = (pk_dl_dtype){PK_DL_FLOAT, 64, 1};
     expect(pk_tensor_from_dlpack(ctx, &dl, &t), PK_ERR_UNSUPPORTED, ctx, "import float64");
     dl.dtype = (pk_dl_dtype){PK_DL_FLOAT, 32, 2};
@@ -562,6 +570,172 @@ static void dlpack(pk_context *ctx)
     pk_free(own);
 }
 
+/* ------------------------------------------------------------ 5. device arguments */
+
+/* n floats of a fixed pattern into buf at byte offset off */
+static void upload_pattern(pk_buffer *buf, size_t off, size_t n, float scale)
+{
+    float *h = malloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++) h[i] = scale * (float)((int)(i * 37 % 101) - 50) / 50.0f;
+    pk_upload(buf, off, h, n * sizeof *h);
+    free(h);
+}
+
+static int same_bytes(pk_buffer *a, pk_buffer *b, size_t bytes)
+{
+    unsigned char *x = malloc(bytes), *y = malloc(bytes);
+    int same = pk_download(a, 0, x, bytes) == PK_SUCCESS && pk_download(b, 0, y, bytes) == PK_SUCCESS &&
+               !memcmp(x, y, bytes);
+    free(x);
+    free(y);
+    return same;
+}
+
+enum { RB = 2, RS = 3, RH = 2, RD = 64 };
+
+static void device_rope(pk_context *ctx)
+{
+    const int32_t pos[RB * RS] = {5, 9, 0, 3, 7, 100};
+    const size_t n = RB * RS * RH * RD, bytes = n * sizeof(float);
+    pk_buffer *q1 = NULL, *q2 = NULL, *pb = NULL;
+    pk_alloc(ctx, bytes, &q1);
+    pk_alloc(ctx, bytes, &q2);
+    pk_alloc(ctx, 2 * sizeof pos + 8, &pb); /* room for a strided view */
+    upload_pattern(q1, 0, n, 1.0f);
+    upload_pattern(q2, 0, n, 1.0f);
+    pk_upload(pb, 8, pos, sizeof pos);
+    const int64_t sq[4] = {RB, RS, RH, RD}, sp[2] = {RB, RS};
+    pk_tensor t1 = pk_tensor_make(q1, 0, PK_F32, 4, sq), t2 = pk_tensor_make(q2, 0, PK_F32, 4, sq);
+    pk_tensor tp = pk_tensor_make(pb, 8, PK_I32, 2, sp);
+    pk_rope_desc host = PK_ROPE_DESC_INIT, dev = PK_ROPE_DESC_INIT;
+    host.positions = pos;
+    dev.device_positions = &tp;
+    expect(pk_rope(ctx, &host, &t1, NULL), PK_SUCCESS, ctx, "rope, host positions");
+    expect(pk_rope(ctx, &dev, &t2, NULL), PK_SUCCESS, ctx, "rope, device positions");
+    pk_finish(ctx);
+    check(same_bytes(q1, q2, bytes), "rope: device positions give other bits than the host array");
+    /* against the rotation in double (NeoX: i with i + D/2) */
+    float *in = malloc(bytes), *out = malloc(bytes);
+    for (size_t i = 0; i < n; i++) in[i] = (float)((int)(i * 37 % 101) - 50) / 50.0f;
+    pk_download(q2, 0, out, bytes);
+    double worst = 0;
+    for (int tok = 0; tok < RB * RS; tok++)
+        for (int h = 0; h < RH; h++)
+            for (int i = 0; i < RD / 2; i++) {
+                size_t base = ((size_t)tok * RH + h) * RD;
+                double a = pos[tok] * pow(10000.0, -2.0 * i / RD), c = cos(a), sn = sin(a);
+                double x0 = in[base + i], x1 = in[base + i + RD / 2];
+                double e0 = fabs(out[base + i] - (x0 * c - x1 * sn)), e1 = fabs(out[base + i + RD / 2] - (x1 * c + x0 * sn));
+                worst = fmax(worst, fmax(e0, e1));
+            }
+    check(worst < 1e-4, "rope with device positions: %g from the double rotation", worst);
+    free(in);
+    free(out);
+
+    /* refusals */
+    pk_rope_desc both = dev;
+    both.positions = pos;
+    expect(pk_rope(ctx, &both, &t2, NULL), PK_ERR_INVALID_ARGUMENT, ctx, "rope, positions on both sides");
+    const int64_t five[1] = {5};
+    pk_tensor short_p = pk_tensor_make(pb, 8, PK_I32, 1, five);
+    dev.device_positions = &short_p;
+    expect(pk_rope(ctx, &dev, &t2, NULL), PK_ERR_SHAPE_MISMATCH, ctx, "rope, 5 device positions for 6 tokens");
+    pk_tensor f32_p = tp;
+    f32_p.dtype = PK_F32;
+    dev.device_positions = &f32_p;
+    expect(pk_rope(ctx, &dev, &t2, NULL), PK_ERR_DTYPE_MISMATCH, ctx, "rope, f32 device positions");
+    pk_tensor strided = tp;
+    strided.stride[1] = 2;
+    strided.shape[0] = 1;
+    strided.shape[1] = 6;
+    strided.stride[0] = 12;
+    dev.device_positions = &strided;
+    expect(pk_rope(ctx, &dev, &t2, NULL), PK_ERR_INVALID_ARGUMENT, ctx, "rope, strided device positions");
+    pk_tensor inside_q = pk_tensor_make(q2, 0, PK_I32, 2, sp);
+    dev.device_positions = &inside_q;
+    expect(pk_rope(ctx, &dev, &t2, NULL), PK_ERR_INVALID_ARGUMENT, ctx, "rope, device positions inside q");
+    /* i32 is no operand dtype */
+    pk_tensor as_q = tp;
+    as_q.ndim = 4;
+    pk_rope_desc plain = PK_ROPE_DESC_INIT;
+    expect(pk_rope(ctx, &plain, &as_q, NULL), PK_ERR_DTYPE_MISMATCH, ctx, "rope on an i32 tensor");
+    pk_free(q1);
+    pk_free(q2);
+    pk_free(pb);
+}
+
+enum { AB = 2, ASQ = 4, ASK = 6, AHQ = 2, AHK = 1, AD = 64 };
+
+static void device_attention(pk_context *ctx)
+{
+    const size_t nq = AB * ASQ * AHQ * AD, nk = AB * ASK * AHK * AD;
+    pk_buffer *qkv = NULL, *o1 = NULL, *o2 = NULL, *lb = NULL;
+    pk_alloc(ctx, (nq + 2 * nk) * sizeof(float), &qkv);
+    pk_alloc(ctx, nq * sizeof(float), &o1);
+    pk_alloc(ctx, nq * sizeof(float), &o2);
+    pk_alloc(ctx, 4 * AB * sizeof(int32_t), &lb);
+    upload_pattern(qkv, 0, nq + 2 * nk, 1.0f);
+    const int64_t sq[4] = {AB, ASQ, AHQ, AD}, sk[4] = {AB, ASK, AHK, AD}, sl[1] = {AB};
+    pk_tensor q = pk_tensor_make(qkv, 0, PK_F32, 4, sq);
+    pk_tensor k = pk_tensor_make(qkv, nq * sizeof(float), PK_F32, 4, sk);
+    pk_tensor v = pk_tensor_make(qkv, (nq + nk) * sizeof(float), PK_F32, 4, sk);
+    pk_tensor out1 = pk_tensor_make(o1, 0, PK_F32, 4, sq), out2 = pk_tensor_make(o2, 0, PK_F32, 4, sq);
+    pk_tensor lq = pk_tensor_make(lb, 0, PK_I32, 1, sl), lkv = pk_tensor_make(lb, AB * sizeof(int32_t), PK_I32, 1, sl);
+    const int32_t hq[AB] = {4, 2}, hkv[AB] = {6, 3};
+    pk_upload(lb, 0, hq, sizeof hq);
+    pk_upload(lb, sizeof hq, hkv, sizeof hkv);
+
+    struct {
+        const char *what;
+        int dev_q, dev_kv, causal;
+    } forms[] = {{"both on the device", 1, 1, 1}, {"kv on the device", 0, 1, 1}, {"q on the device", 1, 0, 0}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        pk_attention_desc host = PK_ATTENTION_DESC_INIT, dev = PK_ATTENTION_DESC_INIT;
+        host.causal = dev.causal = forms[f].causal;
+        host.seqlens_q = hq;
+        host.seqlens_kv = hkv;
+        if (forms[f].dev_q) dev.device_seqlens_q = &lq;
+        else dev.seqlens_q = hq;
+        if (forms[f].dev_kv) dev.device_seqlens_kv = &lkv;
+        else dev.seqlens_kv = hkv;
+        expect(pk_attention(ctx, &host, &q, &k, &v, &out1), PK_SUCCESS, ctx, "attention, host lengths");
+        expect(pk_attention(ctx, &dev, &q, &k, &v, &out2), PK_SUCCESS, ctx, forms[f].what);
+        pk_finish(ctx);
+        check(same_bytes(o1, o2, nq * sizeof(float)), "attention, lengths %s: other bits than the host arrays",
+              forms[f].what);
+    }
+    /* out of range on the device: clamped to [0, S], as the host form
+     * with the clamped values computes */
+    const int32_t wild_q[AB] = {99, -3}, wild_kv[AB] = {-1, 1000}, clamped_q[AB] = {ASQ, 0}, clamped_kv[AB] = {0, ASK};
+    pk_upload(lb, 0, wild_q, sizeof wild_q);
+    pk_upload(lb, sizeof wild_q, wild_kv, sizeof wild_kv);
+    pk_attention_desc host = PK_ATTENTION_DESC_INIT, dev = PK_ATTENTION_DESC_INIT;
+    host.seqlens_q = clamped_q;
+    host.seqlens_kv = clamped_kv;
+    dev.device_seqlens_q = &lq;
+    dev.device_seqlens_kv = &lkv;
+    expect(pk_attention(ctx, &host, &q, &k, &v, &out1), PK_SUCCESS, ctx, "attention, clamped host lengths");
+    expect(pk_attention(ctx, &dev, &q, &k, &v, &out2), PK_SUCCESS, ctx, "attention, device lengths out of range");
+    pk_finish(ctx);
+    check(same_bytes(o1, o2, nq * sizeof(float)), "attention: device lengths out of range are not clamped");
+
+    /* refusals */
+    pk_attention_desc both = dev;
+    both.seqlens_kv = hkv;
+    expect(pk_attention(ctx, &both, &q, &k, &v, &out2), PK_ERR_INVALID_ARGUMENT, ctx, "lengths on both sides");
+    const int64_t three[1] = {3};
+    pk_tensor long_l = pk_tensor_make(lb, 0, PK_I32, 1, three);
+    dev.device_seqlens_kv = &long_l;
+    expect(pk_attention(ctx, &dev, &q, &k, &v, &out2), PK_ERR_SHAPE_MISMATCH, ctx, "3 device lengths for 2 batches");
+    pk_tensor in_o = pk_tensor_make(o2, 0, PK_I32, 1, sl);
+    dev.device_seqlens_kv = &in_o;
+    expect(pk_attention(ctx, &dev, &q, &k, &v, &out2), PK_ERR_INVALID_ARGUMENT, ctx, "device lengths inside o");
+    pk_free(qkv);
+    pk_free(o1);
+    pk_free(o2);
+    pk_free(lb);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || pk_backend_from_name(argv[1], &backend) != PK_SUCCESS || backend == PK_BACKEND_AUTO) {
@@ -587,6 +761,8 @@ int main(int argc, char **argv)
     queues(ctx);
     events(ctx);
     dlpack(ctx);
+    device_rope(ctx);
+    device_attention(ctx);
     expect(pk_close(ctx), PK_SUCCESS, NULL, "close");
     printf("test_interop: %d checks, %d failed\n", n_checks, n_failed);
     return n_failed ? 1 : 0;

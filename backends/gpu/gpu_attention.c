@@ -21,10 +21,23 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
     pk_status s = pk_gpu_current(d, msg);
     if (s == PK_SUCCESS && sc.lens_bytes + sc.part_bytes) s = PK_GPU_OP(scratch)(d, sc.part_start + sc.part_bytes, &scratch, msg);
     if (s == PK_SUCCESS && sc.lens_bytes) {
-        size_t half = sc.lens_bytes / 2;
-        uint64_t kv;
-        s = PK_GPU_OP(upload_scratch)(d, 0, p->len_q, half, &lens, msg);
-        if (s == PK_SUCCESS) s = PK_GPU_OP(upload_scratch)(d, half, p->len_kv, half, &kv, msg);
+        /* len_q then len_kv: host arrays staged, lengths on the device
+         * copied on the stream (no host copy, no wait: graph-capturable) */
+        const size_t half = sc.lens_bytes / 2;
+        const int32_t *host[2] = {p->len_q, p->len_kv};
+        const pk_view *dev_lens[2] = {&p->len_q_dev, &p->len_kv_dev};
+        for (int i = 0; i < 2 && s == PK_SUCCESS; i++) {
+            uint64_t at;
+            if (!dev_lens[i]->mem) {
+                s = PK_GPU_OP(upload_scratch)(d, i * half, host[i], half, &at, msg);
+            } else {
+                at = scratch + i * half;
+                s = pk_gpu_check(pk_gpu_copy_on_device(d, pk_gpu_ptr_of(at),
+                                                       pk_gpu_at(dev_lens[i]->mem, (size_t)dev_lens[i]->offset * 4), half),
+                                 PK_GPU_CALL(cuMemcpyDtoDAsync, hipMemcpyDtoDAsync), msg);
+            }
+            if (i == 0) lens = at;
+        }
     }
     if (s != PK_SUCCESS) return s;
 

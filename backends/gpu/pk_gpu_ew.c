@@ -41,7 +41,7 @@ static const struct {
     } chain[3];
 } ids = {PK_EW_KERNELS(ID)};
 
-int64_t pk_gpu_ew_dtype_size(pk_dtype t) { return t == PK_F32 ? 4 : 2; }
+int64_t pk_gpu_ew_dtype_size(pk_dtype t) { return t == PK_F32 || t == PK_I32 ? 4 : 2; }
 
 pk_ew_view pk_gpu_ew_view(const pk_view *v)
 {
@@ -159,7 +159,9 @@ int pk_gpu_rope_plan(const pk_rope_problem *p, pk_ew_rope_args *a, pk_gpu_launch
 static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, const void *dev, size_t *bytes,
                              size_t *freq_off, int *upload)
 {
-    const size_t tokens = (size_t)(p->batch * p->seq), n_freq = p->inv_freq.mem ? 0 : (size_t)(p->rotary_dim / 2);
+    /* positions given on the device are read where they are: not in the block */
+    const size_t tokens = p->positions_dev.mem ? 0 : (size_t)(p->batch * p->seq);
+    const size_t n_freq = p->inv_freq.mem ? 0 : (size_t)(p->rotary_dim / 2);
     const size_t pos_bytes = (tokens * sizeof(int32_t) + 15) & ~(size_t)15, n = pos_bytes + n_freq * sizeof(float);
     if (n > t->next_cap) {
         if (pk_fault_alloc(dev)) return -1;
@@ -168,12 +170,12 @@ static int rope_tables_build(pk_gpu_rope_tables *t, const pk_rope_problem *p, co
         t->next = grown;
         t->next_cap = n;
     }
-    memset(t->next, 0, pos_bytes); /* the padding too: blocks compare whole */
-    memcpy(t->next, p->positions, tokens * sizeof(int32_t));
+    if (pos_bytes) memset(t->next, 0, pos_bytes); /* the padding too: blocks compare whole */
+    if (tokens) memcpy(t->next, p->positions, tokens * sizeof(int32_t));
     if (n_freq) pk_rope_inv_freq(p->theta, p->rotary_dim, (float *)(t->next + pos_bytes));
     *bytes = n;
     *freq_off = pos_bytes;
-    *upload = !(t->held_bytes == n && !memcmp(t->held, t->next, n));
+    *upload = !(t->held_bytes == n && (n == 0 || !memcmp(t->held, t->next, n)));
     return 1;
 }
 
@@ -197,6 +199,11 @@ pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem 
     uint64_t addr = 0;
     int built = rope_tables_build(t, p, dev, &bytes, &freq_off, &upload);
     if (built <= 0) return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "out of host memory%s", built ? " (injected)" : "");
+    if (bytes == 0) { /* device positions and the caller's frequencies: no block */
+        a->tab_pos = pk_gpu_ew_view(&p->positions_dev).ptr;
+        a->tab_freq = pk_gpu_ew_view(&p->inv_freq).ptr;
+        return PK_SUCCESS;
+    }
     pk_status s = ops->reserve(dev, bytes, &addr, &fresh, msg);
     if (fresh) t->held_bytes = 0;
     if (s != PK_SUCCESS) return s;
@@ -205,7 +212,7 @@ pk_status pk_gpu_rope_tables_place(pk_gpu_rope_tables *t, const pk_rope_problem 
         if (s == PK_SUCCESS) rope_tables_commit(t, bytes);
         else t->held_bytes = 0; /* a failed copy may have written part */
     }
-    a->tab_pos = addr;
+    a->tab_pos = p->positions_dev.mem ? pk_gpu_ew_view(&p->positions_dev).ptr : addr;
     a->tab_freq = p->inv_freq.mem ? pk_gpu_ew_view(&p->inv_freq).ptr : addr + freq_off;
     return s;
 }

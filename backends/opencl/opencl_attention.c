@@ -166,11 +166,20 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
     for (int i = 0; i < 5; i++) a.off.s[i] = views[i]->offset;
 
     if (lens_bytes) {
-        /* staged: the host arrays are gone after this call, and nothing waits */
+        /* staged: the host arrays are gone after this call, and nothing
+         * waits; lengths on the device are copied on the queue */
         size_t half = lens_bytes / 2;
-        pk_status s = pk_cl_upload_async(d, scratch, 0, p->len_q, half, "clEnqueueWriteBuffer (attention lengths)", msg);
-        if (s == PK_SUCCESS)
-            s = pk_cl_upload_async(d, scratch, half, p->len_kv, half, "clEnqueueWriteBuffer (attention lengths)", msg);
+        const int32_t *host[2] = {p->len_q, p->len_kv};
+        const pk_view *dev_lens[2] = {&p->len_q_dev, &p->len_kv_dev};
+        pk_status s = PK_SUCCESS;
+        for (int i = 0; i < 2 && s == PK_SUCCESS; i++)
+            s = dev_lens[i]->mem
+                    ? pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)dev_lens[i]->mem, scratch,
+                                                      (size_t)dev_lens[i]->offset * sizeof(cl_int), i * half, half, 0,
+                                                      NULL, NULL),
+                                  "clEnqueueCopyBuffer (attention lengths)", msg)
+                    : pk_cl_upload_async(d, scratch, i * half, host[i], half, "clEnqueueWriteBuffer (attention lengths)",
+                                         msg);
         if (s != PK_SUCCESS) return s;
         a.lens = scratch;
     }

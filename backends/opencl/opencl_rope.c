@@ -1,6 +1,7 @@
 /* RoPE: one launch over q and k. Positions, and the inverse frequencies
  * unless the caller's table gives them, go to the device through the
- * scratch buffer, staged (opencl_stage.c): no host wait. */
+ * scratch buffer, staged (opencl_stage.c): no host wait; positions given
+ * on the device are copied there on the queue. */
 #include <stdlib.h>
 
 #include "opencl_internal.h"
@@ -25,7 +26,12 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     }
     cl_mem tab;
     pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
-    if (s == PK_SUCCESS)
+    /* the caller's device positions, copied on the queue: no host copy, no wait */
+    if (s == PK_SUCCESS && p->positions_dev.mem)
+        s = pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)p->positions_dev.mem, tab,
+                                            (size_t)p->positions_dev.offset * sizeof(cl_int), 0, pos_bytes, 0, NULL, NULL),
+                        "clEnqueueCopyBuffer (positions)", msg);
+    else if (s == PK_SUCCESS)
         s = pk_cl_upload_async(d, tab, 0, p->positions, pos_bytes, "clEnqueueWriteBuffer (positions)", msg);
     if (s == PK_SUCCESS && own_freq)
         s = pk_cl_upload_async(d, tab, pos_bytes, inv_freq, freq_bytes, "clEnqueueWriteBuffer (frequencies)", msg);

@@ -65,10 +65,20 @@ static void pk_ref_attn_row(const pk_attention_problem *p, int64_t b, int64_t h,
     pk_ref_attn_write(p, b, h, i, t->o, max + log(sum));
 }
 
+/* Batch b's length: the host array's, or the device's clamped to [0, max]
+ * as the device kernels clamp it (ref's device memory is host memory) */
+static int64_t pk_ref_attn_len(const int32_t *host, const pk_view *dev, int64_t b, int64_t max)
+{
+    if (!dev->mem) return host[b];
+    int64_t v = ((const int32_t *)dev->mem)[dev->offset + b];
+    return v < 0 ? 0 : v > max ? max : v;
+}
+
 static void pk_ref_attn_head(const pk_attention_problem *p, int64_t b, int64_t h,
                              const pk_ref_attn_scratch *t)
 {
-    int64_t len_q = p->len_q[b], len_kv = p->len_kv[b];
+    int64_t len_q = pk_ref_attn_len(p->len_q, &p->len_q_dev, b, p->sq);
+    int64_t len_kv = pk_ref_attn_len(p->len_kv, &p->len_kv_dev, b, p->skv);
     for (int64_t i = 0; i < p->sq; i++) {
         int64_t pos = i + len_kv - len_q; /* bottom-right aligned */
         int64_t lo = 0, hi = len_kv - 1;

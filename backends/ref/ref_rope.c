@@ -44,9 +44,12 @@ pk_status PK_REF_FN(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
         t.inv_freq[i] = p->inv_freq.mem ? pk_ref_load(&p->inv_freq, i * p->inv_freq.stride[PK_MAX_DIMS - 1])
                                         : pow(theta, -(pk_ref_acc)(2 * i) / (pk_ref_acc)p->rotary_dim);
 
+    /* ref's device memory is host memory: device positions read in place */
+    const int32_t *positions =
+        p->positions_dev.mem ? (const int32_t *)p->positions_dev.mem + p->positions_dev.offset : p->positions;
     for (int64_t b = 0; b < p->batch; b++) {
         for (int64_t s = 0; s < p->seq; s++) {
-            pk_ref_acc pos = (pk_ref_acc)p->positions[b * p->seq + s];
+            pk_ref_acc pos = (pk_ref_acc)positions[b * p->seq + s];
             for (int64_t i = 0; i < half; i++) {
                 pk_ref_acc angle = pos * t.inv_freq[i];
                 t.cos[i] = cos(angle);
