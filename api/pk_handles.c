@@ -111,8 +111,10 @@ int pk_handle_remove_event(const pk_event *h, pk_buf_rec *rec) { return remove_o
 
 void pk_handle_remove_all(const pk_context *ctx, void (*release)(const pk_buf_rec *rec))
 {
-    /* Released after the lock is dropped, so that a device's free does not
-     * stall other threads' lookups; in place if the list cannot be made. */
+    /* Released after the lock is dropped: a device's free must not stall
+     * other threads' lookups, and a release may call back into portkern (a
+     * DLPack deleter that frees another context's import). Without memory
+     * for the list, one record at a time. */
     pthread_mutex_lock(&lock);
     uint32_t n = 0;
     for (uint32_t i = 0; i < n_slots; i++) n += at(i)->live && at(i)->rec.ctx == ctx;
@@ -121,8 +123,15 @@ void pk_handle_remove_all(const pk_context *ctx, void (*release)(const pk_buf_re
     for (uint32_t i = 0; i < n_slots; i++) {
         slot *s = at(i);
         if (!s->live || s->rec.ctx != ctx) continue;
-        if (gone) gone[k++] = s->rec;
-        else release(&s->rec);
+        if (!gone) {
+            pk_buf_rec one = s->rec;
+            retire(s, i);
+            pthread_mutex_unlock(&lock);
+            release(&one);
+            pthread_mutex_lock(&lock);
+            continue;
+        }
+        gone[k++] = s->rec;
         retire(s, i);
     }
     pthread_mutex_unlock(&lock);

@@ -49,7 +49,8 @@
  *    thread (buffer handles live in one locked table), but freeing a buffer
  *    that another thread is passing to a call, or whose queued work has
  *    not finished, is the caller's race. pk_alloc is a call on its
- *    context.
+ *    context, and so is pk_free of a managed DLPack import (it waits for
+ *    the context's queue before the deleter runs).
  *  - pk_last_error(ctx) is that context's own message, pk_last_error(NULL)
  *    the calling thread's: a failure never shows in another thread's or
  *    another context's message.
