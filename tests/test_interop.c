@@ -20,6 +20,7 @@
  *    refused.
  * Expected values are computed here in double from the inputs.
  * Prints "test_interop: N checks, N failed" last. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -337,6 +338,49 @@ static void queues(pk_context *ctx)
         }
     }
 #endif
+}
+
+/* CUDA (and HIP on NVIDIA): a stream and memory of a CUDA context of the
+ * caller's own, not the device's primary one, are refused. The driver is
+ * reached with dlopen: this test links no CUDA. */
+static void other_cuda_context(pk_context *ctx)
+{
+    pk_device_info info;
+    pk_context_info(ctx, &info);
+    if (!(backend == PK_BACKEND_CUDA || (backend == PK_BACKEND_HIP && strstr(info.vendor, "NVIDIA")))) return;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!check(lib != NULL, "dlopen libcuda.so.1: %s", dlerror())) return;
+    int (*device_get)(int *, int) = (int (*)(int *, int))dlsym(lib, "cuDeviceGet");
+    int (*create4)(void **, void *, unsigned, int) = (int (*)(void **, void *, unsigned, int))dlsym(lib, "cuCtxCreate_v4");
+    int (*create2)(void **, unsigned, int) = (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2");
+    int (*set_current)(void *) = (int (*)(void *))dlsym(lib, "cuCtxSetCurrent");
+    int (*destroy)(void *) = (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2");
+    int (*stream_create)(void **, unsigned) = (int (*)(void **, unsigned))dlsym(lib, "cuStreamCreate");
+    int (*stream_destroy)(void *) = (int (*)(void *))dlsym(lib, "cuStreamDestroy_v2");
+    int (*mem_alloc)(unsigned long long *, size_t) = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2");
+    int (*mem_free)(unsigned long long) = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2");
+    int dev = 0;
+    void *other = NULL, *stream = NULL;
+    unsigned long long mem = 0;
+    int r = device_get ? device_get(&dev, device_index) : -1;
+    if (r == 0) r = create4 ? create4(&other, NULL, 0, dev) : create2 ? create2(&other, 0, dev) : -1;
+    if (r == 0) r = stream_create(&stream, 0);
+    if (r == 0) r = mem_alloc(&mem, 256);
+    if (check(r == 0, "a CUDA context, stream and memory of the test's own: CUresult %d", r)) {
+        pk_context *on = NULL;
+        pk_buffer *w = NULL;
+        expect(pk_open_on_queue(backend, device_index, stream, &on), PK_ERR_INVALID_ARGUMENT, NULL,
+               "open on a stream of another CUDA context");
+        expect(pk_buffer_wrap(ctx, (uintptr_t)mem, 256, &w), PK_ERR_WRONG_CONTEXT, ctx,
+               "wrap memory of another CUDA context");
+    }
+    if (other) {
+        set_current(other);
+        if (mem) mem_free(mem);
+        if (stream) stream_destroy(stream);
+        destroy(other);
+    }
+    expect(pk_finish(ctx), PK_SUCCESS, ctx, "the context after another CUDA context came and went");
 }
 
 /* ------------------------------------------------------------ 3. events */
@@ -759,6 +803,7 @@ int main(int argc, char **argv)
     fill_inputs();
     wrapped_memory(ctx);
     queues(ctx);
+    other_cuda_context(ctx);
     events(ctx);
     dlpack(ctx);
     device_rope(ctx);

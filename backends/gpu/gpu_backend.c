@@ -175,6 +175,11 @@ static pk_status gpu_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem
     if (ordinal != d->info.index)
         return pk_msgf(msg, PK_ERR_WRONG_CONTEXT, "'handle' 0x%llx is memory of device %d; the context is on device %d",
                        (unsigned long long)at, ordinal, d->info.index);
+    if (!pk_gpu_ptr_in_context(d, at))
+        return pk_msgf(msg, PK_ERR_WRONG_CONTEXT,
+                       "'handle' 0x%llx is memory of another CUDA context than device %d's primary context (the one "
+                       "portkern and the CUDA runtime use)",
+                       (unsigned long long)at, d->info.index);
     if (at < base || at - base > size || bytes > size - (at - base))
         return pk_msgf(msg, PK_ERR_OUT_OF_BOUNDS,
                        "'bytes' %zu from 0x%llx reach past the allocation holding it (%zu bytes from 0x%llx)", bytes,

@@ -100,6 +100,15 @@ static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t 
     *base = (uint64_t)start;
     return r;
 }
+/* Whether memory at p may be used by the device's kernels: memory of
+ * another CUDA context is not mapped in the primary one (memory of no
+ * context, VMM and pools, belongs to the device) */
+static inline int pk_gpu_ptr_in_context(const pk_gpu_device *d, uint64_t p)
+{
+    CUcontext of = NULL;
+    return cuPointerGetAttribute(&of, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)p) != CUDA_SUCCESS || !of ||
+           of == d->context;
+}
 /* for the calls that cannot report (free, destroy): their result unread */
 static inline void pk_gpu_make_current(pk_gpu_device *d) { cuCtxSetCurrent(d->context); }
 static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (CUdeviceptr)(uintptr_t)m + off; }
@@ -215,6 +224,21 @@ static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t 
     if (r == hipSuccess) r = hipPointerGetAttribute(size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, at);
     *base = (uint64_t)(uintptr_t)start;
     return r;
+}
+/* HIP on NVIDIA: as on CUDA, memory of another CUDA context than the
+ * primary one is not the device's kernels' (AMD's HIP has no such thing) */
+static inline int pk_gpu_ptr_in_context(const pk_gpu_device *d, uint64_t p)
+{
+    (void)d;
+#if PK_HIP_ON_CUDA
+    CUcontext of = NULL, mine = NULL;
+    cuCtxGetCurrent(&mine);
+    return cuPointerGetAttribute(&of, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)p) != CUDA_SUCCESS || !of ||
+           of == mine;
+#else
+    (void)p;
+    return 1;
+#endif
 }
 static inline void pk_gpu_make_current(pk_gpu_device *d) { hipSetDevice(d->index); }
 static inline pk_gpu_ptr pk_gpu_at(pk_mem m, size_t off) { return (char *)m + off; }
