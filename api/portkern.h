@@ -479,6 +479,26 @@ typedef struct pk_rope_desc {
 PK_API pk_status pk_rope(pk_context *ctx, const pk_rope_desc *desc, const pk_tensor *q,
                          const pk_tensor *k);
 
+/* ---------------------------------------------------------------- rows by index
+ *
+ * Rows moved by indices that live on the device (an embedding lookup by
+ * token ids, a KV-cache write at positions): the call neither copies from
+ * the host nor waits, so a step built of them can be captured in a CUDA
+ * graph and replayed with new indices.
+ *   pk_gather_rows:  out[i, :] = table[index[i], :]   for i < n
+ *   pk_scatter_rows: out[index[i], :] = src[i, :]     for i < n; other rows
+ *                    of out are left as they are
+ * table, src and out are 2-D, of one dtype and one column count, at any
+ * strides; index is i32 with n contiguous elements. The rows are moved
+ * bit for bit. Indices are read when the op runs and never checked (that
+ * would wait): gather writes zeros for an index outside [0, rows of table),
+ * scatter skips one outside [0, rows of out), and where indices repeat the
+ * last i wins (the same on every run). */
+PK_API pk_status pk_gather_rows(pk_context *ctx, const pk_tensor *table, const pk_tensor *index,
+                                const pk_tensor *out);
+PK_API pk_status pk_scatter_rows(pk_context *ctx, const pk_tensor *src, const pk_tensor *index,
+                                 const pk_tensor *out);
+
 /* ---------------------------------------------------------------- fused chain
  *
  * A small register program evaluated per output element in one pass. Values

@@ -127,6 +127,18 @@ typedef struct pk_chain_problem {
     pk_view out;
 } pk_chain_problem;
 
+/* Rows by device indices (pk_gather_rows, pk_scatter_rows), bit-exact
+ * moves: gather out[i] = src[index[i]] (zeros outside [0, rows)); scatter
+ * out[index[i]] = src[i] (skipped outside [0, rows); of repeated indices
+ * the last i wins). rows bounds the indices (src's rows for gather, out's
+ * for scatter); src and out strides {row, col} in stride[2], stride[3];
+ * index is i32, n contiguous elements from its offset. */
+typedef struct pk_index_problem {
+    int scatter;
+    int64_t n, rows, cols;
+    pk_view src, out, index;
+} pk_index_problem;
+
 struct pk_fault_plan; /* common/pk_fault.h */
 
 /* What the core offers a backend, the one way a backend calls up into it
@@ -194,6 +206,7 @@ typedef struct pk_backend_iface {
     pk_status (*rows)(void *dev, const pk_rows_problem *p, pk_msg *msg); /* p->op says which */
     pk_status (*rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
     pk_status (*chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
+    pk_status (*index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg); /* NULL: unsupported */
 
     /* Test hook behind pk_internal_fault_inject (NULL: the backend takes
      * no injection). Points the backend's allocation sites at the

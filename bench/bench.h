@@ -21,6 +21,8 @@ typedef enum pk_bench_op {
     PK_BENCH_SWIGLU,
     PK_BENCH_ROPE,
     PK_BENCH_ROPE_INV_FREQ, /* RoPE with the frequencies from a device table */
+    PK_BENCH_GATHER,        /* pk_gather_rows: m rows of n columns out of a table of k rows */
+    PK_BENCH_SCATTER,       /* pk_scatter_rows: m rows of n columns into a table of k rows */
 } pk_bench_op;
 
 /* Timed runs a case takes at the least, whatever --reps asks: fewer give
@@ -33,7 +35,8 @@ typedef struct pk_bench_case {
     pk_dtype dtype;
     /* gemm: m n k (linear layout x[M,K] @ W[N,K]^T, or row-major B if !linear);
      * attention: batch sq skv hq hkv d causal; rows: rows cols;
-     * rope: batch sq hq hkv d (q [B,Sq,Hq,D] and k [B,Sq,Hkv,D], in place) */
+     * rope: batch sq hq hkv d (q [B,Sq,Hq,D] and k [B,Sq,Hkv,D], in place);
+     * gather, scatter: m n k (m indices, n columns, a table of k rows) */
     int64_t m, n, k;
     int linear;
     int64_t batch, sq, skv, hq, hkv, d;
@@ -85,7 +88,8 @@ extern const char *const pk_bench_suite_about[];
 /* One case from the command line: "op=gemm,m=1,n=4096,k=4096,dtype=bf16" or
  * "op=attention,b=1,sq=1,skv=8192,hq=32,hkv=8,d=128,causal=0" or
  * "op=rmsnorm|swiglu,rows=R,cols=C" or "op=rope,b=1,sq=2048,hq=32,hkv=8,
- * d=128,inv_freq=1". Fills c (c->name points at name_buf). */
+ * d=128,inv_freq=1" or "op=gather|scatter,m=32,n=4096,k=128256". Fills c
+ * (c->name points at name_buf). */
 int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size_t name_len);
 
 /* The minimal FLOPs and bytes of a case (what the roofline judges by). */

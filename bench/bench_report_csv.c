@@ -59,6 +59,8 @@ static const char *op_name(pk_bench_op op)
     case PK_BENCH_RMSNORM: return "add+rmsnorm";
     case PK_BENCH_ROPE: return "rope";
     case PK_BENCH_ROPE_INV_FREQ: return "rope+inv_freq";
+    case PK_BENCH_GATHER: return "gather";
+    case PK_BENCH_SCATTER: return "scatter";
     default: return "swiglu";
     }
 }

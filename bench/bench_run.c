@@ -351,6 +351,47 @@ static pk_status bench_rope(pk_context *ctx, const pk_device_info *info, const p
     return s;
 }
 
+/* ---- rows by device index: m distinct rows spread over the table (a
+ * decode batch's tokens or cache slots), every call the same indices */
+
+typedef struct index_state {
+    pk_context *ctx;
+    const pk_bench_case *c;
+    pk_buffer *table, *rows, *index;
+} index_state;
+
+static pk_status index_run(void *state, int i)
+{
+    (void)i;
+    index_state *x = state;
+    const pk_bench_case *c = x->c;
+    pk_tensor table = pk_tensor_make(x->table, 0, c->dtype, 2, (int64_t[]){c->k, c->n});
+    pk_tensor rows = pk_tensor_make(x->rows, 0, c->dtype, 2, (int64_t[]){c->m, c->n});
+    pk_tensor index = pk_tensor_make(x->index, 0, PK_I32, 1, &c->m);
+    return c->op == PK_BENCH_GATHER ? pk_gather_rows(x->ctx, &table, &index, &rows)
+                                    : pk_scatter_rows(x->ctx, &rows, &index, &table);
+}
+
+static pk_status bench_index(pk_context *ctx, const pk_bench_case *c, int reps, pk_bench_result *r)
+{
+    pk_bench_counts(c, &r->flops, &r->bytes);
+    r->metric_bytes = r->bytes;
+    index_state st = {ctx, c, NULL, NULL, NULL};
+    int32_t *idx = malloc((size_t)c->m * sizeof *idx);
+    pk_status s = idx ? PK_SUCCESS : PK_ERR_OUT_OF_MEMORY;
+    for (int64_t i = 0; s == PK_SUCCESS && i < c->m; i++) idx[i] = (int32_t)((i * 7919) % c->k);
+    if (s == PK_SUCCESS) s = random_buffer(ctx, c->dtype, c->k * c->n, 1.0f, &st.table);
+    if (s == PK_SUCCESS) s = random_buffer(ctx, c->dtype, c->m * c->n, 1.0f, &st.rows);
+    if (s == PK_SUCCESS) s = pk_alloc(ctx, (size_t)c->m * sizeof *idx, &st.index);
+    if (s == PK_SUCCESS) s = pk_upload(st.index, 0, idx, (size_t)c->m * sizeof *idx);
+    if (s == PK_SUCCESS) s = pk_bench_time(ctx, index_run, &st, reps, r);
+    pk_buffer *all[] = {st.table, st.rows, st.index};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]) pk_free(all[i]);
+    free(idx);
+    return s;
+}
+
 pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -362,6 +403,8 @@ pk_status pk_bench_run(pk_context *ctx, const pk_bench_case *c, int reps, pk_ben
     case PK_BENCH_ATTENTION: return bench_attention(ctx, &info, c, reps, r);
     case PK_BENCH_ROPE:
     case PK_BENCH_ROPE_INV_FREQ: return bench_rope(ctx, &info, c, reps, r);
+    case PK_BENCH_GATHER:
+    case PK_BENCH_SCATTER: return bench_index(ctx, c, reps, r);
     default: return bench_rows(ctx, c, reps, r);
     }
 }

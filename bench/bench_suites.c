@@ -18,6 +18,8 @@
     {name, PK_BENCH_ATTENTION, dt, 0, 0, 0, 0, b, sq, skv, hq, hkv, d, causal, (sq) == 1 ? 'K' : 'F', 0, 0}
 #define N(name, dt, rows, cols) {name, PK_BENCH_RMSNORM, dt, rows, cols, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 0, 0}
 #define S(name, dt, rows, cols) {name, PK_BENCH_SWIGLU, dt, rows, cols, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 0, 0}
+/* rows by device index: m rows of n columns, a table of k rows */
+#define X(name, op, dt, m, n, k) {name, op, dt, m, n, k, 0, 0, 0, 0, 0, 0, 0, 0, 'B', 0, 0}
 /* RoPE in place on q and k; freq: from a device table (scaled RoPE) instead of theta */
 #define R(name, dt, b, s, hq, hkv, d, freq)                                                                            \
     {name, (freq) ? PK_BENCH_ROPE_INV_FREQ : PK_BENCH_ROPE, dt, 0, 0, 0, 0, b, s, 0, hq, hkv, d, 0, 'B', 0, 0}
@@ -114,6 +116,12 @@ static const pk_bench_case elementwise[] = {
     R("rope bf16 8b prefill S2048 inv_freq", PK_BF16, 1, 2048, 32, 8, 128, 1),
     R("rope bf16 8b decode B32", PK_BF16, 32, 1, 32, 8, 128, 0),
     R("rope bf16 8b decode B32 inv_freq", PK_BF16, 32, 1, 32, 8, 128, 1),
+    /* Llama-3-8B's embedding lookup (vocabulary 128256, hidden 4096) and
+     * KV-cache write (8 KV heads of 128, K and V: 2048 columns, 8192 rows) */
+    X("gather bf16 embedding B32 [128256,4096]", PK_BENCH_GATHER, PK_BF16, 32, 4096, 128256),
+    X("gather bf16 embedding S2048 [128256,4096]", PK_BENCH_GATHER, PK_BF16, 2048, 4096, 128256),
+    X("scatter bf16 kv write B32 [8192,2048]", PK_BENCH_SCATTER, PK_BF16, 32, 2048, 8192),
+    X("scatter bf16 kv write S2048 [8192,2048]", PK_BENCH_SCATTER, PK_BF16, 2048, 2048, 8192),
 };
 
 /* tools/run.sh's suite: a slice of every kind that a CPU device finishes in
@@ -200,6 +208,8 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
             else if (!strcmp(v, "rmsnorm")) c->op = PK_BENCH_RMSNORM;
             else if (!strcmp(v, "swiglu")) c->op = PK_BENCH_SWIGLU;
             else if (!strcmp(v, "rope")) c->op = PK_BENCH_ROPE;
+            else if (!strcmp(v, "gather")) c->op = PK_BENCH_GATHER;
+            else if (!strcmp(v, "scatter")) c->op = PK_BENCH_SCATTER;
             else return 0;
         } else if (!strcmp(k, "dtype")) {
             if (!parse_dtype(v, &c->dtype)) return 0;
@@ -236,6 +246,11 @@ int pk_bench_parse_case(const char *spec, pk_bench_case *c, char *name_buf, size
         snprintf(name_buf, name_len, "rope %s B%lld S%lld Hq%lld Hkv%lld D%lld%s", pk_dtype_name(c->dtype),
                  (long long)c->batch, (long long)c->sq, (long long)c->hq, (long long)c->hkv, (long long)c->d,
                  inv_freq ? " inv_freq" : "");
+    } else if (c->op == PK_BENCH_GATHER || c->op == PK_BENCH_SCATTER) {
+        if (c->m <= 0 || c->n <= 0 || c->k <= 0) return 0;
+        c->metric = 'B';
+        snprintf(name_buf, name_len, "%s %s %lld rows [%lld,%lld]", c->op == PK_BENCH_GATHER ? "gather" : "scatter",
+                 pk_dtype_name(c->dtype), (long long)c->m, (long long)c->k, (long long)c->n);
     } else if (c->op == PK_BENCH_GEMM) {
         if (c->m <= 0 || c->n <= 0 || c->k <= 0) return 0;
         c->metric = c->m <= 32 ? 'W' : 'F';
@@ -273,6 +288,10 @@ void pk_bench_counts(const pk_bench_case *c, double *flops, double *bytes)
         double tokens = (double)c->batch * c->sq, elems = tokens * (c->hq + c->hkv) * c->d;
         *flops = 3 * elems + 1.5 * tokens * c->d;
         *bytes = 2 * es * elems + 4 * tokens + 2.0 * c->d;
+    } else if (c->op == PK_BENCH_GATHER || c->op == PK_BENCH_SCATTER) {
+        /* a move: no arithmetic; the rows read and written and the indices */
+        *flops = 0;
+        *bytes = 2 * es * c->m * c->n + 4.0 * c->m;
     } else {
         /* the arithmetic a minimal kernel must do per element, a
          * transcendental counted as one: add, square-and-sum, two scalings

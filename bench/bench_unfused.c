@@ -122,8 +122,10 @@ static pk_status alloc_mask(pk_context *ctx, const pk_bench_case *c, pk_buffer *
 
 double pk_bench_unfused(pk_context *ctx, const pk_bench_case *c, int reps, char *why, size_t why_len)
 {
-    if (c->op == PK_BENCH_GEMM || c->op == PK_BENCH_ROPE || c->op == PK_BENCH_ROPE_INV_FREQ) {
-        snprintf(why, why_len, "%s has no unfused form", c->op == PK_BENCH_GEMM ? "a GEMM" : "RoPE");
+    if (c->op == PK_BENCH_GEMM || c->op == PK_BENCH_ROPE || c->op == PK_BENCH_ROPE_INV_FREQ ||
+        c->op == PK_BENCH_GATHER || c->op == PK_BENCH_SCATTER) {
+        snprintf(why, why_len, "%s has no unfused form",
+                 c->op == PK_BENCH_GEMM ? "a GEMM" : c->op == PK_BENCH_GATHER || c->op == PK_BENCH_SCATTER ? "a row move" : "RoPE");
         return 0;
     }
     unfused_state u = {ctx, c, {0}, NULL, NULL, {0}};

@@ -39,6 +39,7 @@ typedef enum cf_op {
     CF_OP_SOFTMAX,
     CF_OP_ROPE,
     CF_OP_CHAIN,
+    CF_OP_INDEX_ROWS,
     CF_OP_BAD_INPUT,
     CF_OP_COUNT
 } cf_op;
@@ -162,6 +163,10 @@ typedef struct cf_rope_params {
     int has_inv_freq; /* arg 2 is desc->inv_freq */
 } cf_rope_params;
 
+typedef struct cf_index_params {
+    int scatter;
+} cf_index_params;
+
 typedef struct cf_chain_params {
     int n_inputs;
     int n_steps;
@@ -194,6 +199,7 @@ struct cf_case {
         cf_rows_params rows;
         cf_rope_params rope;
         cf_chain_params chain;
+        cf_index_params index;
     } p;
 };
 
@@ -218,8 +224,9 @@ void cf_cases_gemm(cf_case_list *l);
 void cf_cases_attention(cf_case_list *l);
 void cf_cases_rows(cf_case_list *l);
 void cf_cases_chain(cf_case_list *l);
+void cf_cases_index(cf_case_list *l);
 
-const char *cf_dtype_tag(pk_dtype dt); /* "f32", "f16", "bf16" */
+const char *cf_dtype_tag(pk_dtype dt); /* "f32", "f16", "bf16", "i32" */
 const char *cf_act_tag(pk_activation a); /* "relu", ..., "none" */
 /* Tensor pointer for arg i, NULL if unused. */
 static inline const pk_tensor *cf_t(const pk_tensor *t, int i) { return t[i].buf ? &t[i] : NULL; }

@@ -6,7 +6,7 @@
 #include "conform.h"
 
 static const char *const op_names[CF_OP_COUNT] = {
-    "gemm", "attention", "rmsnorm", "layernorm", "glu", "bias_act", "softmax", "rope", "chain", "bad_input",
+    "gemm", "attention", "rmsnorm", "layernorm", "glu", "bias_act", "softmax", "rope", "chain", "index_rows", "bad_input",
 };
 
 const char *cf_op_name(int op) { return op >= 0 && op < CF_OP_COUNT ? op_names[op] : "device"; }
@@ -213,6 +213,7 @@ int pk_conform_main(int argc, char **argv)
     cf_cases_attention(&cases);
     cf_cases_rows(&cases);
     cf_cases_chain(&cases);
+    cf_cases_index(&cases);
 
     if (o.list) {
         for (int i = 0; i < cases.n; i++)

@@ -35,7 +35,7 @@ static int build_images(const cf_env *env, const cf_case *c, void **img)
         if (!img[i]) return 0;
         uint32_t poison = cf_poison_bits(s->dtype);
         for (int64_t p = 0; p < nb; p++) {
-            if (s->dtype == PK_F32) memcpy((char *)img[i] + p * 4, &poison, 4);
+            if (pk_dtype_size(s->dtype) == 4) memcpy((char *)img[i] + p * 4, &poison, 4);
             else {
                 uint16_t h = (uint16_t)poison;
                 memcpy((char *)img[i] + p * 2, &h, 2);

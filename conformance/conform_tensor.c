@@ -132,13 +132,14 @@ uint32_t cf_poison_bits(pk_dtype dt)
     switch (dt) {
     case PK_F32: return 0x7fa5a5a5u;
     case PK_F16: return 0x7d5au;
+    case PK_I32: return 0x7fa5a5a5u; /* an index no case draws */
     default: return 0x7f8au; /* bf16 */
     }
 }
 
 uint32_t cf_elem_bits(const void *img, pk_dtype dt, int64_t pos)
 {
-    if (dt == PK_F32) {
+    if (dt == PK_F32 || dt == PK_I32) {
         uint32_t u;
         memcpy(&u, (const char *)img + pos * 4, 4);
         return u;
@@ -152,13 +153,17 @@ double cf_elem_value(const void *img, pk_dtype dt, int64_t pos)
 {
     uint32_t b = cf_elem_bits(img, dt, pos);
     if (dt == PK_F32) return (double)pk__bits_f32(b);
+    if (dt == PK_I32) return (double)(int32_t)b;
     if (dt == PK_F16) return (double)pk__f16_to_f32((uint16_t)b);
     return (double)pk__bf16_to_f32((uint16_t)b);
 }
 
 void cf_elem_store(void *img, pk_dtype dt, int64_t pos, float v)
 {
-    if (dt == PK_F32) {
+    if (dt == PK_I32) { /* an index: the value drawn, rounded down */
+        int32_t i = (int32_t)floorf(v);
+        memcpy((char *)img + pos * 4, &i, 4);
+    } else if (dt == PK_F32) {
         memcpy((char *)img + pos * 4, &v, 4);
     } else {
         uint16_t h = dt == PK_F16 ? pk__f32_to_f16(v) : pk__f32_to_bf16(v);
@@ -168,7 +173,7 @@ void cf_elem_store(void *img, pk_dtype dt, int64_t pos, float v)
 
 const char *cf_dtype_tag(pk_dtype dt)
 {
-    return dt == PK_F32 ? "f32" : dt == PK_F16 ? "f16" : dt == PK_BF16 ? "bf16" : "?";
+    return dt == PK_F32 ? "f32" : dt == PK_F16 ? "f16" : dt == PK_BF16 ? "bf16" : dt == PK_I32 ? "i32" : "?";
 }
 
 const char *cf_act_tag(pk_activation a)

@@ -33,6 +33,14 @@ typedef struct pk_ew_rope_args {
     int64_t freq_stride;
 } pk_ew_rope_args;
 
+/* Rows by device indices: index holds int32 [n]; src and out are 2-D with
+ * {row, col} strides in stride[2], stride[3]; rows bounds the indices. */
+typedef struct pk_ew_index_args {
+    int64_t n, rows, cols;
+    pk_ew_view src, out;
+    uint64_t index;
+} pk_ew_index_args;
+
 #define PK_EW_CHAIN_INPUTS 8
 #define PK_EW_CHAIN_STEPS 32
 

@@ -8,6 +8,8 @@
  *   EW     OP, DT, V     glu, bias_act: an elementwise grid
  *   ROPE   DT            (ew_rope.h)
  *   CHAIN  S, E          the fused chain, S register slots of E elements
+ *   INDEX  SCATTER, ES   rows by device indices, elements of ES bytes
+ *                        moved as bits (ew_index.h)
  * OP is a pk_rows_op's name (PK_ROWS_<OP>), DT the pk_dtype (0 f32, 1 f16,
  * 2 bf16), V the values of one load: vec, 16 bytes (8 f16/bf16 or 4 f32);
  * str, 1 at any strides. C: chunks of V a thread keeps in registers, 0
@@ -22,7 +24,9 @@
     X(ROW, elementwise, pk_ew_layernorm_f32_vec_c8, LAYERNORM, 0, 4, 8)                                 \
     X(ROW, elementwise, pk_ew_softmax_f32_vec_c8, SOFTMAX, 0, 4, 8)                                     \
     X(CHAIN, elementwise, pk_ew_chain_s8, 8, 4) X(CHAIN, elementwise, pk_ew_chain_s16, 16, 2)           \
-    X(CHAIN, elementwise, pk_ew_chain_s40, 40, 1)
+    X(CHAIN, elementwise, pk_ew_chain_s40, 40, 1)                                                      \
+    X(INDEX, elementwise, pk_ew_gather_rows_e2, 0, 2) X(INDEX, elementwise, pk_ew_gather_rows_e4, 0, 4)   \
+    X(INDEX, elementwise, pk_ew_scatter_rows_e2, 1, 2) X(INDEX, elementwise, pk_ew_scatter_rows_e4, 1, 4)
 #define PK_EW_DTYPE(X, dt, DT, VEC)                                                                     \
     PK_EW_ROW_C(X, ROW, rmsnorm, RMSNORM, dt, DT, vec, VEC, 0)                                          \
     PK_EW_ROW_C(X, RMS, rmsnorm, RMSNORM, dt, DT, vec, VEC, 1)                                          \

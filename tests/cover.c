@@ -119,6 +119,7 @@ static pk_status rec_rows(void *dev, const pk_rows_problem *p, pk_msg *msg)
     return PK_SUCCESS;
 }
 REC_OP(rec_chain, pk_chain_problem, chain, CF_OP_CHAIN)
+REC_OP(rec_index_rows, pk_index_problem, index, CF_OP_INDEX_ROWS)
 
 /* the host arrays are gone after the call: no plan reads them */
 static pk_status rec_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
@@ -161,6 +162,7 @@ static const pk_backend_iface recorder = {
     .rows = rec_rows,
     .rope = rec_rope,
     .chain = rec_chain,
+    .index_rows = rec_index_rows,
 };
 
 /* The tensors of a case as conform_run.c stages them: a buffer per arg
@@ -200,6 +202,7 @@ int cover_collect(cover_calls *out)
     cf_cases_attention(&out->cases);
     cf_cases_rows(&out->cases);
     cf_cases_chain(&out->cases);
+    cf_cases_index(&out->cases);
 
     pk_context *ctx;
     if (pk_context_open(&recorder, 0, NULL, 0, &ctx) != PK_SUCCESS) {

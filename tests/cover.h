@@ -27,6 +27,7 @@ typedef struct cover_call {
         pk_rows_problem rows;
         pk_rope_problem rope;
         pk_chain_problem chain;
+        pk_index_problem index;
     } p;
 } cover_call;
 

@@ -1,5 +1,5 @@
 /* Coverage of the elementwise launch plans (cover.h): those CUDA and HIP
- * share (backends/gpu/pk_gpu_ew.c: row ops, RoPE, chain), which do not
+ * share (backends/gpu/pk_gpu_ew.c: row ops, RoPE, chain, rows by index), which do not
  * depend on the device, and the OpenCL row-op plan
  * (backends/opencl/opencl_rows_plan.c) on each device cover_devices.h
  * lists: every kernel a plan can name is reached by a conformance case
@@ -68,12 +68,15 @@ int main(int argc, char **argv)
         } else if (c->op == CF_OP_CHAIN) {
             pk_ew_chain_args a;
             if (pk_gpu_chain_plan(&c->p.chain, "coverage", &a, &l, &msg) != PK_SUCCESS) continue;
+        } else if (c->op == CF_OP_INDEX_ROWS) {
+            pk_ew_index_args a;
+            pk_gpu_index_plan(&c->p.index, &a, &l);
         } else {
             continue;
         }
         cover_set_add(&reached, pk_gpu_ew_kernel_names[l.kernel], c->c->name);
     }
-    gaps += cover_check("rows/rope/chain", "CUDA and HIP (any)", &can, &reached, verbose);
+    gaps += cover_check("rows/rope/chain/index", "CUDA and HIP (any)", &can, &reached, verbose);
     cover_set_free(&can);
     cover_set_free(&reached);
     gaps += cover_opencl_rows(&calls, verbose);

@@ -18,6 +18,9 @@
  *    tensors give the same bits as the host arrays (RoPE also against a
  *    double rotation here), lengths out of range are clamped, misuse is
  *    refused.
+ * 6. Rows by device index: gather and scatter move the rows the indices
+ *    name, bit for bit, at strides, with out-of-range indices zeroed or
+ *    skipped and the last of repeated indices winning.
  * Expected values are computed here in double from the inputs.
  * Prints "test_interop: N checks, N failed" last. */
 #include <dlfcn.h>
@@ -780,6 +783,85 @@ static void device_attention(pk_context *ctx)
     pk_free(lb);
 }
 
+/* ------------------------------------------------------------ 6. rows by index */
+
+static void index_rows(pk_context *ctx)
+{
+    enum { R = 7, C = 5, NI = 6 };
+    /* a table of R rows, stored transposed (column-major) to test strides */
+    uint16_t table[R * C], got[R * C];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) table[c * R + r] = pk_f32_to_bf16((float)(r * 10 + c));
+    const int32_t idx[NI] = {3, 0, 6, -1, 7, 3};
+    pk_buffer *tb = NULL, *ib = NULL, *ob = NULL;
+    pk_alloc(ctx, sizeof table, &tb);
+    pk_alloc(ctx, sizeof idx, &ib);
+    pk_alloc(ctx, 2 * sizeof got, &ob); /* room for an f32 view */
+    pk_upload(tb, 0, table, sizeof table);
+    pk_upload(ib, 0, idx, sizeof idx);
+    const int64_t st[2] = {R, C}, so[2] = {NI, C}, si[1] = {NI};
+    pk_tensor t = pk_tensor_make(tb, 0, PK_BF16, 2, st);
+    t.stride[0] = 1;
+    t.stride[1] = R;
+    pk_tensor index = pk_tensor_make(ib, 0, PK_I32, 1, si), out = pk_tensor_make(ob, 0, PK_BF16, 2, so);
+    expect(pk_gather_rows(ctx, &t, &index, &out), PK_SUCCESS, ctx, "gather");
+    pk_download(ob, 0, got, NI * C * 2);
+    int ok = 1;
+    for (int i = 0; i < NI; i++)
+        for (int c = 0; c < C; c++) {
+            int j = idx[i];
+            uint16_t want = j >= 0 && j < R ? table[c * R + j] : 0;
+            ok &= got[i * C + c] == want;
+        }
+    check(ok, "gather: rows other than the indices name (or out-of-range ones not zero)");
+
+    /* scatter the gathered rows back into a fresh table: row 3 from entry
+     * 5 (the last of the two 3s), rows 0 and 6 from entries 1 and 2, the
+     * others untouched */
+    uint16_t init[R * C];
+    for (int i = 0; i < R * C; i++) init[i] = 0x1234;
+    pk_buffer *db = NULL;
+    pk_alloc(ctx, sizeof init, &db);
+    pk_upload(db, 0, init, sizeof init);
+    uint16_t src[NI * C];
+    for (int i = 0; i < NI; i++)
+        for (int c = 0; c < C; c++) src[i * C + c] = (uint16_t)(i * 100 + c);
+    pk_upload(ob, 0, src, sizeof src);
+    pk_tensor dst = pk_tensor_make(db, 0, PK_BF16, 2, st);
+    expect(pk_scatter_rows(ctx, &out, &index, &dst), PK_SUCCESS, ctx, "scatter");
+    pk_download(db, 0, got, sizeof got);
+    ok = 1;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) {
+            int from = r == 3 ? 5 : r == 0 ? 1 : r == 6 ? 2 : -1;
+            uint16_t want = from >= 0 ? (uint16_t)(from * 100 + c) : 0x1234;
+            ok &= got[r * C + c] == want;
+        }
+    check(ok, "scatter: wrong rows written (the last of repeated indices must win; out of range skipped)");
+
+    /* refusals */
+    pk_tensor f32_index = index;
+    f32_index.dtype = PK_F32;
+    expect(pk_gather_rows(ctx, &t, &f32_index, &out), PK_ERR_DTYPE_MISMATCH, ctx, "gather with f32 indices");
+    const int64_t s5[1] = {5};
+    pk_tensor short_index = pk_tensor_make(ib, 0, PK_I32, 1, s5);
+    expect(pk_gather_rows(ctx, &t, &short_index, &out), PK_ERR_SHAPE_MISMATCH, ctx, "gather, 5 indices for 6 rows");
+    pk_tensor f32_out = out;
+    f32_out.dtype = PK_F32;
+    expect(pk_gather_rows(ctx, &t, &index, &f32_out), PK_ERR_DTYPE_MISMATCH, ctx, "gather into another dtype");
+    const int64_t s4[2] = {NI, 4};
+    pk_tensor narrow = pk_tensor_make(ob, 0, PK_BF16, 2, s4);
+    expect(pk_gather_rows(ctx, &t, &index, &narrow), PK_ERR_SHAPE_MISMATCH, ctx, "gather into other columns");
+    expect(pk_gather_rows(ctx, &t, NULL, &out), PK_ERR_NULL_ARGUMENT, ctx, "gather without indices");
+    expect(pk_scatter_rows(ctx, &dst, &index, &dst), PK_ERR_SHAPE_MISMATCH, ctx, "scatter 7 rows by 6 indices");
+    pk_tensor into_table = pk_tensor_make(tb, 0, PK_BF16, 2, so);
+    expect(pk_gather_rows(ctx, &t, &index, &into_table), PK_ERR_INVALID_ARGUMENT, ctx, "gather into its own table");
+    pk_free(tb);
+    pk_free(ib);
+    pk_free(ob);
+    pk_free(db);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || pk_backend_from_name(argv[1], &backend) != PK_SUCCESS || backend == PK_BACKEND_AUTO) {
@@ -808,6 +890,7 @@ int main(int argc, char **argv)
     dlpack(ctx);
     device_rope(ctx);
     device_attention(ctx);
+    index_rows(ctx);
     expect(pk_close(ctx), PK_SUCCESS, NULL, "close");
     printf("test_interop: %d checks, %d failed\n", n_checks, n_failed);
     return n_failed ? 1 : 0;

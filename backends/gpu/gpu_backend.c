@@ -248,6 +248,7 @@ static const pk_backend_iface gpu_iface = {
     .rows = PK_GPU_OP(rows),
     .rope = PK_GPU_OP(rope),
     .chain = PK_GPU_OP(chain),
+    .index_rows = PK_GPU_OP(index_rows),
     .fault_inject = pk_gpu_fault_inject,
 };
 

@@ -66,3 +66,11 @@ pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg)
     pk_status s = pk_gpu_chain_plan(p, PK_GPU_VENDOR, &a, &l, msg);
     return s != PK_SUCCESS ? s : run(dev, &l, &a, msg);
 }
+
+pk_status PK_GPU_OP(index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg)
+{
+    pk_ew_index_args a;
+    pk_gpu_launch l;
+    pk_gpu_index_plan(p, &a, &l);
+    return run(dev, &l, &a, msg);
+}

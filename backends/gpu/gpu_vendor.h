@@ -385,5 +385,6 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
 pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
+pk_status PK_GPU_OP(index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg);
 
 #endif

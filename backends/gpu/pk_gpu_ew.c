@@ -18,6 +18,8 @@
 #define ROPE_BLOCK 256
 #define ROPE_MAX_BLOCKS (1u << 20) /* a grid-stride loop covers the rest */
 #define CHAIN_BLOCK 256
+#define INDEX_BLOCK 256          /* the index kernels' __launch_bounds__ */
+#define INDEX_MAX_BLOCKS (1u << 20) /* a block an entry; they walk the rest */
 #define GRID_X_MAX 2147483647u
 #define GRID_Y_MAX 65535u
 
@@ -33,8 +35,9 @@ const char *const pk_gpu_ew_kernel_names[] = {PK_EW_KERNELS(PK_GPU_KERNEL_NAME)}
 #define ID_EW(id, OP, DT, V) .rows[PK_ROWS_##OP][DT][(V) > 1][0] = id,
 #define ID_ROPE(id, DT) .rope[DT] = id,
 #define ID_CHAIN(id, S, E) .chain[((S) > 8) + ((S) > 16)] = {S, E, id},
+#define ID_INDEX(id, SCATTER, ES) .index[SCATTER][(ES) == 4] = id,
 static const struct {
-    unsigned char rows[PK_ROWS_OP_COUNT][3][2][5], rope[3];
+    unsigned char rows[PK_ROWS_OP_COUNT][3][2][5], rope[3], index[2][2];
     struct {
         int slots, elems; /* slots and elements per thread */
         pk_gpu_ew_kernel kernel;
@@ -310,4 +313,16 @@ pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_ch
     *l = (pk_gpu_launch){.grid = {(unsigned)gx, min_u64(gy, GRID_Y_MAX), 1}, .block = {bx, CHAIN_BLOCK / bx, 1}};
     l->kernel = ids.chain[k].kernel;
     return PK_SUCCESS;
+}
+
+void pk_gpu_index_plan(const pk_index_problem *p, pk_ew_index_args *a, pk_gpu_launch *l)
+{
+    *a = (pk_ew_index_args){
+        .n = p->n, .rows = p->rows, .cols = p->cols, .src = pk_gpu_ew_view(&p->src), .out = pk_gpu_ew_view(&p->out),
+        .index = pk_gpu_ew_view(&p->index).ptr,
+    };
+    /* a short row needs no more threads than its columns, in whole warps */
+    unsigned threads = p->cols < INDEX_BLOCK ? (unsigned)((p->cols + 31) / 32 * 32) : INDEX_BLOCK;
+    *l = (pk_gpu_launch){.grid = {(unsigned)min_u64((uint64_t)p->n, INDEX_MAX_BLOCKS), 1, 1}, .block = {threads, 1, 1}};
+    l->kernel = ids.index[p->scatter != 0][p->src.dtype == PK_F32];
 }

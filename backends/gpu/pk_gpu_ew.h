@@ -82,4 +82,8 @@ void pk_gpu_rope_tables_free(pk_gpu_rope_tables *t);
 pk_status pk_gpu_chain_plan(const pk_chain_problem *p, const char *who, pk_ew_chain_args *a, pk_gpu_launch *l,
                             pk_msg *msg);
 
+/* Rows by device indices: a block per index entry (a grid-stride walk
+ * beyond a million), as many threads as the columns need up to 256. */
+void pk_gpu_index_plan(const pk_index_problem *p, pk_ew_index_args *a, pk_gpu_launch *l);
+
 #endif /* PK_GPU_EW_H */

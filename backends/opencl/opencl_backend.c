@@ -445,6 +445,7 @@ static const pk_backend_iface opencl_iface = {
     .rows = pk_cl_rows_first_use,
     .rope = pk_cl_rope_first_use,
     .chain = pk_cl_chain_first_use,
+    .index_rows = pk_cl_index_rows,
     .fault_inject = cl_fault_inject,
     .params = pk_cl_params_request,
     .set_core_hooks = pk_cl_set_core_hooks,

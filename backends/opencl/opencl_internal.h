@@ -44,6 +44,9 @@ void pk_cl_unwrap(void *dev, pk_mem mem);
 pk_status pk_cl_event_wait(void *dev, void *owner, void *event, pk_msg *msg);
 pk_status pk_cl_event_sync(void *dev, void *event, pk_msg *msg);
 
+/* pk_gather_rows and pk_scatter_rows (opencl_index.c) */
+pk_status pk_cl_index_rows(void *dev, const pk_index_problem *p, pk_msg *msg);
+
 /* FNV-1a of common.cl and `source` as embedded, and of what names this
  * device and its driver: the keys of the on-disk caches. */
 uint64_t pk_cl_source_hash(const char *source);

@@ -57,6 +57,7 @@ static const pk_backend_iface PK_REF_FN(iface) = {
     .rows = PK_REF_FN(rows),
     .rope = PK_REF_FN(rope),
     .chain = PK_REF_FN(chain),
+    .index_rows = pk_ref_index_rows,
     .fault_inject = pk_ref_fault_inject,
 };
 

@@ -34,6 +34,7 @@ pk_status pk_ref_event_elapsed(void *dev, void *start, void *end, float *ms, pk_
 void pk_ref_event_free(void *dev, void *event);
 pk_status pk_ref_event_wait(void *dev, void *owner, void *event, pk_msg *msg);
 pk_status pk_ref_event_sync(void *dev, void *event, pk_msg *msg);
+pk_status pk_ref_index_rows(void *dev, const pk_index_problem *p, pk_msg *msg);
 
 /* Fault injection (pk_fault.h): ref has no device to fault, so a device
  * fault is simulated by its next finish. */
