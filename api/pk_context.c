@@ -127,7 +127,8 @@ pk_status pk_internal_open_ref_f32(pk_context **out)
 void pk_release_record(const pk_buf_rec *r)
 {
     const pk_backend_iface *be = r->ctx->be;
-    if (r->event) be->event_free(r->ctx->dev, r->event);
+    if (r->kind == PK_REC_EVENT) be->event_free(r->ctx->dev, r->object);
+    else if (r->kind == PK_REC_GRAPH) be->graph_free(r->ctx->dev, r->object);
     else if (r->wrapped) be->unwrap(r->ctx->dev, r->mem);
     else be->free(r->ctx->dev, r->mem);
     if (r->on_release) r->on_release(r->release_arg);
@@ -137,6 +138,12 @@ pk_status pk_close(pk_context *ctx)
 {
     if (!ctx) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_close: 'ctx' is NULL");
     pk_msg msg = {{0}};
+    if (ctx->recording) { /* the recording is dropped */
+        void *g = NULL;
+        if (ctx->be->graph_end(ctx->dev, &g, &msg) == PK_SUCCESS && g) ctx->be->graph_free(ctx->dev, g);
+        ctx->recording = 0;
+        msg.text[0] = 0;
+    }
     pk_status s = ctx->lost ? PK_SUCCESS : ctx->be->finish(ctx->dev, &msg);
     pk_handle_remove_all(ctx, pk_release_record);
     pk_fault_forget(ctx);
@@ -161,6 +168,8 @@ pk_status pk_finish(pk_context *ctx)
     if (!ctx) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_finish: 'ctx' is NULL");
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_finish: context lost earlier (%s)",
                                   pk_status_string(ctx->lost));
+    pk_status rs = pk_not_recording(ctx, "pk_finish");
+    if (rs != PK_SUCCESS) return rs;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_finish", ctx->be->finish(ctx->dev, &msg), &msg);
 }
@@ -195,11 +204,13 @@ pk_status pk_alloc(pk_context *ctx, size_t bytes, pk_buffer **out)
     if (!out) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_alloc: 'out' is NULL");
     *out = NULL;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_alloc: context lost earlier");
+    pk_status rs = pk_not_recording(ctx, "pk_alloc");
+    if (rs != PK_SUCCESS) return rs;
     if (bytes == 0) return pk_fail(ctx, PK_ERR_BAD_SIZE, "pk_alloc: 'bytes' is 0");
     if (bytes > (size_t)INT64_MAX)
         return pk_fail(ctx, PK_ERR_OUT_OF_MEMORY, "pk_alloc: 'bytes' = %zu is more than any device has",
                        bytes);
-    pk_buf_rec r = {ctx, NULL, bytes, 0, NULL, NULL, NULL};
+    pk_buf_rec r = {ctx, NULL, bytes, 0, NULL, NULL, PK_REC_BUFFER, NULL};
     pk_msg msg = {{0}};
     pk_status s = ctx->be->alloc(ctx->dev, bytes, &r.mem, &msg);
     if (s != PK_SUCCESS) return pk_fail(ctx, s, "pk_alloc: 'bytes' = %zu: %s", bytes, msg.text);
@@ -217,6 +228,7 @@ pk_status pk_free(pk_buffer *b)
 {
     if (!b) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_free: 'buf' is NULL");
     pk_buf_rec r;
+    if (pk_handle_get(b, &r) && r.ctx->recording) return pk_not_recording(r.ctx, "pk_free");
     if (!pk_handle_remove(b, &r))
         return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
                        "pk_free: 'buf' is not a live pk_buffer (freed already, its context closed, or never "
@@ -253,6 +265,7 @@ pk_status pk_upload(pk_buffer *dst, size_t off, const void *src, size_t bytes)
     if (!src) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_upload: 'src' is NULL");
     if ((s = check_range(ctx, "pk_upload", "dst_offset", D.size, off, bytes))) return s;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_upload: context lost earlier");
+    if ((s = pk_not_recording(ctx, "pk_upload"))) return s;
     if (bytes == 0) return PK_SUCCESS;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_upload", ctx->be->upload(ctx->dev, D.mem, off, src, bytes, &msg),
@@ -268,6 +281,7 @@ pk_status pk_download(pk_buffer *src, size_t off, void *dst, size_t bytes)
     if (!dst) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_download: 'dst' is NULL");
     if ((s = check_range(ctx, "pk_download", "src_offset", S.size, off, bytes))) return s;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_download: context lost earlier");
+    if ((s = pk_not_recording(ctx, "pk_download"))) return s;
     if (bytes == 0) return PK_SUCCESS;
     pk_msg msg = {{0}};
     return pk_backend_result(ctx, "pk_download",

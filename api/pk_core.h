@@ -13,6 +13,7 @@ struct pk_context {
     pk_device_info info;
     pk_status lost;       /* PK_SUCCESS, or the failure that made the context unusable */
     int foreign_queue;    /* opened on the caller's queue (pk_open_on_queue) */
+    int recording;        /* between pk_graph_begin and pk_graph_end */
     char last_error[PK_MSG_MAX];
 };
 
@@ -20,6 +21,9 @@ struct pk_context {
  * this thread when ctx is NULL) and returns status. */
 pk_status pk_fail(pk_context *ctx, pk_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* PK_ERR_INVALID_ARGUMENT (with a message) when ctx is recording a graph:
+ * for the calls that may not be recorded. */
+pk_status pk_not_recording(pk_context *ctx, const char *fn);
 /* Clears the message a successful call leaves behind. */
 void pk_clear_error(pk_context *ctx);
 /* Turns a backend's status + message into the context's error. A device

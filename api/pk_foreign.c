@@ -25,7 +25,7 @@ pk_status pk_wrap_memory(pk_context *ctx, const char *fn, uintptr_t handle, size
     if (!ctx->be->wrap)
         return pk_fail(ctx, PK_ERR_UNSUPPORTED, "%s: backend %s cannot wrap the caller's memory", fn,
                        pk_backend_name(ctx->be->kind));
-    pk_buf_rec r = {ctx, NULL, bytes, 1, on_release, release_arg, NULL};
+    pk_buf_rec r = {ctx, NULL, bytes, 1, on_release, release_arg, PK_REC_BUFFER, NULL};
     pk_msg msg = {{0}};
     pk_status s = ctx->be->wrap(ctx->dev, handle, bytes, &r.mem, &msg);
     if (s != PK_SUCCESS) return pk_fail(ctx, s, "%s: %s", fn, msg.text);

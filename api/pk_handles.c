@@ -29,15 +29,15 @@ static pk_buffer *encode(uint32_t i, uint32_t gen)
     return (pk_buffer *)(uintptr_t)(((uint64_t)gen << 32) | ((uint64_t)i + 1));
 }
 
-/* The live slot of h holding an event (or not), or NULL; the caller holds
- * the lock. */
-static slot *find(const void *h, int event)
+/* The live slot of h holding a record of that kind, or NULL; the caller
+ * holds the lock. */
+static slot *find(const void *h, int kind)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
     uint32_t i = (uint32_t)v, gen = (uint32_t)(v >> 32);
     if (i == 0 || i > n_slots) return NULL;
     slot *s = at(i - 1);
-    return s->live && s->gen == gen && (s->rec.event != NULL) == event ? s : NULL;
+    return s->live && s->gen == gen && s->rec.kind == kind ? s : NULL;
 }
 
 static int grow(void)
@@ -74,17 +74,16 @@ pk_buffer *pk_handle_add(const pk_buf_rec *rec)
     return h;
 }
 
-static int get(const void *h, int event, pk_buf_rec *rec)
+int pk_handle_get_kind(const void *h, int kind, pk_buf_rec *rec)
 {
     pthread_mutex_lock(&lock);
-    slot *s = find(h, event);
+    slot *s = find(h, kind);
     if (s) *rec = s->rec;
     pthread_mutex_unlock(&lock);
     return s != NULL;
 }
 
-int pk_handle_get(const pk_buffer *h, pk_buf_rec *rec) { return get(h, 0, rec); }
-int pk_handle_get_event(const pk_event *h, pk_buf_rec *rec) { return get(h, 1, rec); }
+int pk_handle_get(const pk_buffer *h, pk_buf_rec *rec) { return pk_handle_get_kind(h, PK_REC_BUFFER, rec); }
 
 static void retire(slot *s, uint32_t i)
 {
@@ -94,10 +93,10 @@ static void retire(slot *s, uint32_t i)
     free_head = i;
 }
 
-static int remove_one(const void *h, int event, pk_buf_rec *rec)
+int pk_handle_remove_kind(const void *h, int kind, pk_buf_rec *rec)
 {
     pthread_mutex_lock(&lock);
-    slot *s = find(h, event);
+    slot *s = find(h, kind);
     if (s) {
         *rec = s->rec;
         retire(s, (uint32_t)(uintptr_t)h - 1);
@@ -106,8 +105,7 @@ static int remove_one(const void *h, int event, pk_buf_rec *rec)
     return s != NULL;
 }
 
-int pk_handle_remove(const pk_buffer *h, pk_buf_rec *rec) { return remove_one(h, 0, rec); }
-int pk_handle_remove_event(const pk_event *h, pk_buf_rec *rec) { return remove_one(h, 1, rec); }
+int pk_handle_remove(const pk_buffer *h, pk_buf_rec *rec) { return pk_handle_remove_kind(h, PK_REC_BUFFER, rec); }
 
 void pk_handle_remove_all(const pk_context *ctx, void (*release)(const pk_buf_rec *rec))
 {

@@ -1,5 +1,5 @@
-/* The process-wide table of live buffers and events. A pk_buffer or
- * pk_event pointer is a handle
+/* The process-wide table of live buffers, events and graphs. A
+ * pk_buffer, pk_event or pk_graph pointer is a handle
  * (slot index and generation), never an address: a freed or never
  * allocated handle is recognised without reading freed memory, and a slot
  * reused by a later pk_alloc gets a new generation, so a stale handle stays
@@ -17,25 +17,28 @@ typedef struct pk_buf_rec {
     int wrapped;                 /* the caller's memory: released with unwrap, never freed */
     void (*on_release)(void *);  /* called with release_arg when the handle goes (a DLPack deleter) */
     void *release_arg;
-    void *event;                 /* an event's backend handle; NULL for a buffer */
+    int kind;                    /* PK_REC_BUFFER, PK_REC_EVENT, PK_REC_GRAPH */
+    void *object;                /* an event's or a graph's backend handle */
 } pk_buf_rec;
+
+enum { PK_REC_BUFFER = 0, PK_REC_EVENT, PK_REC_GRAPH };
 
 /* A new handle for rec; NULL when the host is out of memory. */
 pk_buffer *pk_handle_add(const pk_buf_rec *rec);
 
-/* 1 and *rec when h is a live buffer (an event's handle is not), else 0
- * (rec untouched). */
+/* 1 and *rec when h is a live buffer (a handle of another kind is not),
+ * else 0 (rec untouched). */
 int pk_handle_get(const pk_buffer *h, pk_buf_rec *rec);
-/* 1 and *rec when h is a live event, else 0. */
-int pk_handle_get_event(const pk_event *h, pk_buf_rec *rec);
+/* 1 and *rec when h is a live handle of that kind, else 0. */
+int pk_handle_get_kind(const void *h, int kind, pk_buf_rec *rec);
 
-/* Retires h: 1 and its record when it was a live buffer (an event's
- * handle: 0, untouched), else 0. */
+/* Retires h: 1 and its record when it was a live buffer (a handle of
+ * another kind: 0, untouched), else 0. */
 int pk_handle_remove(const pk_buffer *h, pk_buf_rec *rec);
-int pk_handle_remove_event(const pk_event *h, pk_buf_rec *rec);
+int pk_handle_remove_kind(const void *h, int kind, pk_buf_rec *rec);
 
-/* Retires every live handle of ctx, buffers and events, handing each
- * record to release. */
+/* Retires every live handle of ctx, of every kind, handing each record to
+ * release. */
 void pk_handle_remove_all(const pk_context *ctx, void (*release)(const pk_buf_rec *rec));
 
 #endif

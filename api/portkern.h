@@ -289,6 +289,33 @@ PK_API float pk_f16_to_f32(uint16_t h);
 PK_API uint16_t pk_f32_to_bf16(float f);
 PK_API float pk_bf16_to_f32(uint16_t h);
 
+/* ---------------------------------------------------------------- graphs
+ *
+ * A sequence of calls on a context recorded once and replayed: one launch
+ * for a decode step's hundreds of kernels (a CUDA graph). Between
+ * pk_graph_begin and pk_graph_end, the context's ops, pk_copy, pk_fill,
+ * pk_event_record and pk_event_wait are recorded instead of run;
+ * pk_graph_launch queues the recorded work again, any number of times.
+ * The recording holds buffers, offsets and shapes, not values: a replay
+ * reads its buffers as they are then, so a step's new tokens and positions
+ * go into device tensors (pk_upload) before each launch.
+ *  - While recording, calls that copy from the host or wait (pk_upload,
+ *    pk_download, pk_finish, pk_event_synchronize, pk_event_elapsed),
+ *    pk_alloc and pk_free fail (PK_ERR_INVALID_ARGUMENT), and an op that
+ *    would need a host array (positions, lengths: give device tensors) or
+ *    a larger internal buffer fails (PK_ERR_UNSUPPORTED, saying which):
+ *    run the same calls once before recording, so that buffers have grown.
+ *    A failed call is not recorded; recording goes on.
+ *  - CUDA, and HIP (stream capture); PK_ERR_UNSUPPORTED elsewhere, and on
+ *    a context opened on CUDA's legacy default stream.
+ *  - A graph belongs to its context; pk_close frees it. */
+typedef struct pk_graph pk_graph;
+
+PK_API pk_status pk_graph_begin(pk_context *ctx);
+PK_API pk_status pk_graph_end(pk_context *ctx, pk_graph **out);
+PK_API pk_status pk_graph_launch(pk_graph *graph);
+PK_API pk_status pk_graph_free(pk_graph *graph);
+
 /* ---------------------------------------------------------------- DLPack
  *
  * Tensors to and from DLPack (the structs are in api/pk_dlpack.h), with no

@@ -208,6 +208,16 @@ typedef struct pk_backend_iface {
     pk_status (*chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
     pk_status (*index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg); /* NULL: unsupported */
 
+    /* Graphs (NULL: the backend records none): from begin to end the
+     * queue's work is recorded instead of run; end gives a graph that
+     * launch queues again (any number of times) and free destroys. A
+     * backend refuses, while recording, what a replay would get wrong
+     * (host arrays, buffers it would have to grow). */
+    pk_status (*graph_begin)(void *dev, pk_msg *msg);
+    pk_status (*graph_end)(void *dev, void **graph, pk_msg *msg);
+    pk_status (*graph_launch)(void *dev, void *graph, pk_msg *msg);
+    void (*graph_free)(void *dev, void *graph);
+
     /* Test hook behind pk_internal_fault_inject (NULL: the backend takes
      * no injection). Points the backend's allocation sites at the
      * router's plan; with plan->device_fault set, makes dev's queue fault:

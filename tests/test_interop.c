@@ -21,6 +21,11 @@
  * 6. Rows by device index: gather and scatter move the rows the indices
  *    name, bit for bit, at strides, with out-of-range indices zeroed or
  *    skipped and the last of repeated indices winning.
+ * 7. Graphs (CUDA, HIP): a step of gather, GEMM, RoPE with device
+ *    positions, scatter and attention with device lengths, recorded once,
+ *    replays with new indices and positions to the same bits as the same
+ *    step run eagerly; what a replay would get wrong is refused while
+ *    recording. Elsewhere PK_ERR_UNSUPPORTED.
  * Expected values are computed here in double from the inputs.
  * Prints "test_interop: N checks, N failed" last. */
 #include <dlfcn.h>
@@ -862,6 +867,154 @@ static void index_rows(pk_context *ctx)
     pk_free(db);
 }
 
+/* ------------------------------------------------------------ 7. graphs */
+
+enum { GV = 64, GH = 128, GT = 2, GS = 16, GHD = 64 };
+
+typedef struct graph_bufs {
+    pk_buffer *table, *w, *ids, *pos, *lens, *freq, *x, *qk, *cache, *o;
+} graph_bufs;
+
+/* One decode-like step, every per-step value read from device tensors:
+ * x = table[ids]; qk = x W^T (GT tokens, 2 heads of GHD: q then k); RoPE
+ * on q and k at pos; k rows scattered into the cache at pos; attention of
+ * q over the cache's first lens[0] rows. */
+static pk_status graph_step(pk_context *ctx, const graph_bufs *b)
+{
+    const int64_t s_table[2] = {GV, GH}, s_x[2] = {GT, GH}, s_w[2] = {2 * GHD, GH}, s_qk[2] = {GT, 2 * GHD},
+                  s_ids[1] = {GT}, s_one[1] = {1}, s_freq[1] = {GHD / 2}, s_cache[2] = {GS, GHD};
+    pk_tensor table = pk_tensor_make(b->table, 0, PK_F32, 2, s_table), x = pk_tensor_make(b->x, 0, PK_F32, 2, s_x);
+    pk_tensor w = pk_tensor_make(b->w, 0, PK_F32, 2, s_w), qk = pk_tensor_make(b->qk, 0, PK_F32, 2, s_qk);
+    pk_tensor ids = pk_tensor_make(b->ids, 0, PK_I32, 1, s_ids), pos = pk_tensor_make(b->pos, 0, PK_I32, 1, s_ids);
+    pk_tensor lens = pk_tensor_make(b->lens, 0, PK_I32, 1, s_one), freq = pk_tensor_make(b->freq, 0, PK_F32, 1, s_freq);
+    pk_tensor cache = pk_tensor_make(b->cache, 0, PK_F32, 2, s_cache);
+    pk_gemm_desc g = PK_GEMM_DESC_INIT;
+    g.trans_b = 1;
+    pk_status s = pk_gather_rows(ctx, &table, &ids, &x);
+    if (s == PK_SUCCESS) s = pk_gemm(ctx, &g, &x, &w, NULL, &qk);
+    /* q and k as [1, GT, 1, GHD] views of qk's halves */
+    const int64_t s4[4] = {1, GT, 1, GHD};
+    pk_tensor q4 = pk_tensor_make(b->qk, 0, PK_F32, 4, s4), k4 = pk_tensor_make(b->qk, GHD * sizeof(float), PK_F32, 4, s4);
+    q4.stride[1] = k4.stride[1] = 2 * GHD;
+    q4.stride[0] = k4.stride[0] = GT * 2 * GHD;
+    pk_rope_desc r = PK_ROPE_DESC_INIT;
+    r.device_positions = &pos;
+    r.inv_freq = &freq;
+    if (s == PK_SUCCESS) s = pk_rope(ctx, &r, &q4, &k4);
+    const int64_t s_k[2] = {GT, GHD};
+    pk_tensor k2 = pk_tensor_make(b->qk, GHD * sizeof(float), PK_F32, 2, s_k);
+    k2.stride[0] = 2 * GHD;
+    if (s == PK_SUCCESS) s = pk_scatter_rows(ctx, &k2, &pos, &cache);
+    const int64_t sk4[4] = {1, GS, 1, GHD};
+    pk_tensor kc = pk_tensor_make(b->cache, 0, PK_F32, 4, sk4), o = pk_tensor_make(b->o, 0, PK_F32, 4, s4);
+    pk_attention_desc a = PK_ATTENTION_DESC_INIT;
+    a.causal = 1;
+    a.device_seqlens_kv = &lens;
+    if (s == PK_SUCCESS) s = pk_attention(ctx, &a, &q4, &kc, &kc, &o);
+    return s;
+}
+
+static void graph_inputs(const graph_bufs *b, int step)
+{
+    const int32_t ids[GT] = {3 + step, 40 - step}, pos[GT] = {5 + 2 * step, 6 + 2 * step}, len = 7 + 2 * step;
+    pk_upload(b->ids, 0, ids, sizeof ids);
+    pk_upload(b->pos, 0, pos, sizeof pos);
+    pk_upload(b->lens, 0, &len, sizeof len);
+}
+
+static void graphs(pk_context *ctx)
+{
+    pk_graph *g = NULL;
+    pk_status s = pk_graph_begin(ctx);
+    const int graphs_here = backend == PK_BACKEND_CUDA || backend == PK_BACKEND_HIP;
+    if (!graphs_here) {
+        expect(s, PK_ERR_UNSUPPORTED, ctx, "pk_graph_begin where there are no graphs");
+        expect(pk_graph_end(ctx, &g), PK_ERR_INVALID_ARGUMENT, ctx, "pk_graph_end without a recording");
+    } else {
+        expect(s, PK_SUCCESS, ctx, "pk_graph_begin on an empty context");
+        expect(pk_graph_end(ctx, &g), PK_SUCCESS, ctx, "an empty recording");
+        if (g) expect(pk_graph_free(g), PK_SUCCESS, ctx, "free an empty graph");
+    }
+
+    /* two contexts' worth of the same buffers: one runs eagerly, one replays */
+    graph_bufs b[2];
+    pk_context *eager = NULL;
+    if (pk_open(backend, device_index, &eager) != PK_SUCCESS) return;
+    pk_context *ctxs[2] = {eager, ctx};
+    for (int k = 0; k < 2; k++) {
+        pk_context *c = ctxs[k];
+        graph_bufs *x = &b[k];
+        pk_alloc(c, GV * GH * 4, &x->table);
+        pk_alloc(c, 2 * GHD * GH * 4, &x->w);
+        pk_alloc(c, GT * 4, &x->ids);
+        pk_alloc(c, GT * 4, &x->pos);
+        pk_alloc(c, 4, &x->lens);
+        pk_alloc(c, GHD / 2 * 4, &x->freq);
+        pk_alloc(c, GT * GH * 4, &x->x);
+        pk_alloc(c, GT * 2 * GHD * 4, &x->qk);
+        pk_alloc(c, GS * GHD * 4, &x->cache);
+        pk_alloc(c, GT * GHD * 4, &x->o);
+        upload_pattern(x->table, 0, GV * GH, 1.0f);
+        upload_pattern(x->w, 0, 2 * GHD * GH, 0.05f);
+        upload_pattern(x->cache, 0, GS * GHD, 1.0f);
+        float f[GHD / 2];
+        for (int i = 0; i < GHD / 2; i++) f[i] = powf(10000.0f, -2.0f * i / GHD);
+        pk_upload(x->freq, 0, f, sizeof f);
+    }
+    /* once before recording: kernels loaded, buffers grown (where there
+     * are no graphs, the step's calls are checked to be valid all the same) */
+    graph_inputs(&b[1], 0);
+    expect(graph_step(ctx, &b[1]), PK_SUCCESS, ctx, "the step, eagerly, before recording");
+    pk_finish(ctx);
+    if (!graphs_here) {
+        for (int k = 0; k < 2; k++) {
+            pk_buffer **all = &b[k].table;
+            for (int i = 0; i < 10; i++) pk_free(all[i]);
+        }
+        pk_close(eager);
+        return;
+    }
+    expect(pk_graph_begin(ctx), PK_SUCCESS, ctx, "pk_graph_begin");
+    expect(graph_step(ctx, &b[1]), PK_SUCCESS, ctx, "the step, recorded");
+    /* refused while recording, and not recorded */
+    int32_t v = 1;
+    expect(pk_upload(b[1].ids, 0, &v, 4), PK_ERR_INVALID_ARGUMENT, ctx, "pk_upload while recording");
+    expect(pk_finish(ctx), PK_ERR_INVALID_ARGUMENT, ctx, "pk_finish while recording");
+    pk_buffer *nb = NULL;
+    expect(pk_alloc(ctx, 64, &nb), PK_ERR_INVALID_ARGUMENT, ctx, "pk_alloc while recording");
+    expect(pk_graph_begin(ctx), PK_ERR_INVALID_ARGUMENT, ctx, "pk_graph_begin twice");
+    const int64_t s4[4] = {1, GT, 1, GHD};
+    pk_tensor q4 = pk_tensor_make(b[1].qk, 0, PK_F32, 4, s4);
+    q4.stride[1] = 2 * GHD;
+    q4.stride[0] = GT * 2 * GHD;
+    const int32_t host_pos[GT] = {1, 2};
+    pk_rope_desc host_rope = PK_ROPE_DESC_INIT;
+    host_rope.positions = host_pos;
+    expect(pk_rope(ctx, &host_rope, &q4, NULL), PK_ERR_UNSUPPORTED, ctx, "RoPE with host positions while recording");
+    expect(pk_graph_end(ctx, &g), PK_SUCCESS, ctx, "pk_graph_end");
+    /* replays with new inputs give the eager step's bits */
+    for (int step = 1; step <= 3 && g; step++) {
+        graph_inputs(&b[0], step);
+        graph_inputs(&b[1], step);
+        expect(graph_step(eager, &b[0]), PK_SUCCESS, eager, "the step, eagerly");
+        expect(pk_graph_launch(g), PK_SUCCESS, ctx, "pk_graph_launch");
+        pk_finish(eager);
+        expect(pk_finish(ctx), PK_SUCCESS, ctx, "finish after a replay");
+        check(same_bytes(b[0].o, b[1].o, GT * GHD * 4), "graph replay %d: the attention output differs from the eager step",
+              step);
+        check(same_bytes(b[0].cache, b[1].cache, GS * GHD * 4), "graph replay %d: the KV cache differs", step);
+    }
+    if (g) {
+        expect(pk_graph_free(g), PK_SUCCESS, ctx, "pk_graph_free");
+        expect(pk_graph_launch(g), PK_ERR_INVALID_ARGUMENT, ctx, "launch a freed graph");
+    }
+    for (int k = 0; k < 2; k++) {
+        pk_buffer **all = &b[k].table;
+        for (int i = 0; i < 10; i++) pk_free(all[i]);
+    }
+    pk_close(eager);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || pk_backend_from_name(argv[1], &backend) != PK_SUCCESS || backend == PK_BACKEND_AUTO) {
@@ -891,6 +1044,7 @@ int main(int argc, char **argv)
     device_rope(ctx);
     device_attention(ctx);
     index_rows(ctx);
+    graphs(ctx);
     expect(pk_close(ctx), PK_SUCCESS, NULL, "close");
     printf("test_interop: %d checks, %d failed\n", n_checks, n_failed);
     return n_failed ? 1 : 0;

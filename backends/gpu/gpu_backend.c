@@ -27,6 +27,7 @@ static void gpu_close(void *dev)
     pk_gpu_stream_wait(d);
     PK_GPU_OP(reap)(d, 1);
     PK_GPU_OP(stage_free)(d);
+    PK_GPU_OP(kept_free)(d);
     free(d->gpu.kernels);
     if (d->gpu.scratch) pk_gpu_mem_free(d->gpu.scratch);
     if (d->gpu.rope_tab) pk_gpu_mem_free(d->gpu.rope_tab);
@@ -249,6 +250,10 @@ static const pk_backend_iface gpu_iface = {
     .rope = PK_GPU_OP(rope),
     .chain = PK_GPU_OP(chain),
     .index_rows = PK_GPU_OP(index_rows),
+    .graph_begin = PK_GPU_OP(graph_begin),
+    .graph_end = PK_GPU_OP(graph_end),
+    .graph_launch = PK_GPU_OP(graph_launch),
+    .graph_free = PK_GPU_OP(graph_free),
     .fault_inject = pk_gpu_fault_inject,
 };
 

@@ -54,6 +54,12 @@ pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg)
     pk_ew_rope_args a;
     pk_gpu_launch l;
     if (!pk_gpu_rope_plan(p, &a, &l)) return PK_SUCCESS;
+    /* the tables block is rewritten in place by later calls: a graph
+     * would read whatever the last call left there */
+    if (d->gpu.capturing && (!p->positions_dev.mem || !p->inv_freq.mem))
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "RoPE recorded into a graph needs its positions and its frequencies on the device "
+                       "(desc->device_positions, desc->inv_freq)");
     static const pk_gpu_table_ops ops = {rope_reserve, rope_upload};
     pk_status s = pk_gpu_rope_tables_place(&d->gpu.rope, p, d, &ops, &a, msg);
     return s != PK_SUCCESS ? s : run(d, &l, &a, msg);

@@ -40,10 +40,18 @@ pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, si
 {
     if (fresh) *fresh = bytes > *size;
     if (bytes <= *size) return PK_SUCCESS;
+    /* a graph being recorded must not be handed a buffer freed under it */
+    if (d->gpu.capturing)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "%s would grow to %zu bytes while a graph is recorded: run the same calls once before "
+                       "pk_graph_begin, so that it has grown already",
+                       what, bytes);
     pk_status s = pk_gpu_current(d, msg);
     if (s != PK_SUCCESS) return s;
     PK_GPU_OP(reap)(d, 0);
-    if (*buf && pk_gpu_retire(&d->gpu.retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
+    if (*buf && PK_GPU_OP(keep)(d, *buf)) {
+        /* a live graph may read it: freed with the last graph */
+    } else if (*buf && pk_gpu_retire(&d->gpu.retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
         /* no event: the old way, waiting */
         pk_gpu_stream_wait(d);
         pk_gpu_mem_free(*buf);

@@ -67,6 +67,11 @@ static const pk_gpu_stage_fns stage_fns = {
 
 pk_status PK_GPU_OP(stage_upload)(pk_gpu_device *d, uint64_t dst, const void *src, size_t bytes, pk_msg *msg)
 {
+    /* a graph would replay this call's host values forever */
+    if (d->gpu.capturing)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "a host array (positions, sequence lengths) cannot be recorded into a graph: give it as a "
+                       "device tensor (device_positions, device_seqlens_q/_kv)");
     pk_status s = pk_gpu_current(d, msg);
     return s != PK_SUCCESS ? s : pk_gpu_stage_copy_to(&d->gpu.stage, &stage_fns, d, dst, src, bytes, msg);
 }

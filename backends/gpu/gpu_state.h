@@ -27,6 +27,9 @@ typedef struct pk_gpu_state {
     pk_gpu_retired *retired;    /* outgrown buffers the stream may still read (gpu_memory.c) */
     pk_gpu_stage stage;         /* pinned ring the host arrays of ops are copied from (gpu_stage.c) */
     int foreign_stream;         /* the stream is the caller's (pk_open_on_queue): never destroyed */
+    int capturing;              /* the stream is being recorded into a graph (gpu_graph.c) */
+    int graphs;                 /* live graphs: they hold the addresses of the buffers below */
+    struct pk_gpu_kept *kept;   /* outgrown buffers kept while a graph may still read them */
 } pk_gpu_state;
 
 /* Checks a driver result; on failure writes "what: ERROR_NAME: text".

@@ -90,6 +90,22 @@ static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return cuEventSy
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { cuEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return cuStreamSynchronize(d->stream); }
 static inline pk_gpu_result pk_gpu_stream_wait_event(pk_gpu_device *d, pk_gpu_event e) { return cuStreamWaitEvent(d->stream, e, 0); }
+/* stream capture into a graph, and the instantiated graph's launch */
+typedef CUgraphExec pk_gpu_graph;
+static inline pk_gpu_result pk_gpu_capture_begin(pk_gpu_device *d)
+{
+    return cuStreamBeginCapture(d->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+}
+static inline pk_gpu_result pk_gpu_capture_end(pk_gpu_device *d, pk_gpu_graph *exec)
+{
+    CUgraph g = NULL;
+    CUresult r = cuStreamEndCapture(d->stream, &g);
+    if (r == CUDA_SUCCESS) r = cuGraphInstantiate(exec, g, 0);
+    if (g) cuGraphDestroy(g);
+    return r;
+}
+static inline pk_gpu_result pk_gpu_graph_launch(pk_gpu_device *d, pk_gpu_graph e) { return cuGraphLaunch(e, d->stream); }
+static inline void pk_gpu_graph_destroy(pk_gpu_graph e) { cuGraphExecDestroy(e); }
 /* the device ordinal of the allocation holding address p, and its range */
 static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
 {
@@ -216,6 +232,21 @@ static inline pk_gpu_result pk_gpu_event_wait(pk_gpu_event e) { return hipEventS
 static inline void pk_gpu_event_destroy(pk_gpu_event e) { hipEventDestroy(e); }
 static inline pk_gpu_result pk_gpu_stream_wait(pk_gpu_device *d) { return hipStreamSynchronize(d->stream); }
 static inline pk_gpu_result pk_gpu_stream_wait_event(pk_gpu_device *d, pk_gpu_event e) { return hipStreamWaitEvent(d->stream, e, 0); }
+typedef hipGraphExec_t pk_gpu_graph;
+static inline pk_gpu_result pk_gpu_capture_begin(pk_gpu_device *d)
+{
+    return hipStreamBeginCapture(d->stream, hipStreamCaptureModeThreadLocal);
+}
+static inline pk_gpu_result pk_gpu_capture_end(pk_gpu_device *d, pk_gpu_graph *exec)
+{
+    hipGraph_t g = NULL;
+    hipError_t r = hipStreamEndCapture(d->stream, &g);
+    if (r == hipSuccess) r = hipGraphInstantiate(exec, g, NULL, NULL, 0);
+    if (g) hipGraphDestroy(g);
+    return r;
+}
+static inline pk_gpu_result pk_gpu_graph_launch(pk_gpu_device *d, pk_gpu_graph e) { return hipGraphLaunch(e, d->stream); }
+static inline void pk_gpu_graph_destroy(pk_gpu_graph e) { hipGraphExecDestroy(e); }
 static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
 {
     hipDeviceptr_t at = pk_hip_ptr(p), start = NULL;
@@ -386,5 +417,14 @@ pk_status PK_GPU_OP(rows)(void *dev, const pk_rows_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(rope)(void *dev, const pk_rope_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg);
+/* Graphs (gpu_graph.c): capture of the stream, launch, free. keep() holds
+ * an outgrown buffer while a graph lives (1: kept; 0: no graph, free it
+ * as usual); kept_free() frees them once none does. */
+pk_status PK_GPU_OP(graph_begin)(void *dev, pk_msg *msg);
+pk_status PK_GPU_OP(graph_end)(void *dev, void **graph, pk_msg *msg);
+pk_status PK_GPU_OP(graph_launch)(void *dev, void *graph, pk_msg *msg);
+void PK_GPU_OP(graph_free)(void *dev, void *graph);
+int PK_GPU_OP(keep)(pk_gpu_device *d, pk_gpu_ptr mem);
+void PK_GPU_OP(kept_free)(pk_gpu_device *d);
 
 #endif

@@ -166,6 +166,21 @@ static inline hipError_t hipEventQuery(hipEvent_t e) { return cuEventQuery(e); }
 static inline hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) { return cuEventCreate(e, flags); }
 static inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned flags) { return cuStreamWaitEvent(s, e, flags); }
 
+typedef CUgraph hipGraph_t;
+typedef CUgraphExec hipGraphExec_t;
+typedef CUstreamCaptureMode hipStreamCaptureMode;
+#define hipStreamCaptureModeThreadLocal CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+static inline hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode m) { return cuStreamBeginCapture(s, m); }
+static inline hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t *g) { return cuStreamEndCapture(s, g); }
+static inline hipError_t hipGraphInstantiate(hipGraphExec_t *e, hipGraph_t g, void *error_node, char *log, size_t log_size)
+{
+    (void)error_node, (void)log, (void)log_size;
+    return cuGraphInstantiate(e, g, 0);
+}
+static inline hipError_t hipGraphLaunch(hipGraphExec_t e, hipStream_t s) { return cuGraphLaunch(e, s); }
+static inline hipError_t hipGraphExecDestroy(hipGraphExec_t e) { return cuGraphExecDestroy(e); }
+static inline hipError_t hipGraphDestroy(hipGraph_t g) { return cuGraphDestroy(g); }
+
 /* the pointer attributes the backend asks for, in HIP's spelling */
 #define HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 #define HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
