@@ -4,6 +4,9 @@
 # decoding on ref, then on every other backend present, compared step by
 # step with test_llama_logits_cmp; then the errors for a missing tensor.
 #
+# Each backend also runs with --graph (decode steps replayed from a graph):
+# compared with ref the same way on CUDA and HIP, refused elsewhere.
+#
 # usage: test_llama_engine.sh MAKE LLAMA CMP WORKDIR
 # PK_LLAMA_BACKENDS replaces the list compared with ref (default
 # "opencl cuda hip"), e.g. "cuda:0 hip:0 opencl:1" to name NVIDIA's OpenCL
@@ -31,6 +34,24 @@ for dt in f32 bf16; do
         [ $rc = 0 ] || { cat "$work/${b%%:*}-$dt.err"; exit 1; }
         echo "$dt $b: $(head -n 1 "$work/${b%%:*}-$dt.txt")"
         "$cmp" $dt "$work/ref-$dt.bin" "$work/${b%%:*}-$dt.bin"
+        # decode steps recorded as a graph and replayed: the same check
+        # where the backend records graphs, a clear failure where not
+        rc=0
+        "$llama" --model "$ck" --prompt-ids "$prompt" --max-new 12 --backend $b --graph \
+            --dump-logits "$work/${b%%:*}-$dt-graph.bin" >"$work/${b%%:*}-$dt-graph.txt" \
+            2>"$work/${b%%:*}-$dt-graph.err" || rc=$?
+        case ${b%%:*} in
+        cuda|hip)
+            [ $rc = 0 ] || { cat "$work/${b%%:*}-$dt-graph.err"; exit 1; }
+            echo "$dt $b graph: $(head -n 1 "$work/${b%%:*}-$dt-graph.txt")"
+            "$cmp" $dt "$work/ref-$dt.bin" "$work/${b%%:*}-$dt-graph.bin" ;;
+        *)
+            if [ $rc != 1 ] || ! grep -q PK_ERR_UNSUPPORTED "$work/${b%%:*}-$dt-graph.err"; then
+                echo "FAIL: $b --graph: want exit 1 with PK_ERR_UNSUPPORTED, got $rc: $(cat "$work/${b%%:*}-$dt-graph.err")"
+                exit 1
+            fi
+            echo "$dt $b graph: refused as expected ($(tail -n 1 "$work/${b%%:*}-$dt-graph.err" | cut -c1-100))" ;;
+        esac
     done
 done
 

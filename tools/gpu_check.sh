@@ -16,7 +16,8 @@
 #             each platform, then a seeded Llama-3-8B-shaped checkpoint
 #             through portkern-llama on each: decode at batch 1 (127 steps;
 #             CUDA twice), a 2048-token prefill; and on CUDA the same
-#             weights as Llama 3.1 (llama3 RoPE, 5.x config)
+#             weights as Llama 3.1 (llama3 RoPE, 5.x config); and CUDA's
+#             decode with --graph (steps replayed from a graph) twice
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -251,6 +252,14 @@ if [[ $parts == *llama* ]]; then
   timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda-again.txt" 2>&1
   summary+=("llama cuda:0 again: $(grep -h decode: "$logs/llama-decode-cuda-again.txt")")
+  # the decode steps replayed from a graph (issue 21): the same tokens as
+  # the eager run, and the tokens/s beside it
+  for run in 1 2; do
+    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+      --backend cuda:0 --graph >"$logs/llama-decode-cuda-graph-$run.txt" 2>&1
+    same=$([ "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda-graph-$run.txt")" = "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt")" ] && echo same || echo DIFFERENT)
+    summary+=("llama cuda:0 --graph run $run: tokens $same as eager | $(grep -h -E 'decode' "$logs/llama-decode-cuda-graph-$run.txt" | tail -1)")
+  done
   # Llama 3.1: the same weights (same seed and names), its own config.json
   mkdir -p /tmp/ck-8b-31 && ln -f /tmp/ck-8b/model.safetensors /tmp/ck-8b-31/model.safetensors &&
     $ll/portkern-llama-make --out /tmp/ck-8b-31 --preset llama3.1-8b --dtype bf16 --config-only

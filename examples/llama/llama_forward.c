@@ -5,9 +5,16 @@
  *
  * A layer's KV cache is one [max_seq, 2, Hkv, hd] buffer: position p's K
  * row, then its V row. The stacked K/V projection writes the new
- * positions' rows there in one GEMM, and RoPE and attention read K and V
- * as strided views of it. Likewise the stacked gate/up projection writes
- * [n, 2 I] rows whose halves SwiGLU reads as two views. */
+ * positions' rows to a staging buffer, RoPE turns their K half, and a
+ * scatter puts them into the cache at their positions; attention reads K
+ * and V as strided views of the whole cache, up to a length held on the
+ * device. Likewise the stacked gate/up projection writes [n, 2 I] rows
+ * whose halves SwiGLU reads as two views.
+ *
+ * Everything a step changes (token ids, positions, the cache length) is a
+ * small device tensor uploaded before the step; no op takes a host array
+ * and no view depends on the position, so one decode step can be recorded
+ * as a graph and replayed for every later one (llama_state_use_graph). */
 #include "llama_forward.h"
 
 #include <math.h>
@@ -17,9 +24,12 @@
 struct llama_state {
     const llama_model *m;
     int64_t max_tokens, max_seq, pos;
-    pk_buffer *x[2], *xn, *q, *attn, *gate_up, *act, *logits;
-    pk_buffer **kv_cache; /* one per layer */
-    int32_t *positions;             /* host, max_tokens */
+    pk_buffer *x[2], *xn, *q, *kv_new, *attn, *gate_up, *act, *logits;
+    pk_buffer **kv_cache;           /* one per layer */
+    pk_buffer *ids, *positions, *len; /* int32 on the device: token ids, their positions, the cache length */
+    int32_t *host;                  /* max_tokens + 1 values staged for those */
+    int use_graph, decode_steps;
+    pk_graph *graph;                /* the recorded decode step */
 };
 
 #define LLAMA_TRY(call, what)                                                                            \
@@ -117,18 +127,22 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
     s->max_tokens = max_tokens;
     s->max_seq = max_seq;
     s->kv_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->kv_cache);
-    s->positions = calloc((size_t)max_tokens, sizeof *s->positions);
-    if (!s->kv_cache || !s->positions) {
+    s->host = calloc((size_t)max_tokens + 1, sizeof *s->host);
+    if (!s->kv_cache || !s->host) {
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
     const pk_dtype dt = m->dtype;
     const int64_t h = c->hidden_size, q = c->num_attention_heads * c->head_dim, ff = c->intermediate_size,
-                  kv = max_seq * 2 * c->num_key_value_heads * c->head_dim;
+                  kv_row = 2 * c->num_key_value_heads * c->head_dim, kv = max_seq * kv_row;
     if (llama_alloc(m, &s->x[0], max_tokens * h, dt, "residual stream", err, errlen) ||
         llama_alloc(m, &s->x[1], max_tokens * h, dt, "residual stream", err, errlen) ||
         llama_alloc(m, &s->xn, max_tokens * h, dt, "normed activations", err, errlen) ||
         llama_alloc(m, &s->q, max_tokens * q, dt, "queries", err, errlen) ||
+        llama_alloc(m, &s->kv_new, max_tokens * kv_row, dt, "new keys and values", err, errlen) ||
+        llama_alloc(m, &s->ids, max_tokens, PK_I32, "token ids", err, errlen) ||
+        llama_alloc(m, &s->positions, max_tokens, PK_I32, "positions", err, errlen) ||
+        llama_alloc(m, &s->len, 1, PK_I32, "cache length", err, errlen) ||
         llama_alloc(m, &s->attn, max_tokens * q, dt, "attention output", err, errlen) ||
         llama_alloc(m, &s->gate_up, max_tokens * 2 * ff, dt, "gate and up", err, errlen) ||
         llama_alloc(m, &s->act, max_tokens * ff, dt, "SwiGLU output", err, errlen) ||
@@ -142,35 +156,30 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
 void llama_state_free(llama_state *s)
 {
     if (!s) return;
-    pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->attn, s->gate_up, s->act, s->logits};
+    if (s->graph) pk_graph_free(s->graph);
+    pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->kv_new, s->attn, s->gate_up, s->act, s->logits,
+                         s->ids, s->positions, s->len};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) pk_free(bufs[i]);
     for (int64_t l = 0; s->kv_cache && l < s->m->cfg.num_hidden_layers; l++)
         if (s->kv_cache[l]) pk_free(s->kv_cache[l]);
     free(s->kv_cache);
-    free(s->positions);
+    free(s->host);
     free(s);
 }
 
-/* No gather op exists, so each token's embedding row is a device copy. */
-static int llama_embed(llama_state *s, const int32_t *tokens, int64_t n, char *err, size_t errlen)
+/* The n tokens' embedding rows, gathered by the ids on the device. */
+static int llama_embed(llama_state *s, int64_t n, char *err, size_t errlen)
 {
     const llama_model *m = s->m;
-    const size_t row = (size_t)m->cfg.hidden_size * pk_dtype_size(m->dtype);
-    for (int64_t i = 0; i < n; i++) {
-        if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab_size) {
-            snprintf(err, errlen, "token id %d is outside the vocabulary [0, %lld)", tokens[i],
-                     (long long)m->cfg.vocab_size);
-            return -1;
-        }
-        LLAMA_TRY(pk_copy(s->x[0], (size_t)i * row, m->embed.buf, m->embed.offset + (size_t)tokens[i] * row, row),
-                  "embedding row copy");
-    }
+    const pk_tensor ids = pk_tensor_make(s->ids, 0, PK_I32, 1, &n);
+    const pk_tensor x = llama_rows(s->x[0], m->dtype, 0, n, m->cfg.hidden_size);
+    LLAMA_TRY(pk_gather_rows(m->ctx, &m->embed, &ids, &x), "embedding lookup");
     return 0;
 }
 
 /* Self-attention of n new tokens; the stream moves from x[0] to x[1]. The
- * K/V projection writes straight into the cache rows of their positions. */
+ * new K/V rows go through kv_new into the cache at their positions. */
 static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t layer, int64_t n, char *err,
                                  size_t errlen)
 {
@@ -178,26 +187,35 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     const llama_config *c = &m->cfg;
     const pk_dtype dt = m->dtype;
     const int64_t h = c->hidden_size, hq = c->num_attention_heads, hkv = c->num_key_value_heads, hd = c->head_dim;
+    const int64_t kv_row = 2 * hkv * hd;
     const pk_tensor x = llama_rows(s->x[0], dt, 0, n, h), xn = llama_rows(s->xn, dt, 0, n, h);
     const pk_tensor q = llama_rows(s->q, dt, 0, n, hq * hd);
-    const pk_tensor kv_new = llama_rows(s->kv_cache[layer], dt, s->pos, n, 2 * hkv * hd);
+    const pk_tensor kv_new = llama_rows(s->kv_new, dt, 0, n, kv_row);
     LLAMA_TRY(llama_norm(m, &x, &l->attn_norm, &xn), "input_layernorm");
     LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, &l->b_q, NULL, &q), "q_proj");
     LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wkv, &l->b_kv, NULL, &kv_new), "k_proj and v_proj");
 
+    const pk_tensor positions = pk_tensor_make(s->positions, 0, PK_I32, 1, &n);
     const pk_tensor q4 = llama_heads(s->q, dt, 0, n, hq, hd);
-    const pk_tensor k4_new = llama_cache_heads(s, layer, 0, s->pos, n);
+    pk_tensor k4_new = llama_heads(s->kv_new, dt, 0, n, hkv, hd); /* the K half of each row */
+    k4_new.stride[1] = kv_row;
+    k4_new.stride[0] = n * kv_row;
     pk_rope_desc r = PK_ROPE_DESC_INIT;
     r.inv_freq = &m->inv_freq;
     r.interleaved = 0; /* HF Llama's rotate_half */
-    r.positions = s->positions;
+    r.device_positions = &positions;
     LLAMA_TRY(pk_rope(m->ctx, &r, &q4, &k4_new), "rope");
+    const pk_tensor cache = llama_rows(s->kv_cache[layer], dt, 0, s->max_seq, kv_row);
+    LLAMA_TRY(pk_scatter_rows(m->ctx, &kv_new, &positions, &cache), "KV cache write");
 
-    const pk_tensor k_all = llama_cache_heads(s, layer, 0, 0, s->pos + n);
-    const pk_tensor v_all = llama_cache_heads(s, layer, 1, 0, s->pos + n);
+    const pk_tensor k_all = llama_cache_heads(s, layer, 0, 0, s->max_seq);
+    const pk_tensor v_all = llama_cache_heads(s, layer, 1, 0, s->max_seq);
     const pk_tensor o4 = llama_heads(s->attn, dt, 0, n, hq, hd);
+    const int64_t one = 1;
+    const pk_tensor len = pk_tensor_make(s->len, 0, PK_I32, 1, &one);
     pk_attention_desc a = PK_ATTENTION_DESC_INIT;
     a.causal = 1; /* bottom-right aligned: query i sees keys up to pos + i */
+    a.device_seqlens_kv = &len;
     if (m->qk_scale != 1.0) a.scale = (float)(m->qk_scale / sqrt((double)hd));
     if (c->layer_sliding[layer]) a.window_left = c->sliding_window - 1;
     LLAMA_TRY(pk_attention(m->ctx, &a, &q4, &k_all, &v_all, &o4), "attention");
@@ -227,7 +245,7 @@ static int llama_mlp_block(llama_state *s, const llama_layer *l, int64_t n, char
 
 /* Final norm and LM head on the last position only: the only row sampled.
  * The GEMM writes f32 logits directly (mixed output dtype). */
-static int llama_logits(llama_state *s, int64_t n, float *logits, char *err, size_t errlen)
+static int llama_logits(llama_state *s, int64_t n, char *err, size_t errlen)
 {
     const llama_model *m = s->m;
     const int64_t h = m->cfg.hidden_size, v = m->cfg.vocab_size;
@@ -235,19 +253,13 @@ static int llama_logits(llama_state *s, int64_t n, float *logits, char *err, siz
     const pk_tensor out = llama_rows(s->logits, PK_F32, 0, 1, v);
     LLAMA_TRY(llama_norm(m, &last, &m->final_norm, &xn), "model.norm");
     LLAMA_TRY(llama_linear(m->ctx, &xn, &m->lm_head, NULL, NULL, &out), "lm_head");
-    LLAMA_TRY(pk_download(s->logits, 0, logits, (size_t)v * sizeof(float)), "logits download");
     return 0;
 }
 
-int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logits, char *err, size_t errlen)
+/* Every op of a pass over n tokens, queued (or recorded). */
+static int llama_pass(llama_state *s, int64_t n, char *err, size_t errlen)
 {
-    if (n < 1 || n > s->max_tokens || s->pos + n > s->max_seq) {
-        snprintf(err, errlen, "%lld tokens at position %lld do not fit (at most %lld a call, %lld in all)",
-                 (long long)n, (long long)s->pos, (long long)s->max_tokens, (long long)s->max_seq);
-        return -1;
-    }
-    for (int64_t i = 0; i < n; i++) s->positions[i] = (int32_t)(s->pos + i);
-    if (llama_embed(s, tokens, n, err, errlen)) return -1;
+    if (llama_embed(s, n, err, errlen)) return -1;
     for (int64_t l = 0; l < s->m->cfg.num_hidden_layers; l++) {
         const llama_layer *layer = &s->m->layers[l];
         if (llama_attention_block(s, layer, l, n, err, errlen) || llama_mlp_block(s, layer, n, err, errlen)) {
@@ -257,7 +269,56 @@ int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logit
             return -1;
         }
     }
-    if (llama_logits(s, n, logits, err, errlen)) return -1;
+    return llama_logits(s, n, err, errlen);
+}
+
+int llama_state_use_graph(llama_state *s, int on)
+{
+    s->use_graph = on != 0;
+    return 0;
+}
+
+int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logits, char *err, size_t errlen)
+{
+    const llama_model *m = s->m;
+    if (n < 1 || n > s->max_tokens || s->pos + n > s->max_seq) {
+        snprintf(err, errlen, "%lld tokens at position %lld do not fit (at most %lld a call, %lld in all)",
+                 (long long)n, (long long)s->pos, (long long)s->max_tokens, (long long)s->max_seq);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= m->cfg.vocab_size) {
+            snprintf(err, errlen, "token id %d is outside the vocabulary [0, %lld)", tokens[i],
+                     (long long)m->cfg.vocab_size);
+            return -1;
+        }
+    /* the step's inputs, on the device */
+    for (int64_t i = 0; i < n; i++) s->host[i] = (int32_t)(s->pos + i);
+    s->host[n] = (int32_t)(s->pos + n);
+    LLAMA_TRY(pk_upload(s->ids, 0, tokens, (size_t)n * sizeof *tokens), "token ids upload");
+    LLAMA_TRY(pk_upload(s->positions, 0, s->host, (size_t)n * sizeof *s->host), "positions upload");
+    LLAMA_TRY(pk_upload(s->len, 0, &s->host[n], sizeof *s->host), "cache length upload");
+    /* a decode step: recorded at the second one (the first has loaded its
+     * kernels and grown the buffers a recording may not grow), replayed
+     * from then on */
+    if (s->use_graph && n == 1 && s->decode_steps++ >= 1) {
+        if (!s->graph) {
+            LLAMA_TRY(pk_graph_begin(m->ctx), "graph recording");
+            int bad = llama_pass(s, 1, err, errlen);
+            pk_graph *g = NULL;
+            pk_status st = pk_graph_end(m->ctx, &g);
+            if (bad) {
+                if (g) pk_graph_free(g);
+                return -1;
+            }
+            LLAMA_TRY(st, "graph recording");
+            s->graph = g;
+        }
+        LLAMA_TRY(pk_graph_launch(s->graph), "graph launch");
+    } else if (llama_pass(s, n, err, errlen)) {
+        return -1;
+    }
+    LLAMA_TRY(pk_download(s->logits, 0, logits, (size_t)m->cfg.vocab_size * sizeof(float)), "logits download");
     s->pos += n;
     return 0;
 }

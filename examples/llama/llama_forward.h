@@ -22,6 +22,11 @@ void llama_state_free(llama_state *s);
  * Returns 0, or -1 with err naming the op that failed. */
 int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logits, char *err, size_t errlen);
 
+/* Decode steps (n == 1) recorded as a graph at the second step and
+ * replayed from then on (CUDA, HIP); llama_forward then fails where the
+ * backend records no graphs. */
+int llama_state_use_graph(llama_state *s, int on);
+
 /* Positions consumed so far. */
 int64_t llama_state_pos(const llama_state *s);
 

@@ -13,6 +13,8 @@
  *   "portkern-llama logits f32le steps=S vocab=V\n"
  * followed by S rows of V little-endian f32: row i holds the logits that
  * chose generated token i (row 0 comes from the prefill's last position).
+ * --graph records the second decode step as a graph (CUDA, HIP) and
+ * replays it for every later step; the decode line then says so.
  * Exit status: 0 done, 1 error, 2 bad usage, 3 backend or device absent. */
 #include <errno.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@
 typedef struct llama_args {
     const char *model, *prompt, *backend, *dump, *force;
     long max_new;
-    int ignore_eos, max_new_given;
+    int ignore_eos, max_new_given, graph;
     llama_sampler sampler;
 } llama_args;
 
@@ -36,7 +38,7 @@ static void llama_usage(FILE *f)
 {
     fprintf(f, "usage: portkern-llama --model DIR --prompt-ids \"1 2 3\" [--max-new 32]\n"
                "         [--backend auto|cuda|hip|opencl|ref[:INDEX]] [--temperature T] [--top-p P]\n"
-               "         [--seed S] [--dump-logits FILE] [--ignore-eos] [--force-ids \"4 5 6\"]\n"
+               "         [--seed S] [--dump-logits FILE] [--ignore-eos] [--force-ids \"4 5 6\"] [--graph]\n"
                "Greedy unless T > 0; stops at the checkpoint's eos_token_id unless --ignore-eos.\n"
                "--force-ids feeds those ids after the prompt (teacher forcing): count + 1 steps.\n"
                "FILE: a header line \"portkern-llama logits f32le steps=S vocab=V\"\n"
@@ -53,7 +55,7 @@ static int llama_parse_num(const char *s, double *out)
 
 static int llama_parse_args(int argc, char **argv, llama_args *a)
 {
-    *a = (llama_args){NULL, NULL, "auto", NULL, NULL, 32, 0, 0, {0.0f, 1.0f, 0}};
+    *a = (llama_args){NULL, NULL, "auto", NULL, NULL, 32, 0, 0, 0, {0.0f, 1.0f, 0}};
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -62,6 +64,10 @@ static int llama_parse_args(int argc, char **argv, llama_args *a)
         }
         if (!strcmp(opt, "--ignore-eos")) {
             a->ignore_eos = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--graph")) {
+            a->graph = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -225,7 +231,7 @@ static int llama_generate(const llama_args *a, llama_state *st, const int32_t *p
     printf("\nprefill: %lld tokens in %.3f s, %.2f tokens/s\n", (long long)n_prompt, t1 - t0,
            (double)n_prompt / (t1 - t0));
     if (steps > 1)
-        printf("decode: %ld tokens in %.3f s, %.2f tokens/s\n", steps - 1, t2 - t1,
+        printf("decode%s: %ld tokens in %.3f s, %.2f tokens/s\n", a->graph ? " (graph)" : "", steps - 1, t2 - t1,
                (double)(steps - 1) / (t2 - t1));
     rc = a->dump && llama_write_dump(a->dump, rows, steps, vocab) ? 1 : 0;
     goto done;
@@ -276,8 +282,10 @@ int main(int argc, char **argv)
     } else {
         if (llama_state_create(&m, n_prompt, n_prompt + a.max_new - 1, &st, err, sizeof err))
             fprintf(stderr, "portkern-llama: %s\n", err);
-        else
+        else {
+            llama_state_use_graph(st, a.graph);
             rc = llama_generate(&a, st, prompt, n_prompt, force, &m.cfg, ctx);
+        }
         llama_state_free(st);
         llama_model_free(&m);
     }
