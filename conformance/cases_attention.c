@@ -34,6 +34,7 @@ typedef struct acfg {
     int layout;
     float scale;
     int nan_v;
+    int nan_tail; /* K and V rows at and past each batch's Lkv are NaN: never to be read */
     int large; /* CF_SIZE_GPU */
     const char *knob; /* PORTKERN_CUDA_ATTN's value, or NULL */
 } acfg;
@@ -98,6 +99,7 @@ static void add(cf_case_list *l, const acfg *a)
     if (a->scale != 0.0f) e += (size_t)snprintf(extra + e, sizeof extra - e, "/scale%g", a->scale);
     if (a->layout == AL_DSTRIDED) e += (size_t)snprintf(extra + e, sizeof extra - e, "/bsdh+offset");
     if (a->nan_v) e += (size_t)snprintf(extra + e, sizeof extra - e, "/nan-v");
+    if (a->nan_tail) e += (size_t)snprintf(extra + e, sizeof extra - e, "/nan-past-lkv");
     if (a->large) e += (size_t)snprintf(extra + e, sizeof extra - e, "/large");
     if (a->knob) snprintf(extra + e, sizeof extra - e, "/knob:%s", a->knob);
 
@@ -132,6 +134,16 @@ static void add(cf_case_list *l, const acfg *a)
         int64_t j = a->skv / 2;
         cf_arg_special(v, (j * a->hkv + 0) * a->d + 3, 1, NAN);
     }
+    if (a->nan_tail)
+        /* a cache's rows past its length hold anything (an engine's
+         * unwritten cache, a reused buffer): every kernel must leave them
+         * unread, or a 0 weight times NaN poisons the row */
+        for (int64_t b = 0; b < a->b && b < CF_MAX_SPECIAL; b++) {
+            const int64_t row = a->hkv * a->d, start = (b * a->skv + a->lkv[b]) * row, count = (a->skv - a->lkv[b]) * row;
+            if (count <= 0) continue;
+            cf_arg_special(kk, start, count, NAN);
+            cf_arg_special(v, start, count, NAN);
+        }
     cf_case_arg(c, O_, "o", CF_OUT, head_spec(a, a->sq, a->hq));
     if (a->lse) {
         cf_spec ls = cf_shape(PK_F32, 3, a->b, a->hq, a->sq);
@@ -221,6 +233,12 @@ void cf_cases_attention(cf_case_list *l)
         a.lq = lq2;
         a.lkv = lkv2;
         add(l, &a);
+        /* NaN past each length in K and V: a KV cache's unwritten rows */
+        static const int32_t lkv_nan[3] = {7, 3, 13};
+        a = A(dt, 3, 9, 13, 2, 2, 64, 1);
+        a.lkv = lkv_nan;
+        a.nan_tail = 1;
+        add(l, &a);
 
         /* Decode: Sq 1..4, long Skv (split-KV path), GQA decode. */
         a = A(dt, 1, 1, 1000, 8, 8, 128, 0);
@@ -241,6 +259,11 @@ void cf_cases_attention(cf_case_list *l)
         a = A(dt, 3, 1, 1500, 8, 2, 128, 0);
         a.lkv = lkvd;
         a.lse = 1;
+        add(l, &a);
+        static const int32_t lkvd_nan[2] = {1301, 77};
+        a = A(dt, 2, 1, 1500, 8, 2, 128, 0);
+        a.lkv = lkvd_nan;
+        a.nan_tail = 1;
         add(l, &a);
         a = A(dt, 2, 1, 2000, 16, 2, 64, 1);
         a.wl = 300;

@@ -148,8 +148,13 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
         llama_alloc(m, &s->act, max_tokens * ff, dt, "SwiGLU output", err, errlen) ||
         llama_alloc(m, &s->logits, c->vocab_size, PK_F32, "logits", err, errlen))
         return -1;
-    for (int64_t l = 0; l < c->num_hidden_layers; l++)
+    /* zeros past what the steps have written: attention reads only up to
+     * the length, but unwritten memory is never left for a kernel to meet */
+    const uint32_t zero = 0;
+    for (int64_t l = 0; l < c->num_hidden_layers; l++) {
         if (llama_alloc(m, &s->kv_cache[l], kv, dt, "KV cache", err, errlen)) return -1;
+        LLAMA_TRY(pk_fill(s->kv_cache[l], 0, (size_t)kv * pk_dtype_size(dt), &zero, 4), "KV cache fill");
+    }
     return 0;
 }
 
