@@ -25,13 +25,20 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
          * copied on the stream (no host copy, no wait: graph-capturable) */
         const size_t half = sc.lens_bytes / 2;
         const int32_t *host[2] = {p->len_q, p->len_kv};
+        const int64_t full[2] = {p->sq, p->skv};
         const pk_view *dev_lens[2] = {&p->len_q_dev, &p->len_kv_dev};
         for (int i = 0; i < 2 && s == PK_SUCCESS; i++) {
-            uint64_t at;
-            if (!dev_lens[i]->mem) {
+            uint64_t at = scratch + i * half;
+            int64_t same = 0;
+            while (!dev_lens[i]->mem && same < p->batch && host[i][same] == full[i]) same++;
+            if (!dev_lens[i]->mem && same == p->batch) {
+                /* every length the full S (no array given): a fill, which
+                 * needs no host copy (and so can be recorded in a graph) */
+                s = pk_gpu_check(pk_gpu_set32(d, pk_gpu_ptr_of(at), (unsigned)full[i], (size_t)p->batch),
+                                 PK_GPU_CALL(cuMemsetD32Async, hipMemsetD32Async), msg);
+            } else if (!dev_lens[i]->mem) {
                 s = PK_GPU_OP(upload_scratch)(d, i * half, host[i], half, &at, msg);
             } else {
-                at = scratch + i * half;
                 s = pk_gpu_check(pk_gpu_copy_on_device(d, pk_gpu_ptr_of(at),
                                                        pk_gpu_at(dev_lens[i]->mem, (size_t)dev_lens[i]->offset * 4), half),
                                  PK_GPU_CALL(cuMemcpyDtoDAsync, hipMemcpyDtoDAsync), msg);
