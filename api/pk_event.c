@@ -19,6 +19,8 @@ pk_status pk_event_record(pk_context *ctx, pk_event **out)
     if (!out) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_event_record: 'out' is NULL");
     *out = NULL;
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_event_record: context lost earlier");
+    pk_status rs = pk_not_recording(ctx, "pk_event_record");
+    if (rs != PK_SUCCESS) return rs;
     pk_buf_rec r = {ctx, NULL, 0, 0, NULL, NULL, PK_REC_EVENT, NULL};
     pk_msg msg = {{0}};
     pk_status s = ctx->be->event_record(ctx->dev, &r.object, &msg);
@@ -40,6 +42,7 @@ pk_status pk_event_wait(pk_context *ctx, const pk_event *event)
     pk_status s = live_event("pk_event_wait", "event", event, &r);
     if (s != PK_SUCCESS) return pk_fail(ctx, s, "%s", pk_last_error(NULL));
     if (ctx->lost) return pk_fail(ctx, PK_ERR_CONTEXT_LOST, "pk_event_wait: context lost earlier");
+    if ((s = pk_not_recording(ctx, "pk_event_wait"))) return s;
     if (r.ctx->be != ctx->be)
         return pk_fail(ctx, PK_ERR_WRONG_CONTEXT, "pk_event_wait: 'event' is of a %s context; ctx is %s",
                        pk_backend_name(r.ctx->info.backend), pk_backend_name(ctx->info.backend));

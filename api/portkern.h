@@ -293,15 +293,16 @@ PK_API float pk_bf16_to_f32(uint16_t h);
  *
  * A sequence of calls on a context recorded once and replayed: one launch
  * for a decode step's hundreds of kernels (a CUDA graph). Between
- * pk_graph_begin and pk_graph_end, the context's ops, pk_copy, pk_fill,
- * pk_event_record and pk_event_wait are recorded instead of run;
+ * pk_graph_begin and pk_graph_end, the context's ops, pk_copy and pk_fill
+ * are recorded instead of run;
  * pk_graph_launch queues the recorded work again, any number of times.
  * The recording holds buffers, offsets and shapes, not values: a replay
  * reads its buffers as they are then, so a step's new tokens and positions
  * go into device tensors (pk_upload) before each launch.
  *  - While recording, calls that copy from the host or wait (pk_upload,
  *    pk_download, pk_finish, pk_event_synchronize, pk_event_elapsed),
- *    pk_alloc and pk_free fail (PK_ERR_INVALID_ARGUMENT), and an op that
+ *    pk_alloc, pk_free and the events' record and wait on the recording
+ *    context fail (PK_ERR_INVALID_ARGUMENT), and an op that
  *    would need a host array (positions, lengths: give device tensors) or
  *    a larger internal buffer fails (PK_ERR_UNSUPPORTED, saying which):
  *    run the same calls once before recording, so that buffers have grown.

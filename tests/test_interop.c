@@ -983,6 +983,8 @@ static void graphs(pk_context *ctx)
     pk_buffer *nb = NULL;
     expect(pk_alloc(ctx, 64, &nb), PK_ERR_INVALID_ARGUMENT, ctx, "pk_alloc while recording");
     expect(pk_graph_begin(ctx), PK_ERR_INVALID_ARGUMENT, ctx, "pk_graph_begin twice");
+    pk_event *ev = NULL;
+    expect(pk_event_record(ctx, &ev), PK_ERR_INVALID_ARGUMENT, ctx, "pk_event_record while recording");
     const int64_t s4[4] = {1, GT, 1, GHD};
     pk_tensor q4 = pk_tensor_make(b[1].qk, 0, PK_F32, 4, s4);
     q4.stride[1] = 2 * GHD;
