@@ -250,38 +250,42 @@ static pk_status describe(const char *fn, const pk_tensor *t, pk_dl_tensor *d, i
     return PK_SUCCESS;
 }
 
-pk_status pk_tensor_to_dlpack(const pk_tensor *t, pk_dl_managed **out)
+/* A new export of t, legacy or versioned, its struct and arrays in one
+ * allocation that its deleter frees */
+static pk_status export_tensor(const char *fn, const pk_tensor *t, int versioned, void **out)
 {
-    const char *fn = "pk_tensor_to_dlpack";
     if (!out) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "%s: 'out' is NULL", fn);
     *out = NULL;
-    export_legacy *e = calloc(1, sizeof *e);
-    if (!e) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    pk_status s = describe(fn, t, &e->m.dl_tensor, e->shape, e->strides);
+    export_legacy *l = NULL;
+    export_versioned *v = NULL;
+    if (versioned) v = calloc(1, sizeof *v);
+    else l = calloc(1, sizeof *l);
+    if (!l && !v) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    pk_status s = versioned ? describe(fn, t, &v->m.dl_tensor, v->shape, v->strides)
+                            : describe(fn, t, &l->m.dl_tensor, l->shape, l->strides);
     if (s != PK_SUCCESS) {
-        free(e);
+        free(l);
+        free(v);
         return s;
     }
-    e->m.deleter = free_legacy;
-    *out = &e->m;
+    if (versioned) {
+        v->m.version.major = 1;
+        v->m.version.minor = 0;
+        v->m.deleter = free_versioned;
+        *out = &v->m;
+    } else {
+        l->m.deleter = free_legacy;
+        *out = &l->m;
+    }
     return PK_SUCCESS;
+}
+
+pk_status pk_tensor_to_dlpack(const pk_tensor *t, pk_dl_managed **out)
+{
+    return export_tensor("pk_tensor_to_dlpack", t, 0, (void **)out);
 }
 
 pk_status pk_tensor_to_dlpack_versioned(const pk_tensor *t, pk_dl_managed_versioned **out)
 {
-    const char *fn = "pk_tensor_to_dlpack_versioned";
-    if (!out) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "%s: 'out' is NULL", fn);
-    *out = NULL;
-    export_versioned *e = calloc(1, sizeof *e);
-    if (!e) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    pk_status s = describe(fn, t, &e->m.dl_tensor, e->shape, e->strides);
-    if (s != PK_SUCCESS) {
-        free(e);
-        return s;
-    }
-    e->m.version.major = 1;
-    e->m.version.minor = 0;
-    e->m.deleter = free_versioned;
-    *out = &e->m;
-    return PK_SUCCESS;
+    return export_tensor("pk_tensor_to_dlpack_versioned", t, 1, (void **)out);
 }

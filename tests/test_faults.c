@@ -30,24 +30,8 @@
 
 #include "pk_internal.h"
 #include "portkern.h"
+#include "pk_test_check.h"
 
-static int n_checks, n_failed;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    n_checks++;
-    if (!ok) {
-        n_failed++;
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-    }
-    return ok;
-}
 
 static pk_backend backend;
 static int device_index;

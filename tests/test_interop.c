@@ -37,29 +37,13 @@
 
 #include "pk_dlpack.h"
 #include "portkern.h"
+#include "pk_test_check.h"
 
 #ifdef PK_TEST_OPENCL
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #endif
 
-static int n_checks, n_failed;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    n_checks++;
-    if (!ok) {
-        n_failed++;
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "FAIL: ");
-        vfprintf(stderr, fmt, ap);
-        fprintf(stderr, "\n");
-        va_end(ap);
-    }
-    return ok;
-}
 
 /* a status as expected, with a message when it is an error */
 static void expect(pk_status got, pk_status want, const pk_context *ctx, const char *what)
@@ -129,6 +113,18 @@ static int download_matches(const pk_tensor *d)
     float out[M * N];
     if (pk_download(d->buf, d->offset, out, sizeof out) != PK_SUCCESS) return 0;
     return matches(out, N, 1);
+}
+
+/* The GEMM into a fresh buffer of ctx, its result checked */
+static void gemm_checked(pk_context *ctx, const char *what)
+{
+    const int64_t sd[2] = {M, N};
+    pk_buffer *buf = NULL;
+    pk_alloc(ctx, M * N * sizeof(float), &buf);
+    pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
+    expect(gemm_into(ctx, &d), PK_SUCCESS, ctx, what);
+    check(download_matches(&d), "%s: wrong result", what);
+    pk_free(buf);
 }
 
 /* ------------------------------------------------------------ 1. wrapped memory */
@@ -269,12 +265,7 @@ static void queues(pk_context *ctx)
     } else {
         expect(s, PK_SUCCESS, NULL, "a context on the default stream (ref: none)");
         if (on) {
-            const int64_t sd[2] = {M, N};
-            pk_buffer *buf = NULL;
-            pk_alloc(on, M * N * sizeof(float), &buf);
-            pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
-            expect(gemm_into(on, &d), PK_SUCCESS, on, "gemm on the default stream");
-            check(download_matches(&d), "gemm on the default stream: wrong result");
+            gemm_checked(on, "gemm on the default stream");
             pk_close(on);
         }
     }
@@ -306,12 +297,7 @@ static void queues(pk_context *ctx)
                 pk_event *ev = NULL;
                 expect(pk_event_record(ctx, &ev), PK_SUCCESS, ctx, "record on ctx");
                 expect(pk_event_wait(on, ev), PK_SUCCESS, on, "wait on an event of another queue of the cl_context");
-                const int64_t sd[2] = {M, N};
-                pk_buffer *buf = NULL;
-                pk_alloc(on, M * N * sizeof(float), &buf);
-                pk_tensor d = pk_tensor_make(buf, 0, PK_F32, 2, sd);
-                expect(gemm_into(on, &d), PK_SUCCESS, on, "gemm on the caller's queue");
-                check(download_matches(&d), "gemm on the caller's queue: wrong result");
+                gemm_checked(on, "gemm on the caller's queue");
                 pk_event_free(ev);
                 pk_close(on);
             }
