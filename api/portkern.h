@@ -216,7 +216,9 @@ PK_API pk_status pk_fill(pk_buffer *dst, size_t offset, size_t bytes,
  * context does not own the queue: pk_close waits for it and leaves it. The
  * queue must belong to that device (CUDA: the primary context's; OpenCL:
  * the device's, in-order; its cl_context becomes the context's); ref has
- * no queue and takes only NULL. pk_upload and pk_download still block. */
+ * no queue and takes only NULL. pk_upload and pk_download still block;
+ * they, pk_finish and pk_close wait for the whole queue, the caller's work
+ * on it included. */
 PK_API pk_status pk_open_on_queue(pk_backend b, int index, void *queue, pk_context **out);
 /* The context's queue (its own, or the caller's it was opened on); NULL on
  * ref. */
