@@ -67,6 +67,9 @@ pk_status pk_graph_free(pk_graph *graph)
 {
     if (!graph) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_graph_free: 'graph' is NULL");
     pk_buf_rec r;
+    /* freeing the last graph frees the buffers kept for it, which waits:
+     * not while the context records */
+    if (pk_handle_get_kind(graph, PK_REC_GRAPH, &r) && r.ctx->recording) return pk_not_recording(r.ctx, "pk_graph_free");
     if (!pk_handle_remove_kind(graph, PK_REC_GRAPH, &r))
         return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
                        "pk_graph_free: 'graph' is not a live pk_graph (freed already, its context closed, or never made)");

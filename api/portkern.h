@@ -263,7 +263,8 @@ PK_API pk_status pk_event_free(pk_event *event);
 /* ---------------------------------------------------------------- tensors */
 
 /* PK_I32 is for indices alone (RoPE positions, attention sequence lengths
- * given on the device); every other operand is f32, f16 or bf16. */
+ * given on the device, the rows of pk_gather_rows/pk_scatter_rows); every
+ * other operand is f32, f16 or bf16. */
 typedef enum pk_dtype { PK_F32 = 0, PK_F16, PK_BF16, PK_I32, PK_DTYPE_COUNT } pk_dtype;
 
 #define PK_MAX_DIMS 4
@@ -304,9 +305,10 @@ PK_API float pk_bf16_to_f32(uint16_t h);
  *  - While recording, calls that copy from the host or wait (pk_upload,
  *    pk_download, pk_finish, pk_event_synchronize, pk_event_elapsed),
  *    pk_alloc, pk_free and the events' record and wait on the recording
- *    context fail (PK_ERR_INVALID_ARGUMENT), and an op that
- *    would need a host array (positions, lengths: give device tensors) or
- *    a larger internal buffer fails (PK_ERR_UNSUPPORTED, saying which):
+ *    context and pk_graph_free of its graphs fail (PK_ERR_INVALID_ARGUMENT),
+ *    and an op that would need a host array (positions, lengths: give
+ *    device tensors; RoPE also its frequencies as desc->inv_freq) or a
+ *    larger internal buffer fails (PK_ERR_UNSUPPORTED, saying which):
  *    run the same calls once before recording, so that buffers have grown.
  *    A failed call is not recorded; recording goes on.
  *  - CUDA, and HIP (stream capture); PK_ERR_UNSUPPORTED elsewhere, and on

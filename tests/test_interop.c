@@ -960,8 +960,12 @@ static void graphs(pk_context *ctx)
         pk_close(eager);
         return;
     }
+    pk_graph *g0 = NULL; /* a graph alive while another is recorded */
+    pk_graph_begin(ctx);
+    pk_graph_end(ctx, &g0);
     expect(pk_graph_begin(ctx), PK_SUCCESS, ctx, "pk_graph_begin");
     expect(graph_step(ctx, &b[1]), PK_SUCCESS, ctx, "the step, recorded");
+    if (g0) expect(pk_graph_free(g0), PK_ERR_INVALID_ARGUMENT, ctx, "pk_graph_free while recording");
     /* refused while recording, and not recorded */
     int32_t v = 1;
     expect(pk_upload(b[1].ids, 0, &v, 4), PK_ERR_INVALID_ARGUMENT, ctx, "pk_upload while recording");
@@ -980,6 +984,7 @@ static void graphs(pk_context *ctx)
     host_rope.positions = host_pos;
     expect(pk_rope(ctx, &host_rope, &q4, NULL), PK_ERR_UNSUPPORTED, ctx, "RoPE with host positions while recording");
     expect(pk_graph_end(ctx, &g), PK_SUCCESS, ctx, "pk_graph_end");
+    if (g0) expect(pk_graph_free(g0), PK_SUCCESS, ctx, "pk_graph_free once recording ended");
     /* replays with new inputs give the eager step's bits */
     for (int step = 1; step <= 3 && g; step++) {
         graph_inputs(&b[0], step);

@@ -15,6 +15,7 @@ from ._errors import Error
 from ._lib import ENV_LIBRARY, library_path
 from ._context import Context, DeviceInfo, devices, open, unavailable
 from ._event import Event
+from ._graph import Graph
 from ._tensor import Tensor
 
 __version__ = "0.1.0"
@@ -41,7 +42,7 @@ def from_dlpack(ctx, obj):
 
 
 __all__ = [
-    "Error", "Context", "DeviceInfo", "Event", "Tensor", "devices", "unavailable", "open",
+    "Error", "Context", "DeviceInfo", "Event", "Graph", "Tensor", "devices", "unavailable", "open",
     "open_on_queue", "from_dlpack", "version", "library_path", "ENV_LIBRARY", "DTYPES",
     "BACKENDS", "ACTIVATIONS", "__version__",
 ]

@@ -8,6 +8,7 @@ from . import _dtypes
 from . import _ops
 from . import _structs as S
 from ._event import Event
+from ._graph import Graph, Recording
 from ._tensor import Tensor, _Buffer
 
 
@@ -105,14 +106,17 @@ class Context:
     """A device with its queue. Ops are queued and run asynchronously;
     finish() waits. Used by one thread at a time (portkern.h, Threads):
     that includes dropping its tensors, whose free may wait on its queue.
-    close() (or leaving a `with` block) frees every buffer and event of the
-    context, DLPack exports included: close it after the consumers are done."""
+    close() (or leaving a `with` block) frees every buffer, event and graph of
+    the context, DLPack exports included: close it after the consumers are
+    done."""
 
     def __init__(self, handle):
         self._h = handle
         self.closed = False
         self._dl_device = None
         self._info = None
+        self._recording = None  # while a graph is recorded: {id: _Buffer} its calls use
+        self._deferred = []     # (function, handle, keep) frees put off until it ends
         inf = self.info
         self.backend, self.index = inf.backend, inf.index
 
@@ -181,6 +185,7 @@ class Context:
         if self.closed:
             return
         self.closed = True
+        self._recording, self._deferred = None, []  # pk_close drops and frees them
         check("pk_close", lib().pk_close(self._h))
 
     def __enter__(self):
@@ -279,6 +284,65 @@ class Context:
         context of the same backend). Does not block the host."""
         event.wait(self)
 
+    # ---- graphs
+
+    @property
+    def recording(self):
+        """True between graph_begin() and graph_end()."""
+        return self._recording is not None
+
+    def graph_begin(self):
+        """Record this context's calls instead of running them, until
+        graph_end() (portkern.h, graphs). While recording, calls that copy
+        from the host, wait, allocate or free (Tensor.upload/numpy, finish,
+        Context.empty/zeros/tensor, an op without `out`, Tensor.free) fail,
+        and so do ops given host positions or lengths (give i32 Tensors) or
+        operands that are not portkern Tensors (import them with
+        from_dlpack() before recording); a failed call is not recorded and
+        recording goes on. Run the same calls once before recording, so
+        that portkern's internal buffers have grown. CUDA and HIP only:
+        elsewhere PK_ERR_UNSUPPORTED."""
+        check("pk_graph_begin", lib().pk_graph_begin(self._handle()), self._h)
+        self._recording = {}
+
+    def graph_end(self):
+        """End the recording: a Graph to launch() any number of times."""
+        h = ctypes.c_void_p()
+        try:
+            check("pk_graph_end", lib().pk_graph_end(self._handle(), ctypes.byref(h)), self._h)
+        finally:
+            keep = self._end_recording()  # portkern records no more, also after a failure
+        return Graph(self, h.value, keep.values())
+
+    def record(self):
+        """`with ctx.record() as g:` calls ... then `g.launch()`: graph_begin()
+        and graph_end() as a block; a block that raises drops the recording."""
+        return Recording(self)
+
+    def _keep_for_graph(self, buf):
+        """A buffer a recorded call uses stays alive while its graph lives."""
+        if self._recording is not None and buf is not None:
+            self._recording[id(buf)] = buf
+
+    def _release(self, fn, handle, keep=None):
+        """pk_free / pk_graph_free of a handle of this context, now, or when
+        the recording in progress ends (pk_free is refused while recording,
+        and a graph's free may wait on the queue being recorded). Returns the
+        status (0 when put off)."""
+        if self._recording is not None:
+            self._deferred.append((fn, handle, keep))
+            return 0
+        return getattr(lib(), fn)(handle)
+
+    def _end_recording(self):
+        keep, self._recording = self._recording or {}, None
+        deferred, self._deferred = self._deferred, []
+        if not self.closed:
+            L = lib()
+            for fn, h, _ in deferred:
+                getattr(L, fn)(h)  # as garbage collection does: nothing to raise to
+        return keep
+
     # ---- DLPack export support
 
     def _dlpack_device(self):
@@ -326,3 +390,5 @@ class Context:
     softmax = _ops.softmax
     rope = _ops.rope
     chain = _ops.chain
+    gather_rows = _ops.gather_rows
+    scatter_rows = _ops.scatter_rows

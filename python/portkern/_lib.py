@@ -17,7 +17,7 @@ from . import _structs as S
 ENV_LIBRARY = "PORTKERN_LIBRARY"
 
 _st = c_int            # pk_status
-_ptr = c_void_p        # opaque handles: pk_context *, pk_buffer *, pk_event *
+_ptr = c_void_p        # opaque handles: pk_context *, pk_buffer *, pk_event *, pk_graph *
 _T = POINTER(S.TensorDesc)
 # uintptr_t: size_t has its width on every platform portkern builds for
 _uintptr = c_size_t
@@ -76,6 +76,12 @@ _PROTOTYPES = {
     "pk_softmax": (_st, [_ptr, c_float, _T, _T]),
     "pk_rope": (_st, [_ptr, POINTER(S.RopeDesc), _T, _T]),
     "pk_chain": (_st, [_ptr, POINTER(S.ChainDesc), _T]),
+    "pk_gather_rows": (_st, [_ptr, _T, _T, _T]),
+    "pk_scatter_rows": (_st, [_ptr, _T, _T, _T]),
+    "pk_graph_begin": (_st, [_ptr]),
+    "pk_graph_end": (_st, [_ptr, POINTER(_ptr)]),
+    "pk_graph_launch": (_st, [_ptr]),
+    "pk_graph_free": (_st, [_ptr]),
 }
 
 _lock = threading.Lock()

@@ -12,12 +12,18 @@ keep calls asynchronous.
 Outputs: pass `out` (written in place, and returned as given) or let the
 method allocate a portkern Tensor (returned). Work is queued; results are
 read with Tensor.numpy() (which waits) or after Context.finish().
+
+While the context records a graph (Context.graph_begin), operands must be
+portkern Tensors (an import for one call would be freed under the graph)
+and outputs given (allocating is refused); the buffers of the Tensors a
+recorded call is given are kept alive by the Graph.
 """
 import ctypes
 
 from ._errors import Error
 from ._lib import check, lib
 from . import _dlpack
+from . import _dtypes
 from . import _structs as S
 from ._tensor import Tensor
 
@@ -34,8 +40,15 @@ class _Operands:
         if x is None:
             return None
         if isinstance(x, Tensor):
+            self.ctx._keep_for_graph(x._buf)
             return x
         if hasattr(x, "__dlpack__") or _dlpack.is_capsule(x):
+            if self.ctx.recording:
+                raise Error(f"'{what}': while the context records a graph, operands are portkern "
+                            f"Tensors: import {type(x).__name__} with Context.from_dlpack() before "
+                            f"graph_begin (an import for one call is freed when the call returns, "
+                            f"which a recording refuses)", "PK_ERR_INVALID_ARGUMENT",
+                            S.STATUS["PK_ERR_INVALID_ARGUMENT"])
             # one import per object: an object passed twice (in place) must be
             # one buffer, or portkern cannot see the aliasing
             t = self.temps.get(id(x))
@@ -79,6 +92,8 @@ def _host_int32(values, count, what):
     many, so a shorter one would be read past its end."""
     if values is None:
         return None
+    if not hasattr(values, "tolist") and hasattr(values, "__dlpack__"):
+        values = _dtypes.numpy().from_dlpack(values)  # host memory known only through DLPack
     vals = [int(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
     if len(vals) != count:
         raise Error(f"'{what}' has {len(vals)} entries; it needs {count}")
@@ -249,8 +264,10 @@ def rope(ctx, q, k=None, *, theta=10000.0, rotary_dim=0, interleaved=False, posi
     optional). rotary_dim 0 means D; interleaved selects the GPT-J pairing
     (else NeoX/Llama rotate-half). positions: B*S positions, None for s;
     host ints (copied during the call) or a device i32 tensor of B*S
-    contiguous elements (read when the op runs). inv_freq: an f32
-    [rotary_dim/2] tensor of frequencies replacing theta's."""
+    contiguous elements (read when the op runs; an int32 __dlpack__ object
+    on the device too). inv_freq: an f32 [rotary_dim/2] tensor of
+    frequencies replacing theta's. Recorded into a graph (CUDA, HIP), RoPE
+    needs both positions and inv_freq on the device."""
     with _Operands(ctx) as ops:
         Q, K, F = ops(q, "q"), ops(k, "k"), ops(inv_freq, "inv_freq")
         count = Q.shape[0] * Q.shape[1] if Q.ndim >= 2 else 0
@@ -302,3 +319,40 @@ def chain(ctx, inputs, steps, out=None, *, dtype=None):
         desc = S.ChainDesc(len(ins), descs, len(steps), arr)
         _run(ctx, "pk_chain", ctypes.byref(desc), _ptr(O))
     return out if out is not None else O
+
+
+def gather_rows(ctx, table, index, out=None):
+    """out[i, :] = table[index[i], :] for i < n: rows picked by indices read
+    on the device when the op runs (an embedding lookup by token ids).
+
+    table and out are 2-D of one dtype and column count, at any strides;
+    index is i32 with n contiguous elements (an i32 Tensor, or an int32
+    __dlpack__ object on the context's device: a NumPy int32 array on ref).
+    Indices are not checked: one outside [0, rows of table) gives a row of
+    zeros. Rows are moved bit for bit. An allocated out is [n, cols] of the
+    table's dtype."""
+    with _Operands(ctx) as ops:
+        T, I, O = ops(table, "table"), ops(index, "index"), ops(out, "out")
+        if O is None:
+            if T.ndim != 2:
+                raise Error(f"gather_rows: table is 2-D, not {list(T.shape)}")
+            O = ctx.empty((I.size, T.shape[1]), T.dtype)
+        _run(ctx, "pk_gather_rows", _ptr(T), _ptr(I), _ptr(O))
+    return out if out is not None else O
+
+
+def scatter_rows(ctx, src, index, out):
+    """out[index[i], :] = src[i, :] for i < n; the other rows of out are left
+    as they are (a KV-cache write at positions held on the device).
+
+    src and out are 2-D of one dtype and column count, at any strides;
+    index is i32 with n (src's rows) contiguous elements, as in gather_rows.
+    Indices are not checked: one outside [0, rows of out) is skipped, and of
+    repeated indices the last entry wins. Rows are moved bit for bit.
+    Returns out."""
+    with _Operands(ctx) as ops:
+        SRC, I, O = ops(src, "src"), ops(index, "index"), ops(out, "out")
+        if O is None:
+            raise Error("scatter_rows: 'out' is required (the rows not indexed are kept)")
+        _run(ctx, "pk_scatter_rows", _ptr(SRC), _ptr(I), _ptr(O))
+    return out

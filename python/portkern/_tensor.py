@@ -31,20 +31,27 @@ class _Buffer:
         if self._exports:
             raise Error(f"the buffer is still exported through DLPack ({self._exports} view(s) "
                         f"alive): free it after the consumers drop their views")
-        self.freed = True
         if self.ctx.closed:
+            self.freed = True
             return  # pk_close freed it already
-        check("pk_free", lib().pk_free(self.handle), self.ctx._live_handle)
+        status = lib().pk_free(self.handle)
+        if status != 0 and getattr(self.ctx, "_recording", None) is not None:
+            # refused while a graph is recorded: the buffer is still live
+            check("pk_free", status, self.ctx._live_handle)
+        self.freed = True
+        check("pk_free", status, self.ctx._live_handle)
 
     def __del__(self):
         # Garbage collection, maybe at interpreter exit: never raise. A free
         # waits for the queued work that uses the buffer (every backend's
         # free does, and for wrapped memory pk_free finishes the queue before
         # the producer's deleter runs), so dropping a tensor early is safe.
+        # While a graph is recorded pk_free is refused: the free is put off
+        # until the recording ends.
         try:
             if not self.freed and not self.ctx.closed:
                 self.freed = True
-                lib().pk_free(self.handle)
+                self.ctx._release("pk_free", self.handle)
         except Exception:
             pass
 
@@ -209,6 +216,7 @@ class Tensor:
             raise Error("fill_zero needs a contiguous tensor")
         n = self.size * self.itemsize
         if n:
+            self.ctx._keep_for_graph(self._buf)  # pk_fill is recorded into a graph
             pattern = ctypes.c_uint32(0)
             # the widest pattern the range's alignment allows (16-bit tensors
             # may start or end on 2 bytes)

@@ -137,6 +137,88 @@ class TorchBase(support.Checks):
         self.ctx.rope(q3, positions=(np.arange(16) * 3).tolist())
         self.assertTrue(torch.equal(q2, q3))
 
+    def test_graph_replay_equals_eager(self):
+        # A decode-like step recorded once (gather rows by device token ids, a
+        # GEMM, RoPE at device positions), replayed after PyTorch changed the
+        # ids and positions in place on the device, against the same step run
+        # eagerly on a second set of tensors: the same bits.
+        backend = self.spec.split(":")[0]
+        stream = torch.cuda.Stream(device=self.dev)  # not the legacy default stream: capturable
+        with torch.cuda.device(self.dev), torch.cuda.stream(stream):
+            # portkern queues on PyTorch's stream, so PyTorch's in-place updates,
+            # the replays and PyTorch's reads are ordered with no synchronisation
+            ctx = portkern.Context.open_on_queue(backend, self.dev.index, stream.cuda_stream)
+            try:
+                V, H, T, HD = 64, 128, 3, 64
+                table = self.rand((V, H), torch.float32, 20)
+                w = self.rand((2 * HD, H), torch.float32, 21) * 0.1
+                # RoPE recorded into a graph takes its frequencies from the device too
+                # (the CUDA backend refuses theta's host-made table while capturing)
+                freq = (10000.0 ** (-torch.arange(0, HD, 2, dtype=torch.float64) / HD)).float()
+                freq = freq.to(self.dev)
+
+                def tensors():
+                    return {"ids": torch.tensor([1, 2, 3], dtype=torch.int32, device=self.dev),
+                            "pos": torch.tensor([0, 1, 2], dtype=torch.int32, device=self.dev),
+                            "x": torch.zeros((T, H), dtype=torch.float32, device=self.dev),
+                            "qk": torch.zeros((T, 2 * HD), dtype=torch.float32, device=self.dev)}
+
+                rec, eager = tensors(), tensors()
+                # imported once, before recording (an op's own import would be
+                # freed under the graph: refused while recording)
+                shared = {n: ctx.from_dlpack(t) for n, t in (("table", table), ("w", w),
+                                                             ("freq", freq))}
+                REC = {n: ctx.from_dlpack(t) for n, t in rec.items()}
+                EAGER = {n: ctx.from_dlpack(t) for n, t in eager.items()}
+
+                def q_and_k(b):
+                    """q and k: [1, T, 1, HD] views of the halves of qk's rows."""
+                    qk = b["qk"]
+                    shape, strides = (1, T, 1, HD), (T * 2 * HD, 2 * HD, HD, 1)
+                    return (qk.view(shape=shape, strides=strides),
+                            qk.view(shape=shape, strides=strides, offset=qk.offset + HD * 4))
+
+                def step(b):
+                    q4, k4 = q_and_k(b)
+                    ctx.gather_rows(shared["table"], b["ids"], out=b["x"])
+                    ctx.gemm(b["x"], shared["w"], out=b["qk"], trans_b=True)
+                    ctx.rope(q4, k4, positions=b["pos"], inv_freq=shared["freq"])
+
+                step(REC)    # once before recording: kernels loaded, scratch grown
+                step(EAGER)
+                with ctx.record() as graph:
+                    self.assertTrue(ctx.recording)
+                    step(REC)
+                    with self.assertRaises(portkern.Error) as cm:  # a torch operand
+                        ctx.gather_rows(shared["table"], rec["ids"], out=REC["x"])
+                    self.assertEqual(cm.exception.status, "PK_ERR_INVALID_ARGUMENT")
+                    with self.assertRaises(portkern.Error) as cm:
+                        ctx.rope(*q_and_k(REC), positions=[4, 5, 6], inv_freq=shared["freq"])
+                    self.assertEqual(cm.exception.status, "PK_ERR_UNSUPPORTED")  # host positions
+                self.assertFalse(ctx.recording)
+                for n, ids in enumerate(([63, 0, 7], [5, 64, 5], [-1, 12, 40])):
+                    with self.subTest(replay=n):
+                        for t in (rec, eager):                    # in place, on the device
+                            t["ids"].copy_(torch.tensor(ids, dtype=torch.int32))
+                            t["pos"].add_(1000 * n + 3)
+                        graph.launch()
+                        step(EAGER)
+                        for name in ("x", "qk"):
+                            self.assertTrue(torch.equal(rec[name].view(torch.int32),
+                                                        eager[name].view(torch.int32)),
+                                            f"replay {n}: {name} differs from the eager step")
+                        # the replay read the new ids: table rows, zeros out of range
+                        want_x = torch.stack([table[i] if 0 <= i < V else torch.zeros_like(table[0])
+                                              for i in ids])
+                        self.assertTrue(torch.equal(rec["x"], want_x), f"replay {n}: x")
+                self.assertEqual(rec["pos"].tolist(), eager["pos"].tolist())
+                graph.free()
+                graph.free()  # twice: nothing
+                with self.assertRaises(portkern.Error):
+                    graph.launch()
+            finally:
+                ctx.close()
+
     def test_cpu_tensor_refused(self):
         with self.assertRaises(portkern.Error) as cm:
             self.ctx.from_dlpack(torch.ones(4))
