@@ -230,8 +230,9 @@ PK_API pk_status pk_context_queue(const pk_context *ctx, void **queue);
  * then). The memory must stay valid, and must not be freed by its owner,
  * while portkern's queued work may use it. Checked where the runtime can
  * say: the memory belongs to ctx's device (CUDA/HIP: an allocation on that
- * device holding [handle, handle + bytes); OpenCL: a cl_mem of ctx's
- * cl_context of at least `bytes`); ref takes any non-null address. */
+ * device holding [handle, handle + bytes), the range where the driver
+ * reports one; OpenCL: a cl_mem of ctx's cl_context of at least `bytes`);
+ * ref takes any non-null address. */
 PK_API pk_status pk_buffer_wrap(pk_context *ctx, uintptr_t handle, size_t bytes, pk_buffer **out);
 /* The native handle of a buffer's memory (allocated by portkern or
  * wrapped), for the caller's own kernels and libraries. */

@@ -181,7 +181,8 @@ static pk_status gpu_wrap(void *dev, uintptr_t handle, size_t bytes, pk_mem *mem
                        "'handle' 0x%llx is memory of another CUDA context than device %d's primary context (the one "
                        "portkern and the CUDA runtime use)",
                        (unsigned long long)at, d->info.index);
-    if (at < base || at - base > size || bytes > size - (at - base))
+    /* a driver that gives no range (older ROCm) leaves the extent unchecked */
+    if (size && (at < base || at - base > size || bytes > size - (at - base)))
         return pk_msgf(msg, PK_ERR_OUT_OF_BOUNDS,
                        "'bytes' %zu from 0x%llx reach past the allocation holding it (%zu bytes from 0x%llx)", bytes,
                        (unsigned long long)at, size, (unsigned long long)base);

@@ -106,13 +106,16 @@ static inline pk_gpu_result pk_gpu_capture_end(pk_gpu_device *d, pk_gpu_graph *e
 }
 static inline pk_gpu_result pk_gpu_graph_launch(pk_gpu_device *d, pk_gpu_graph e) { return cuGraphLaunch(e, d->stream); }
 static inline void pk_gpu_graph_destroy(pk_gpu_graph e) { cuGraphExecDestroy(e); }
-/* the device ordinal of the allocation holding address p, and its range */
+/* the device ordinal of the allocation holding address p (the result),
+ * and its range where the driver says (*size 0 where it does not) */
 static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
 {
     CUdeviceptr start = 0;
+    *size = 0;
     CUresult r = cuPointerGetAttribute(ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)p);
-    if (r == CUDA_SUCCESS) r = cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)p);
-    if (r == CUDA_SUCCESS) r = cuPointerGetAttribute(size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)p);
+    if (r == CUDA_SUCCESS && (cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)p) ||
+                              cuPointerGetAttribute(size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)p)))
+        *size = 0;
     *base = (uint64_t)start;
     return r;
 }
@@ -250,9 +253,11 @@ static inline void pk_gpu_graph_destroy(pk_gpu_graph e) { hipGraphExecDestroy(e)
 static inline pk_gpu_result pk_gpu_ptr_range(uint64_t p, int *ordinal, uint64_t *base, size_t *size)
 {
     hipDeviceptr_t at = pk_hip_ptr(p), start = NULL;
+    *size = 0;
     hipError_t r = hipPointerGetAttribute(ordinal, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, at);
-    if (r == hipSuccess) r = hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, at);
-    if (r == hipSuccess) r = hipPointerGetAttribute(size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, at);
+    if (r == hipSuccess && (hipPointerGetAttribute(&start, HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, at) != hipSuccess ||
+                            hipPointerGetAttribute(size, HIP_POINTER_ATTRIBUTE_RANGE_SIZE, at) != hipSuccess))
+        *size = 0;
     *base = (uint64_t)(uintptr_t)start;
     return r;
 }
