@@ -26,8 +26,10 @@ struct llama_state {
     int64_t max_tokens, max_seq, pos;
     pk_buffer *x[2], *xn, *q, *kv_new, *attn, *gate_up, *act, *logits;
     pk_buffer **kv_cache;           /* one per layer */
-    pk_buffer *ids, *positions, *len; /* int32 on the device: token ids, their positions, the cache length */
-    int32_t *host;                  /* max_tokens + 1 values staged for those */
+    /* one int32 buffer on the device, uploaded once a step: [0, T) token
+     * ids, [T, 2T) their positions, [2T] the cache length (T = max_tokens) */
+    pk_buffer *step;
+    int32_t *host;                  /* its 2 T + 1 values, staged */
     int use_graph, decode_steps;
     pk_graph *graph;                /* the recorded decode step */
 };
@@ -127,7 +129,7 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
     s->max_tokens = max_tokens;
     s->max_seq = max_seq;
     s->kv_cache = calloc((size_t)c->num_hidden_layers, sizeof *s->kv_cache);
-    s->host = calloc((size_t)max_tokens + 1, sizeof *s->host);
+    s->host = calloc(2 * (size_t)max_tokens + 1, sizeof *s->host);
     if (!s->kv_cache || !s->host) {
         snprintf(err, errlen, "out of host memory");
         return -1;
@@ -140,9 +142,7 @@ int llama_state_create(const llama_model *m, int64_t max_tokens, int64_t max_seq
         llama_alloc(m, &s->xn, max_tokens * h, dt, "normed activations", err, errlen) ||
         llama_alloc(m, &s->q, max_tokens * q, dt, "queries", err, errlen) ||
         llama_alloc(m, &s->kv_new, max_tokens * kv_row, dt, "new keys and values", err, errlen) ||
-        llama_alloc(m, &s->ids, max_tokens, PK_I32, "token ids", err, errlen) ||
-        llama_alloc(m, &s->positions, max_tokens, PK_I32, "positions", err, errlen) ||
-        llama_alloc(m, &s->len, 1, PK_I32, "cache length", err, errlen) ||
+        llama_alloc(m, &s->step, 2 * max_tokens + 1, PK_I32, "token ids and positions", err, errlen) ||
         llama_alloc(m, &s->attn, max_tokens * q, dt, "attention output", err, errlen) ||
         llama_alloc(m, &s->gate_up, max_tokens * 2 * ff, dt, "gate and up", err, errlen) ||
         llama_alloc(m, &s->act, max_tokens * ff, dt, "SwiGLU output", err, errlen) ||
@@ -163,7 +163,7 @@ void llama_state_free(llama_state *s)
     if (!s) return;
     if (s->graph) pk_graph_free(s->graph);
     pk_buffer *bufs[] = {s->x[0], s->x[1], s->xn, s->q, s->kv_new, s->attn, s->gate_up, s->act, s->logits,
-                         s->ids, s->positions, s->len};
+                         s->step};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) pk_free(bufs[i]);
     for (int64_t l = 0; s->kv_cache && l < s->m->cfg.num_hidden_layers; l++)
@@ -177,7 +177,7 @@ void llama_state_free(llama_state *s)
 static int llama_embed(llama_state *s, int64_t n, char *err, size_t errlen)
 {
     const llama_model *m = s->m;
-    const pk_tensor ids = pk_tensor_make(s->ids, 0, PK_I32, 1, &n);
+    const pk_tensor ids = pk_tensor_make(s->step, 0, PK_I32, 1, &n);
     const pk_tensor x = llama_rows(s->x[0], m->dtype, 0, n, m->cfg.hidden_size);
     LLAMA_TRY(pk_gather_rows(m->ctx, &m->embed, &ids, &x), "embedding lookup");
     return 0;
@@ -200,7 +200,7 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wq, &l->b_q, NULL, &q), "q_proj");
     LLAMA_TRY(llama_linear(m->ctx, &xn, &l->wkv, &l->b_kv, NULL, &kv_new), "k_proj and v_proj");
 
-    const pk_tensor positions = pk_tensor_make(s->positions, 0, PK_I32, 1, &n);
+    const pk_tensor positions = pk_tensor_make(s->step, (size_t)s->max_tokens * sizeof(int32_t), PK_I32, 1, &n);
     const pk_tensor q4 = llama_heads(s->q, dt, 0, n, hq, hd);
     pk_tensor k4_new = llama_heads(s->kv_new, dt, 0, n, hkv, hd); /* the K half of each row */
     k4_new.stride[1] = kv_row;
@@ -217,7 +217,7 @@ static int llama_attention_block(llama_state *s, const llama_layer *l, int64_t l
     const pk_tensor v_all = llama_cache_heads(s, layer, 1, 0, s->max_seq);
     const pk_tensor o4 = llama_heads(s->attn, dt, 0, n, hq, hd);
     const int64_t one = 1;
-    const pk_tensor len = pk_tensor_make(s->len, 0, PK_I32, 1, &one);
+    const pk_tensor len = pk_tensor_make(s->step, 2 * (size_t)s->max_tokens * sizeof(int32_t), PK_I32, 1, &one);
     pk_attention_desc a = PK_ATTENTION_DESC_INIT;
     a.causal = 1; /* bottom-right aligned: query i sees keys up to pos + i */
     a.device_seqlens_kv = &len;
@@ -298,11 +298,13 @@ int llama_forward(llama_state *s, const int32_t *tokens, int64_t n, float *logit
             return -1;
         }
     /* the step's inputs, on the device */
-    for (int64_t i = 0; i < n; i++) s->host[i] = (int32_t)(s->pos + i);
-    s->host[n] = (int32_t)(s->pos + n);
-    LLAMA_TRY(pk_upload(s->ids, 0, tokens, (size_t)n * sizeof *tokens), "token ids upload");
-    LLAMA_TRY(pk_upload(s->positions, 0, s->host, (size_t)n * sizeof *s->host), "positions upload");
-    LLAMA_TRY(pk_upload(s->len, 0, &s->host[n], sizeof *s->host), "cache length upload");
+    const int64_t t = s->max_tokens;
+    for (int64_t i = 0; i < n; i++) {
+        s->host[i] = tokens[i];
+        s->host[t + i] = (int32_t)(s->pos + i);
+    }
+    s->host[2 * t] = (int32_t)(s->pos + n);
+    LLAMA_TRY(pk_upload(s->step, 0, s->host, (2 * (size_t)t + 1) * sizeof *s->host), "token ids and positions upload");
     /* a decode step: recorded at the second one (the first has loaded its
      * kernels and grown the buffers a recording may not grow), replayed
      * from then on */
