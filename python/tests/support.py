@@ -117,3 +117,17 @@ def include_dir():
         if d and os.path.exists(os.path.join(d, "portkern.h")):
             return d
     return None
+
+
+class DLPackOnly:
+    """An array known only through the DLPack protocol, as another library's
+    array on the context's device would be (it wraps a portkern tensor)."""
+
+    def __init__(self, tensor):
+        self._t = tensor
+
+    def __dlpack__(self, **kw):
+        return self._t.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()

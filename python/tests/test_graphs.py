@@ -6,7 +6,7 @@ import gc
 import unittest
 
 import support
-from support import np
+from support import DLPackOnly, np
 import portkern
 from portkern import _lib
 from portkern import _structs as S
@@ -19,17 +19,6 @@ def is_graph_backend(spec):
 def live(handle):
     """Is a pk_buffer handle still live (not freed)?"""
     return _lib.lib().pk_buffer_is_wrapped(handle) >= 0
-
-
-class DLPackOnly:
-    def __init__(self, tensor):
-        self._t = tensor
-
-    def __dlpack__(self, **kw):
-        return self._t.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self._t.__dlpack_device__()
 
 
 class Graphs:

@@ -102,18 +102,7 @@ def scatter_ref(out_bits, src_bits, index):
     return out
 
 
-class DLPackOnly:
-    """An array known only through the DLPack protocol, as another library's
-    array on the context's device would be (it wraps a portkern tensor)."""
-
-    def __init__(self, tensor):
-        self._t = tensor
-
-    def __dlpack__(self, **kw):
-        return self._t.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self._t.__dlpack_device__()
+DLPackOnly = support.DLPackOnly
 
 
 class OpsBase(support.Checks):
