@@ -12,7 +12,6 @@ pk_status pk_context_open(const pk_backend_iface *be, int index, void *queue, in
     pk_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return pk_fail(NULL, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     ctx->be = be;
-    ctx->foreign_queue = foreign;
     pk_msg msg = {{0}};
     pk_status s = be->device_info(index, &ctx->info, &msg);
     if (s == PK_SUCCESS && foreign && be->kind == PK_BACKEND_REF && queue)

@@ -12,7 +12,6 @@ struct pk_context {
     void *dev;
     pk_device_info info;
     pk_status lost;       /* PK_SUCCESS, or the failure that made the context unusable */
-    int foreign_queue;    /* opened on the caller's queue (pk_open_on_queue) */
     int recording;        /* between pk_graph_begin and pk_graph_end */
     char last_error[PK_MSG_MAX];
 };
