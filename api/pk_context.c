@@ -175,8 +175,7 @@ pk_status pk_finish(pk_context *ctx)
 
 /* ---- buffers */
 
-/* *r is the record of b, a live buffer. */
-static pk_status check_buffer(const char *fn, const char *name, const pk_buffer *b, pk_buf_rec *r)
+pk_status pk_check_buffer(const char *fn, const char *name, const pk_buffer *b, pk_buf_rec *r)
 {
     if (!b) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "%s: '%s' is NULL", fn, name);
     if (!pk_handle_get(b, r))
@@ -258,7 +257,7 @@ pk_context *pk_buffer_context(const pk_buffer *b)
 pk_status pk_upload(pk_buffer *dst, size_t off, const void *src, size_t bytes)
 {
     pk_buf_rec D;
-    pk_status s = check_buffer("pk_upload", "dst", dst, &D);
+    pk_status s = pk_check_buffer("pk_upload", "dst", dst, &D);
     if (s != PK_SUCCESS) return s;
     pk_context *ctx = D.ctx;
     if (!src) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_upload: 'src' is NULL");
@@ -274,7 +273,7 @@ pk_status pk_upload(pk_buffer *dst, size_t off, const void *src, size_t bytes)
 pk_status pk_download(pk_buffer *src, size_t off, void *dst, size_t bytes)
 {
     pk_buf_rec S;
-    pk_status s = check_buffer("pk_download", "src", src, &S);
+    pk_status s = pk_check_buffer("pk_download", "src", src, &S);
     if (s != PK_SUCCESS) return s;
     pk_context *ctx = S.ctx;
     if (!dst) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_download: 'dst' is NULL");
@@ -290,8 +289,8 @@ pk_status pk_download(pk_buffer *src, size_t off, void *dst, size_t bytes)
 pk_status pk_copy(pk_buffer *dst, size_t doff, pk_buffer *src, size_t soff, size_t bytes)
 {
     pk_buf_rec D, S;
-    pk_status s = check_buffer("pk_copy", "dst", dst, &D);
-    if (s == PK_SUCCESS) s = check_buffer("pk_copy", "src", src, &S);
+    pk_status s = pk_check_buffer("pk_copy", "dst", dst, &D);
+    if (s == PK_SUCCESS) s = pk_check_buffer("pk_copy", "src", src, &S);
     if (s != PK_SUCCESS) return s;
     pk_context *ctx = D.ctx;
     if (S.ctx != ctx)
@@ -310,7 +309,7 @@ pk_status pk_copy(pk_buffer *dst, size_t doff, pk_buffer *src, size_t soff, size
 pk_status pk_fill(pk_buffer *dst, size_t off, size_t bytes, const void *pattern, size_t psize)
 {
     pk_buf_rec D;
-    pk_status s = check_buffer("pk_fill", "dst", dst, &D);
+    pk_status s = pk_check_buffer("pk_fill", "dst", dst, &D);
     if (s != PK_SUCCESS) return s;
     pk_context *ctx = D.ctx;
     if (!pattern) return pk_fail(ctx, PK_ERR_NULL_ARGUMENT, "pk_fill: 'pattern' is NULL");

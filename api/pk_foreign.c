@@ -50,12 +50,10 @@ pk_status pk_buffer_wrap(pk_context *ctx, uintptr_t handle, size_t bytes, pk_buf
 
 pk_status pk_buffer_handle(const pk_buffer *buf, uintptr_t *handle)
 {
-    if (!buf) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_buffer_handle: 'buf' is NULL");
-    if (!handle) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_buffer_handle: 'handle' is NULL");
     pk_buf_rec r;
-    if (!pk_handle_get(buf, &r))
-        return pk_fail(NULL, PK_ERR_INVALID_ARGUMENT,
-                       "pk_buffer_handle: 'buf' is not a live pk_buffer (freed, its context closed, or never allocated)");
+    pk_status s = pk_check_buffer("pk_buffer_handle", "buf", buf, &r);
+    if (s != PK_SUCCESS) return s;
+    if (!handle) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "pk_buffer_handle: 'handle' is NULL");
     *handle = (uintptr_t)r.mem;
     return PK_SUCCESS;
 }

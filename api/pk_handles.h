@@ -32,6 +32,10 @@ int pk_handle_get(const pk_buffer *h, pk_buf_rec *rec);
 /* 1 and *rec when h is a live handle of that kind, else 0. */
 int pk_handle_get_kind(const void *h, int kind, pk_buf_rec *rec);
 
+/* *r is the record of b, a live buffer; else the failure (NULL, or not
+ * live), named after fn and the argument's name, as the thread's error. */
+pk_status pk_check_buffer(const char *fn, const char *name, const pk_buffer *b, pk_buf_rec *r);
+
 /* Retires h: 1 and its record when it was a live buffer (a handle of
  * another kind: 0, untouched), else 0. */
 int pk_handle_remove(const pk_buffer *h, pk_buf_rec *rec);
