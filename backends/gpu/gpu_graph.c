@@ -63,7 +63,7 @@ int PK_GPU_OP(keep)(pk_gpu_device *d, pk_gpu_ptr mem)
 {
     if (!d->gpu.graphs) return 0;
     pk_gpu_kept *k = malloc(sizeof *k);
-    if (!k) return 0;
+    if (!k) return -1;
     k->mem = mem;
     k->next = d->gpu.kept;
     d->gpu.kept = k;

@@ -49,7 +49,10 @@ pk_status PK_GPU_OP(reserve)(pk_gpu_device *d, pk_gpu_ptr *buf, size_t *size, si
     pk_status s = pk_gpu_current(d, msg);
     if (s != PK_SUCCESS) return s;
     PK_GPU_OP(reap)(d, 0);
-    if (*buf && PK_GPU_OP(keep)(d, *buf)) {
+    const int kept = *buf ? PK_GPU_OP(keep)(d, *buf) : 0;
+    if (kept < 0) /* a live graph may read it, and it could not be noted as kept */
+        return pk_msgf(msg, PK_ERR_OUT_OF_MEMORY, "%s: out of host memory to keep the outgrown buffer for a graph", what);
+    if (kept) {
         /* a live graph may read it: freed with the last graph */
     } else if (*buf && pk_gpu_retire(&d->gpu.retired, &retire_fns, d, (uintptr_t)*buf) != 0) {
         /* no event: the old way, waiting */

@@ -424,7 +424,8 @@ pk_status PK_GPU_OP(chain)(void *dev, const pk_chain_problem *p, pk_msg *msg);
 pk_status PK_GPU_OP(index_rows)(void *dev, const pk_index_problem *p, pk_msg *msg);
 /* Graphs (gpu_graph.c): capture of the stream, launch, free. keep() holds
  * an outgrown buffer while a graph lives (1: kept; 0: no graph, free it
- * as usual); kept_free() frees them once none does. */
+ * as usual; -1: a graph lives but no host memory to note it: the buffer
+ * must stay); kept_free() frees them once none does. */
 pk_status PK_GPU_OP(graph_begin)(void *dev, pk_msg *msg);
 pk_status PK_GPU_OP(graph_end)(void *dev, void **graph, pk_msg *msg);
 pk_status PK_GPU_OP(graph_launch)(void *dev, void *graph, pk_msg *msg);
