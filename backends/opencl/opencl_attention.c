@@ -174,10 +174,8 @@ pk_status pk_cl_attention(void *dev, const pk_attention_problem *p, pk_msg *msg)
         pk_status s = PK_SUCCESS;
         for (int i = 0; i < 2 && s == PK_SUCCESS; i++)
             s = dev_lens[i]->mem
-                    ? pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)dev_lens[i]->mem, scratch,
-                                                      (size_t)dev_lens[i]->offset * sizeof(cl_int), i * half, half, 0,
-                                                      NULL, NULL),
-                                  "clEnqueueCopyBuffer (attention lengths)", msg)
+                    ? pk_cl_copy_i32(d, dev_lens[i], scratch, i * half, (size_t)p->batch,
+                                     "clEnqueueCopyBuffer (attention lengths)", msg)
                     : pk_cl_upload_async(d, scratch, i * half, host[i], half, "clEnqueueWriteBuffer (attention lengths)",
                                          msg);
         if (s != PK_SUCCESS) return s;

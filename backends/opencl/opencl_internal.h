@@ -63,6 +63,12 @@ int pk_cl_tuned_off(void);
 /* The backend's params hook (backend.h): get, set, default, store, status. */
 pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg);
 
+/* Queues a copy of the n int32 values of device view v (lengths,
+ * positions the caller gave on the device) into dst at byte off; `what`
+ * names it in errors. */
+pk_status pk_cl_copy_i32(pk_cl_device *d, const pk_view *v, cl_mem dst, size_t off, size_t n, const char *what,
+                         pk_msg *msg);
+
 /* Queues a copy of src[0..n) into dst at off without waiting for it;
  * `what` names it in errors. */
 pk_status pk_cl_upload_async(pk_cl_device *d, cl_mem dst, size_t off, const void *src, size_t n, const char *what,

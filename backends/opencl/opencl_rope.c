@@ -28,9 +28,7 @@ pk_status pk_cl_rope(void *dev, const pk_rope_problem *p, pk_msg *msg)
     pk_status s = pk_cl_scratch(d, pos_bytes + freq_bytes, &tab, msg);
     /* the caller's device positions, copied on the queue: no host copy, no wait */
     if (s == PK_SUCCESS && p->positions_dev.mem)
-        s = pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)p->positions_dev.mem, tab,
-                                            (size_t)p->positions_dev.offset * sizeof(cl_int), 0, pos_bytes, 0, NULL, NULL),
-                        "clEnqueueCopyBuffer (positions)", msg);
+        s = pk_cl_copy_i32(d, &p->positions_dev, tab, 0, (size_t)tokens, "clEnqueueCopyBuffer (positions)", msg);
     else if (s == PK_SUCCESS)
         s = pk_cl_upload_async(d, tab, 0, p->positions, pos_bytes, "clEnqueueWriteBuffer (positions)", msg);
     if (s == PK_SUCCESS && own_freq)

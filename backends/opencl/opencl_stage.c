@@ -56,3 +56,11 @@ pk_status pk_cl_upload_async(pk_cl_device *d, cl_mem dst, size_t off, const void
     d->staged = s;
     return PK_SUCCESS;
 }
+
+pk_status pk_cl_copy_i32(pk_cl_device *d, const pk_view *v, cl_mem dst, size_t off, size_t n, const char *what,
+                         pk_msg *msg)
+{
+    return pk_cl_check(clEnqueueCopyBuffer(d->queue, (cl_mem)v->mem, dst, (size_t)v->offset * sizeof(cl_int), off,
+                                           n * sizeof(cl_int), 0, NULL, NULL),
+                       what, msg);
+}
