@@ -94,10 +94,9 @@ pk_status pk_check_tensor(pk_context *ctx, const char *fn, const char *name, con
     pk_status s = pk_check_tensor_any(ctx, fn, name, t, min_ndim, max_ndim);
     if (s == PK_SUCCESS && t->dtype == PK_I32)
         return pk_fail(ctx, PK_ERR_DTYPE_MISMATCH,
-                       "%s: '%s': dtype i32 is for indices (positions, sequence lengths, row indices); ops compute on f32, "
-                       "f16, bf16",
-                       fn,
-                       name);
+                       "%s: '%s': dtype i32 is for indices (positions, sequence lengths, row indices); ops compute "
+                       "on f32, f16, bf16",
+                       fn, name);
     return s;
 }
 

@@ -8,7 +8,7 @@ pk_status pk_ref_index_rows(void *dev, const pk_index_problem *p, pk_msg *msg)
 {
     (void)dev;
     (void)msg;
-    const size_t es = p->src.dtype == PK_F32 ? 4 : 2;
+    const size_t es = pk_dtype_size(p->src.dtype);
     const int32_t *index = (const int32_t *)p->index.mem + p->index.offset;
     const unsigned char *src = (const unsigned char *)p->src.mem + (size_t)p->src.offset * es;
     unsigned char *out = (unsigned char *)p->out.mem + (size_t)p->out.offset * es;
