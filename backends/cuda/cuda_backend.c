@@ -76,8 +76,6 @@ pk_status pk_cu_open(int index, void *queue, void **out, pk_msg *msg)
      * timing and for ruling it out when something looks wrong */
     const char *pdl = getenv("PORTKERN_CUDA_PDL");
     d->early_launch = d->sm >= 90 && !(pdl && !strcmp(pdl, "0"));
-    d->gemm_knob = pk_cu_gemm_knob_of(getenv("PORTKERN_CUDA_GEMM"));
-    d->attn_knob = pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN"));
     d->smem_optin = (size_t)d->info.local_mem_bytes;
     s = pk_gpu_check(cuCtxSetCurrent(d->context), "cuCtxSetCurrent", msg);
     if (s == PK_SUCCESS)

@@ -29,14 +29,17 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     if (p->batch == 0 || p->m == 0 || p->n == 0) return PK_SUCCESS;
     pk_cu_gemm_plan plan;
     CUtensorMap maps[2];
+    /* the A/B knob, read at each call: conformance sets it around the
+     * cases that need it (cf_run_case), on a context opened before */
+    const pk_cu_gemm_knob knob = pk_cu_gemm_knob_of(getenv("PORTKERN_CUDA_GEMM"));
     /* a map the driver refuses leaves the problem to the other kernels,
      * which take any layout */
-    int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, d->gemm_knob, &plan) &&
+    int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, knob, &plan) &&
                 tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], plan.tile_m) ==
                     CUDA_SUCCESS &&
                 tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], plan.tile_n) ==
                     CUDA_SUCCESS;
-    if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, d->gemm_knob, &plan);
+    if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
     pk_gpu_gemm_args g;
     pk_gpu_gemm_args_fill(p, &g);
     void *args[2 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1]};

@@ -32,9 +32,6 @@ typedef struct pk_cu_device {
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
     int early_launch;          /* programmatic dependent launch: sm_90 on, unless PORTKERN_CUDA_PDL=0 */
-    /* A/B knobs, read once at open: PORTKERN_CUDA_GEMM and PORTKERN_CUDA_ATTN */
-    pk_cu_gemm_knob gemm_knob;
-    int attn_knob;
     size_t smem_optin;         /* max dynamic shared memory per block (opt-in) */
     pk_gpu_state gpu;
 } pk_cu_device;

@@ -9,6 +9,7 @@
 #define PK_GPU_VENDOR_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #if defined(PK_GPU_CUDA) == defined(PK_GPU_HIP)
 #error "backends/gpu is built with exactly one of PK_GPU_CUDA and PK_GPU_HIP"
@@ -164,10 +165,13 @@ static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_g
 }
 #define PK_GPU_BACKEND PK_BACKEND_CUDA
 
-/* the backend's attention plan, as gpu_attention.c launches it */
+/* the backend's attention plan, as gpu_attention.c launches it. The A/B
+ * knob is read at each call: conformance sets it around the cases that
+ * need it (cf_run_case), on a context opened before. */
 static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_plan *plan)
 {
-    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->attn_knob, plan);
+    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN")),
+                              plan);
     if (plan->kind == PK_CU_ATTN_SIMT) plan->smem = 0;
 }
 #endif /* PK_GPU_CUDA */
