@@ -38,4 +38,7 @@ PK_CU_ATTN_TILES(PK_ATTN_CFG)
         pk_attn::merge<DT>(p, d);                                                                       \
     }
 
+/* sm_90a only: attention_sm90.cu builds them */
+#define PK_ATTN_WGMMA(...)
+
 PK_CU_ATTN_KERNELS(PK_ATTN_ENTRY)

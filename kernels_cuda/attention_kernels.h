@@ -7,13 +7,17 @@
  *                        D <= 128), keys (decode)
  *   SIMT   DT, D         CUDA cores, any dtype and strides
  *   MERGE  DT            combines split-KV partials
+ *   WGMMA  DT, D         Hopper prefill (attention_wgmma.cuh), in the
+ *                        attention_sm90 fatbin (sm_90a only); picked only
+ *                        under PORTKERN_CUDA_ATTN=wgmma
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16), D the head dim. */
 #ifndef PK_CU_ATTENTION_KERNELS_H
 #define PK_CU_ATTENTION_KERNELS_H
 
 #define PK_CU_ATTN_KERNELS(X)                                                                           \
     PK_CU_ATTN_DTYPE(X, f32, 0) PK_CU_ATTN_DTYPE(X, f16, 1) PK_CU_ATTN_DTYPE(X, bf16, 2)                \
-    PK_CU_ATTN_MMA_DTYPE(X, f16, 1) PK_CU_ATTN_MMA_DTYPE(X, bf16, 2)
+    PK_CU_ATTN_MMA_DTYPE(X, f16, 1) PK_CU_ATTN_MMA_DTYPE(X, bf16, 2)                                    \
+    PK_CU_ATTN_WG_DTYPE(X, f16, 1) PK_CU_ATTN_WG_DTYPE(X, bf16, 2)
 #define PK_CU_ATTN_DTYPE(X, dt, DT)                                                                     \
     X(SIMT, attention, pk_attn_simt_##dt##_d64, DT, 64) X(SIMT, attention, pk_attn_simt_##dt##_d80, DT, 80) \
     X(SIMT, attention, pk_attn_simt_##dt##_d96, DT, 96) X(SIMT, attention, pk_attn_simt_##dt##_d128, DT, 128) \
@@ -28,5 +32,10 @@
     PK_CU_ATTN_MMA(X, dt, DT, D) X(MMA, attention, pk_attn_mma_##dt##_d##D##_rows128, DT, D, rows128)   \
     X(MMA, attention, pk_attn_mma_##dt##_d##D##_rows128n32, DT, D, rows128n32)                          \
     X(MMA, attention, pk_attn_mma_##dt##_d##D##_rows128w8, DT, D, rows128w8)
+
+#define PK_CU_ATTN_WG_DTYPE(X, dt, DT)                                                                  \
+    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d64, DT, 64)                                          \
+    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d128, DT, 128)                                        \
+    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d256, DT, 256)
 
 #endif

@@ -10,7 +10,8 @@
 #include "portkern.h"
 
 /* CUDA: compute capability, multiprocessors, opt-in shared memory per
- * block, and whether gemm_sm90.fatbin (wgmma) loads there. */
+ * block, and whether the sm_90a fatbins (gemm_sm90, attention_sm90:
+ * wgmma) load there. */
 typedef struct cover_cuda_device {
     const char *name;
     int sm, sm_count;

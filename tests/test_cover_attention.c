@@ -23,12 +23,12 @@ int main(int argc, char **argv)
         const cover_cuda_device *dev = &cover_cuda_devices[d];
         cover_set can = {0}, reached = {0};
         pk_cu_attn_plan_variants(dev->sm, dev->smem_optin, cover_set_add_split_fn, &can);
-        pk_cu_attn_plan_knob_variants(dev->sm, dev->smem_optin, cover_set_add_split_fn, &can);
+        pk_cu_attn_plan_knob_variants(dev->sm, dev->smem_optin, dev->has_wgmma, cover_set_add_split_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_ATTENTION || !cf_case_runs_on(c->c, 0)) continue;
             pk_cu_attn_plan plan;
-            pk_cu_attn_plan_make_knob(&c->p.attn, dev->sm, dev->sm_count, dev->smem_optin,
+            pk_cu_attn_plan_make_knob(&c->p.attn, dev->sm, dev->sm_count, dev->smem_optin, dev->has_wgmma,
                                       pk_cu_attn_knob_of(cover_knob(c->c, "PORTKERN_CUDA_ATTN")), &plan);
             cover_set_add_split(&reached, pk_cu_attn_kernel_names[plan.kernel], plan.n_splits > 1, c->c->name);
         }

@@ -1,7 +1,8 @@
 /* Unit test of the CUDA attention plan: prefill, decode and fallback
  * problems get the kernel, tile and split the kernels expect, and
  * PORTKERN_CUDA_ATTN (given as the knob) forces a prefill variant only
- * where that variant is built and fits. */
+ * where that variant is built and fits; the Hopper kernel only under
+ * PORTKERN_CUDA_ATTN=wgmma, only on sm_90 with its module loaded. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,11 +33,17 @@ static pk_attention_problem problem(pk_dtype dt, int64_t batch, int64_t sq, int6
     return p;
 }
 
+/* counts the Hopper kernels (and that none is split) */
+static void count_wgmma(void *ctx, const char *name, int split)
+{
+    if (!strncmp(name, "pk_attn_wgmma_", 14)) *(int *)ctx += split ? 100 : 1;
+}
+
 static void expect(const pk_attention_problem *p, int sms, size_t smem, const char *knob, pk_cu_attn_kind kind,
                    int bm, int threads, unsigned smem_bytes, int n_splits, int line)
 {
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(p, 90, sms, smem, pk_cu_attn_knob_of(knob), &plan);
+    pk_cu_attn_plan_make_knob(p, 90, sms, smem, 1, pk_cu_attn_knob_of(knob), &plan);
     int64_t rows = p->sq * (p->hq / p->hkv);
     if (plan.kind != (int)kind || plan.bm != bm || plan.threads != threads ||
         (smem_bytes && plan.smem != smem_bytes) || plan.n_splits != n_splits ||
@@ -45,6 +52,90 @@ static void expect(const pk_attention_problem *p, int sms, size_t smem, const ch
         failures++;
         printf("FAIL line %d: got %s bm %d threads %d smem %u splits %d chunk %d\n", line,
                pk_cu_attn_kernel_names[plan.kernel], plan.bm, plan.threads, plan.smem, plan.n_splits, plan.chunk);
+    }
+}
+
+/* The Hopper kernel: p's plan on a device of compute capability sm
+ * (wgmma: its module loaded) under the knob, and without it */
+static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t smem, int wgmma, const char *knob,
+                         const char *kernel, int line)
+{
+    pk_cu_attn_plan plan;
+    pk_cu_attn_plan_make_knob(p, sm, sms, smem, wgmma, pk_cu_attn_knob_of(knob), &plan);
+    const int64_t rows = p->sq * (p->hq / p->hkv);
+    const int taken = plan.kind == PK_CU_ATTN_WGMMA;
+    int ok = !strcmp(pk_cu_attn_kernel_names[plan.kernel], kernel);
+    if (taken)
+        ok = ok && plan.bm == 128 && plan.threads == 384 && plan.n_splits == 1 &&
+             plan.row_tiles == (int)((rows + 127) / 128) && plan.chunk % 64 == 0 && plan.chunk >= p->skv &&
+             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : 128) * p->d * 2 + 48 + 1024 + 64);
+    if (!ok) {
+        failures++;
+        printf("FAIL line %d: got %s (kind %d, bm %d, threads %d, smem %u, splits %d, chunk %d); want %s\n", line,
+               pk_cu_attn_kernel_names[plan.kernel], plan.kind, plan.bm, plan.threads, plan.smem, plan.n_splits,
+               plan.chunk, kernel);
+    }
+}
+
+static void wgmma_tests(void)
+{
+    /* the bench's prefill: taken under the knob on the H200, each dtype and head dim */
+    pk_attention_problem p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
+    /* never without the knob, with another knob, without the module, or before sm_90 */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "rows128w8", "pk_attn_mma_bf16_d128_rows128w8", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    expect_wgmma(&p, 80, A100_SMS, A100_SMEM, 0, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    expect_wgmma(&p, 80, A100_SMS, A100_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    expect_wgmma(&p, 100, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    p.q.dtype = p.k.dtype = p.v.dtype = p.o.dtype = PK_F16;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_f16_d128", __LINE__);
+    p = problem(PK_F16, 4, 2048, 2048, 16, 16, 64);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_f16_d64", __LINE__);
+    p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d256", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d256_rows", __LINE__);
+    /* long context GQA (B1 Hq32 Hkv8 S8192): many row tiles, one pass */
+    p = problem(PK_BF16, 1, 8192, 8192, 32, 8, 128);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
+
+    /* what it does not take falls back to the plan's own choice: head dims
+     * 80 and 96, f32, strided head dims, decode (16 rows or fewer), a
+     * split-KV shape (few rows, long keys), too little shared memory */
+    p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 96);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d96_rows128", __LINE__);
+    p = problem(PK_F32, 2, 256, 256, 4, 4, 64);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_simt_f32_d64", __LINE__);
+    p = problem(PK_BF16, 2, 256, 256, 4, 4, 64);
+    p.k.stride[3] = 2;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_simt_bf16_d64", __LINE__);
+    p = problem(PK_BF16, 1, 1, 32768, 32, 8, 128);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_keys", __LINE__);
+    p = problem(PK_BF16, 1, 40, 8192, 2, 2, 128);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_rows", __LINE__);
+    p = problem(PK_BF16, 1, 40, 300, 2, 2, 128); /* few rows, short keys: one pass, taken */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
+    p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
+    expect_wgmma(&p, 90, H200_SMS, 160u * 1024u, 1, "wgmma", "pk_attn_mma_bf16_d256_rows", __LINE__);
+
+    /* the variant lists: the knob's list has the six Hopper kernels on the
+     * H200 with the module, none without it or on the A100; the plan's own
+     * list never has them */
+    static const struct { int sm, wgmma, knob, want; } lists[] = {
+        {90, 1, 1, 6}, {90, 0, 1, 0}, {80, 1, 1, 0}, {90, 1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        int n = 0;
+        if (lists[i].knob)
+            pk_cu_attn_plan_knob_variants(lists[i].sm, H200_SMEM, lists[i].wgmma, count_wgmma, &n);
+        else
+            pk_cu_attn_plan_variants(lists[i].sm, H200_SMEM, count_wgmma, &n);
+        if (n != lists[i].want) {
+            failures++;
+            printf("FAIL: sm %d, module %d, knob list %d: %d Hopper variants, want %d\n", lists[i].sm,
+                   lists[i].wgmma, lists[i].knob, n, lists[i].want);
+        }
     }
 }
 
@@ -80,7 +171,7 @@ int main(void)
     p = problem(PK_BF16, 1, 1, 32768, 32, 8, 128);
     unsigned keys = 16 * 136 * 2 + 2 * 3 * 64 * 136 * 2 + 16 * 8 + 4 * 16 * 8;
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, -1, &plan);
+    pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, 1, -1, &plan);
     expect(&p, H200_SMS, H200_SMEM, "rows128", PK_CU_ATTN_MMA_KEYS, 16, 128, keys, plan.n_splits, __LINE__);
     if (plan.n_splits < 2) {
         failures++;
@@ -110,7 +201,7 @@ int main(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         p = problem(names[i].dt, 8, names[i].sq, 4096, 32, 8, names[i].d);
         p.o.dtype = names[i].o;
-        pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, pk_cu_attn_knob_of(names[i].knob), &plan);
+        pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, 1, pk_cu_attn_knob_of(names[i].knob), &plan);
         if (strcmp(pk_cu_attn_kernel_names[plan.kernel], names[i].kernel) ||
             strcmp(pk_cu_attn_kernel_names[plan.merge], names[i].merge)) {
             failures++;
@@ -118,6 +209,7 @@ int main(void)
                    pk_cu_attn_kernel_names[plan.merge], names[i].kernel, names[i].merge);
         }
     }
+    wgmma_tests();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

@@ -31,8 +31,9 @@ enum {
 #define ID_MMA(id, DT, D, tiles) .mma[DT - 1][PK_ATTN_DIM_INDEX(D)][KIND_##tiles] = id,
 #define ID_SIMT(id, DT, D) .simt[DT][PK_ATTN_DIM_INDEX(D)] = id,
 #define ID_MERGE(id, DT) .merge[DT] = id,
+#define ID_WGMMA(id, DT, D) .wgmma[DT - 1][PK_ATTN_DIM_INDEX(D)] = id,
 static const struct {
-    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3];
+    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3], wgmma[2][5];
 } ids = {PK_CU_ATTN_KERNELS(ID)};
 
 /* A tensor-core tile at head dim D: rows a block, threads, shared memory */
@@ -91,16 +92,50 @@ int pk_cu_attn_knob_of(const char *value)
 {
     for (int i = 0; value && i < N_ROWS_VARIANTS; i++)
         if (!strcmp(value, rows_variants[i].name)) return i;
+    if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
     return -1;
 }
 
-void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int knob,
-                               pk_cu_attn_plan *plan)
+/* The Hopper kernel's head dims (attention_kernels.h) */
+static int wgmma_dim(int64_t d) { return d == 64 || d == 128 || d == 256; }
+
+/* One 128-row block per row tile, one resident per multiprocessor (its
+ * 384 threads take the register file) */
+static pk_attn_split wgmma_split(const pk_attention_problem *p, int64_t rows, int64_t sms)
+{
+    return pk_attn_split_gpu(p->skv, rows, p->batch * p->hkv * ((rows + 127) / 128), sms);
+}
+
+int pk_cu_attn_wgmma_takes(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma)
+{
+    const int64_t rows = p->sq * (p->hq / p->hkv);
+    return wgmma && sm == 90 && pk_cu_attn_mma_layout(p) && wgmma_dim(p->d) && rows > 16 &&
+           (size_t)PK_CU_ATTN_WG_SMEM(p->d) <= smem_optin && wgmma_split(p, rows, sm_count > 0 ? sm_count : 1).n == 1;
+}
+
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma,
+                               int knob, pk_cu_attn_plan *plan)
 {
     int64_t rows = p->sq * (p->hq / p->hkv);
     int64_t sms = sm_count > 0 ? sm_count : 1;
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
+    if (knob == PK_CU_ATTN_WGMMA) {
+        if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
+            const pk_attn_split sp = wgmma_split(p, rows, sms);
+            plan->kind = PK_CU_ATTN_WGMMA;
+            plan->bm = 128;
+            plan->threads = PK_CU_ATTN_WG_THREADS;
+            plan->smem = PK_CU_ATTN_WG_SMEM(p->d);
+            plan->kernel = ids.wgmma[p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)];
+            plan->merge = ids.merge[p->o.dtype];
+            plan->row_tiles = (int)((rows + 127) / 128);
+            plan->chunk = (int)sp.chunk;
+            plan->n_splits = sp.n;
+            return;
+        }
+        knob = -1; /* the plan's own choice where the Hopper kernel does not apply */
+    }
     plan->kind = PK_CU_ATTN_SIMT;
     if (sm >= 80 && pk_cu_attn_mma_layout(p)) {
         unsigned keys = keys_smem(p->d);
@@ -121,7 +156,8 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
             v = rows64;
         }
         if (v) {
-            if (knob >= 0 && variant_fits(&rows_variants[knob], p->d, smem_optin)) v = &rows_variants[knob];
+            if (knob >= 0 && knob < N_ROWS_VARIANTS && variant_fits(&rows_variants[knob], p->d, smem_optin))
+                v = &rows_variants[knob];
             const tile t = tile_of((int)(v - rows_variants), p->d);
             plan->kind = (pk_cu_attn_kind)(v - rows_variants);
             plan->bm = t.bm;
@@ -161,26 +197,29 @@ static void mma_variants(int sm, size_t smem_optin, int knob_only, int kind, int
 
 /* Every variant of the list's kernels the plan can give (knob_only: those
  * only the knob gives). The CUDA cores take f32 and the 16-bit layouts the
- * tensor-core kernels cannot read, split for few rows and long keys. */
-static void variants(int sm, size_t smem_optin, int knob_only, void (*fn)(void *ctx, const char *name, int split),
-                     void *ctx)
+ * tensor-core kernels cannot read, split for few rows and long keys. The
+ * Hopper kernels (knob only) where the module loads, in one pass. */
+static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
+                     void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
 #define CAN(kind, module, name, ...) CAN_##kind(pk_cu_attn_kernel_names[PK_CU_##name], __VA_ARGS__)
 #define CAN_SIMT(name, DT, D) \
     if (!knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
 #define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
+#define CAN_WGMMA(name, DT, D) \
+    if (knob_only && wgmma && sm == 90 && (size_t)PK_CU_ATTN_WG_SMEM(D) <= smem_optin) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }
 
 void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
                               void *ctx)
 {
-    variants(sm, smem_optin, 0, fn, ctx);
+    variants(sm, smem_optin, 0, 0, fn, ctx);
 }
 
-void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
-                                   void *ctx)
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, int wgmma,
+                                   void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
-    variants(sm, smem_optin, 1, fn, ctx);
+    variants(sm, smem_optin, 1, wgmma, fn, ctx);
 }

@@ -23,6 +23,7 @@ typedef enum pk_cu_attn_kind {
     PK_CU_ATTN_MMA_ROWS128W8,  /* 128-row blocks of 8 warps x 16 rows */
     PK_CU_ATTN_MMA_KEYS, /* tensor cores, 16 packed rows, warps split the keys: decode */
     PK_CU_ATTN_SIMT,     /* CUDA cores: f32, strided or unaligned layouts */
+    PK_CU_ATTN_WGMMA,    /* Hopper (sm_90a module): wgmma, warp-specialised, 128-row blocks; knob only */
 } pk_cu_attn_kind;
 
 typedef pk_gpu_attn_plan pk_cu_attn_plan; /* kind: pk_cu_attn_kind */
@@ -31,17 +32,29 @@ typedef pk_gpu_attn_plan pk_cu_attn_plan; /* kind: pk_cu_attn_kind */
  * dim contiguous, offsets and strides whole 16-byte units. */
 int pk_cu_attn_mma_layout(const pk_attention_problem *p);
 
-/* PORTKERN_CUDA_ATTN as the device reads it at open, for A/B timing:
+/* PORTKERN_CUDA_ATTN as the backend reads it at each call, for A/B timing:
  * "rows", "rows128", "rows128n32" or "rows128w8" is that kind, which the
  * plan then forces wherever it applies (a tensor-core problem with more
  * than 16 packed rows, the variant built for its head dim, its tiles
- * fitting); unset (NULL) or any other value is -1, the plan's choice. */
+ * fitting); "wgmma" is PK_CU_ATTN_WGMMA, the Hopper kernel, wherever it
+ * takes the problem (pk_cu_attn_wgmma_takes), the plan's choice
+ * elsewhere; unset (NULL) or any other value is -1, the plan's choice. */
 int pk_cu_attn_knob_of(const char *value);
 
+/* Whether the Hopper kernel (kernels_cuda/attention_wgmma.cuh) takes p on
+ * a device of compute capability sm that loaded the attention_sm90 module
+ * (wgmma: 1): sm 90, the tensor-core layout, head dim 64, 128 or 256,
+ * more than 16 packed rows per kv head, its shared memory fitting, and
+ * one pass (the split rule gives its 128-row grid one piece: the kernel
+ * writes no split-KV partials). */
+int pk_cu_attn_wgmma_takes(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma);
+
 /* sm: compute capability (e.g. 90); sm_count and smem_optin size the split
- * and check the tiles fit; knob: pk_cu_attn_knob_of's. */
-void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int knob,
-                               pk_cu_attn_plan *plan);
+ * and check the tiles fit; wgmma: the device loaded the attention_sm90
+ * module (sm_90a code); knob: pk_cu_attn_knob_of's. Without the knob the
+ * plan never picks the Hopper kernel. */
+void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma,
+                               int knob, pk_cu_attn_plan *plan);
 
 /* Every variant pk_cu_attn_plan_make_knob can give on a device of compute
  * capability sm with smem_optin bytes of dynamic shared memory, without a
@@ -51,8 +64,9 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
  * coverage test (tests/test_cover_attention.c). */
 void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
                               void *ctx);
-/* Those only PORTKERN_CUDA_ATTN picks (the 128-row variants besides rows128). */
-void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
-                                   void *ctx);
+/* Those only PORTKERN_CUDA_ATTN picks (the 128-row variants besides
+ * rows128; the Hopper kernels where wgmma, as above, and never split). */
+void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, int wgmma,
+                                   void (*fn)(void *ctx, const char *name, int split), void *ctx);
 
 #endif

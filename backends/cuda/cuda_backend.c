@@ -84,7 +84,8 @@ pk_status pk_cu_open(int index, void *queue, void **out, pk_msg *msg)
     for (int m = 0; s == PK_SUCCESS && m < PK_GPU_MODULE_COUNT; m++) {
         const pk_embedded_blob *b = pk_gpu_blob_of(pk_cuda_fatbins, m);
         /* sm_90a code runs on compute capability 9.0 only, and has no PTX */
-        if (b && (m != PK_GPU_MODULE_gemm_sm90 || d->sm == 90)) s = pk_gpu_load(d, m, b, msg);
+        const int sm90a = m == PK_GPU_MODULE_gemm_sm90 || m == PK_GPU_MODULE_attention_sm90;
+        if (b && (!sm90a || d->sm == 90)) s = pk_gpu_load(d, m, b, msg);
     }
     d->has_sm90_gemm = d->modules[PK_GPU_MODULE_gemm_sm90] != NULL;
     /* the calls above may succeed on a context that holds a fault; a wait

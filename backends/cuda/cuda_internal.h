@@ -17,8 +17,8 @@ typedef CUresult pk_gpu_result;
 
 /* The kernel files, a fatbin each, by the names the kernel lists give
  * their entries' modules (kernels_cuda/gemm_kernels.h, ...); gemm_sm90
- * holds sm_90a code only. */
-#define PK_CU_MODULES(X) X(gemm) X(gemm_sm90) X(attention) X(elementwise)
+ * and attention_sm90 hold sm_90a code only. */
+#define PK_CU_MODULES(X) X(gemm) X(gemm_sm90) X(attention) X(attention_sm90) X(elementwise)
 #define PK_CU_MODULE(m) PK_GPU_MODULE_##m,
 enum { PK_CU_MODULES(PK_CU_MODULE) PK_GPU_MODULE_COUNT };
 

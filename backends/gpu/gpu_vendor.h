@@ -170,8 +170,8 @@ static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_g
  * need it (cf_run_case), on a context opened before. */
 static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_plan *plan)
 {
-    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN")),
-                              plan);
+    pk_cu_attn_plan_make_knob(p, d->sm, d->sm_count, d->smem_optin, d->modules[PK_GPU_MODULE_attention_sm90] != NULL,
+                              pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN")), plan);
     if (plan->kind == PK_CU_ATTN_SIMT) plan->smem = 0;
 }
 #endif /* PK_GPU_CUDA */

@@ -1,0 +1,458 @@
+/* Hopper prefill attention (FlashAttention-3 style), sm_90a only: both
+ * products on wgmma, a producer warpgroup streaming K and V, two consumer
+ * warpgroups of 64 rows each. f16/bf16, head dims 64, 128 and 256, every
+ * option of attention_mma.cuh (which stays the path of every other GPU):
+ * causal (bottom-right), windows, GQA packing, per-batch lengths, LSE,
+ * any 16-byte aligned strides; one pass only (no split-KV: the plan gives
+ * this kernel no split).
+ *
+ * Block: 384 threads, 128 packed rows of one (batch, kv head), the rows
+ * of the GQA group packed head-major exactly as attn_common.h does for
+ * the other kernels (block_coords, row_window, row_offset), so that the
+ * group's query heads share each K and V tile a block loads.
+ *   warpgroup 0  producer: gives its registers away (setmaxnreg) and
+ *                copies K and V tiles of BN keys into an ST-stage ring
+ *                with cp.async, zero-filling keys at and past len_kv (so
+ *                a cache's unwritten rows are never read, NaN or not).
+ *                Each copying thread's arrival on the stage's full
+ *                barrier fires when its own copies have landed
+ *                (cp.async.mbarrier.arrive.noinc), so full[s] completes
+ *                when the whole tile is there; K and V have a full
+ *                barrier each, so Q K^T starts before V lands.
+ *   warpgroups 1, 2  consumers of rows 64 (wg - 1) .. + 63: each loads
+ *                its own Q rows, then per key tile S = Q K^T (wgmma, both
+ *                operands in shared memory), the online softmax in
+ *                registers (base 2, qscale), O += P V (wgmma, P from
+ *                registers), and arrives on the stage's empty barrier
+ *                (one arrival per consumer warp, 8 in all).
+ * Why cp.async and not TMA: the copies need no tensor map, so the
+ * argument block and the host code shared with HIP stay as they are; the
+ * zero-fill past each batch's len_kv comes free (a TMA box would read
+ * those rows, and a NaN there times a zero weight poisons the row); and
+ * any 16-byte aligned strides work. The cost is 128 producer threads
+ * issuing copies instead of one.
+ *
+ * Shared-memory layout (all tiles 1024-byte aligned). Every tile is
+ * stored as D / 64 column blocks of 128-byte rows, rows packed, with the
+ * 128-byte swizzle: 16-byte chunk c (elements 8c .. 8c + 7 of the block)
+ * of row r sits at chunk c ^ (r % 8). Q (per consumer) is [D/64][64][64],
+ * K and V stages [D/64][BN][64]: K and V are stored identically, key rows
+ * of head-dim elements.
+ *
+ * S = Q K^T: m64nBNk16, A = Q (M = rows, K = head dim), B = K (N = keys,
+ * K = head dim): both K-major, the GEMM's descriptor (gemm_wgmma.cuh): an
+ * 8-row group every 1024 bytes (SBO), leading offset unused; k step kk
+ * starts at column block kk / 4 (64 rows x 128 bytes of Q, BN x 128 of K
+ * further) plus 32 (kk % 4) bytes inside the swizzled row.
+ *
+ * O += P V: m64nDk16, A = P (M = rows, K = keys) from registers, B = V
+ * with K = keys and N = head dim. V's rows are keys, its contiguous
+ * dimension is N: B is N-major (MN-major), so the instruction's trans-b
+ * flag is 1. The PTX ISA's MN-major 128-byte swizzle atom is 64 elements
+ * of N (128 bytes, contiguous) by 8 of K (8 rows 128 bytes apart), the
+ * same swizzle on the same address bits: physically exactly our key-row
+ * layout, key k of the atom at row k. For MN-major operands the two
+ * descriptor offsets mean (PTX ISA, matrix descriptor; CUTLASS's
+ * canonical form ((8,n),(8,k)):((1,LBO),(8,SBO)) in 16-byte units):
+ *   LBO = bytes from one 64-element block of N to the next: our next
+ *         column block, BN x 128 bytes further;
+ *   SBO = bytes from one 8-row group of K to the next: 1024.
+ * Step kk (keys 16 kk .. + 15) starts 16 kk rows in: 2048 kk bytes, a
+ * multiple of 1024, so the swizzle phase (base offset 0) is kept. N = D
+ * spans D / 64 blocks of LBO each.
+ *
+ * P as the A fragment: the S accumulator of m64nN holds, in warp w of the
+ * warpgroup, rows 16 w + lane / 4 (+ 8) and for each 8-column block j
+ * columns 8 j + 2 (lane % 4) (+ 1), registers 4 j .. 4 j + 3 as (row,
+ * col) (r, c) (r, c + 1) (r + 8, c) (r + 8, c + 1). The register A
+ * fragment of m64nNk16 is, per warp, the m16n8k16 A fragment: a0 = (r,
+ * k 2 (lane % 4) ..), a1 = (r + 8, same k), a2 = (r, k + 8), a3 = (r + 8,
+ * k + 8). So k step kk of P is S's blocks 2 kk and 2 kk + 1 rounded to
+ * the dtype in that order: no data moves between threads.
+ *
+ * Masks: the block's tiles span the union of its rows' key windows
+ * (causal and window blocks outside it are never loaded); a tile inside
+ * every live row of a consumer's windows skips the mask; elsewhere masked
+ * scores are -inf, so P is 0 there, but 0 * NaN is NaN: on such an edge
+ * tile, when its V holds an Inf or NaN, the consumer adds P V on the CUDA
+ * cores over the keys each row sees (rare: only non-finite V).
+ *
+ * The two consumers run in lockstep over the same tiles and each waits
+ * for its products (no ping-pong, no overlap of the next Q K^T with this
+ * softmax yet: those are the next steps). */
+#pragma once
+
+#include "../kernels_gpu/attn_common.h"
+#include "attention_mma.cuh" /* mma_type (pack, exp_mask), ex2 */
+#include "attention_tiles.h"
+#include "sm90_common.cuh"
+
+namespace pk_attn_wg {
+
+template <int D_> struct cfg {
+    static constexpr int D = D_;
+    static constexpr int BM = 128, WG_ROWS = 64;
+    static constexpr int BN = PK_CU_ATTN_WG_BN(D);
+    static constexpr int ST = PK_CU_ATTN_WG_ST;
+    static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
+    static constexpr int DCH = D / 8;               /* 16-byte chunks of a row */
+    static constexpr int Q_WG = WG_ROWS * D * 2;    /* one consumer's Q rows */
+    static constexpr int KV = BN * D * 2;           /* one stage of K (or V) */
+    static constexpr int OFF_K = 2 * Q_WG;
+    static constexpr int OFF_V = OFF_K + ST * KV;
+    static constexpr int OFF_BAR = OFF_V + ST * KV; /* full K [ST], full V [ST], empty [ST] */
+    static constexpr int OFF_WIN = OFF_BAR + 3 * ST * 8;
+    static constexpr int OFF_RED = OFF_WIN + 2 * BM * 4;
+    static constexpr int SMEM = 1024 + OFF_RED + 16 * 4;
+    static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D), "the plan's count (attention_tiles.h)");
+    static_assert(D % 64 == 0 && BN % 16 == 0 && 128 % DCH == 0, "whole swizzle blocks and copy passes");
+    static_assert(ST >= 2, "a ring");
+};
+
+#ifdef PK_SM90_ENABLED
+
+/* Byte offset of 16-byte chunk c of row r in a swizzled tile of `rows`
+ * rows (the layout above). */
+template <int ROWS> __device__ __forceinline__ uint32_t swz(int r, int c)
+{
+    return (uint32_t)((c >> 3) * (ROWS * 128) + r * 128 + (((c & 7) ^ (r & 7)) << 4));
+}
+
+/* Keys n0 .. n0 + BN - 1 of one kv head into a stage, by the producer's
+ * thread t (0..127): each thread keeps one chunk column and one pointer
+ * stepping by RS rows. */
+template <class C, typename T>
+__device__ __forceinline__ void load_tile(uint32_t dst, const T *src, int64_t row_stride, int n0, int lkv, int t)
+{
+    constexpr int RS = 128 / C::DCH;
+    const int c = t % C::DCH, r0 = t / C::DCH;
+    const T *g = src + (int64_t)(n0 + r0) * row_stride + c * 8;
+    /* unrolled whole, the copies' addresses outgrew the producer's 40
+     * registers and spilled */
+#pragma unroll 4
+    for (int i = 0; i < C::BN / RS; i++) {
+        const int r = r0 + i * RS;
+        const bool in = n0 + r < lkv;
+        pk_sm90::cp16(dst + swz<C::BN>(r, c), in ? (const void *)g : (const void *)src, in ? 16 : 0);
+        g += RS * row_stride;
+    }
+}
+
+/* Whether the V stage holds an Inf or NaN (the warpgroup's 128 threads
+ * each look at every 128th chunk; the order does not matter). */
+template <int DT, class C> __device__ __forceinline__ bool nonfinite(const unsigned char *tile, int t)
+{
+    constexpr uint32_t lo = pk_attn::mma_type<DT>::exp_mask, hi = lo << 16;
+    bool bad = false;
+#pragma unroll 4
+    for (int x = t; x < C::KV / 16; x += 128) {
+        const uint4 w = *reinterpret_cast<const uint4 *>(tile + x * 16);
+        const uint32_t u[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int j = 0; j < 4; j++) bad |= (u[j] & lo) == lo || (u[j] & hi) == hi;
+    }
+    return bad;
+}
+
+#endif /* PK_SM90_ENABLED */
+
+template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn_params &p)
+{
+#ifdef PK_SM90_ENABLED
+    using namespace pk_sm90;
+    using pk_attn::block_pos;
+    typedef cfg<D> C;
+    typedef PK_T(DT) T;
+    typedef pk_attn::mma_type<DT> M;
+    constexpr int BN = C::BN, ST = C::ST;
+
+    extern __shared__ __align__(1024) unsigned char pk_attn_wg_smem[];
+    {
+        /* the host sized this; a mismatch would corrupt memory silently */
+        uint32_t have;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(have));
+        if (have < (uint32_t)C::SMEM || p.n_splits != 1) __trap();
+    }
+    const uint32_t raw = smem_u32(pk_attn_wg_smem);
+    const uint32_t base = (raw + 1023u) & ~1023u;
+    unsigned char *const gen = pk_attn_wg_smem + (base - raw); /* the same bytes, generic address */
+    const uint32_t s_q = base, s_k = base + C::OFF_K, s_v = base + C::OFF_V;
+    const uint32_t full_k = base + C::OFF_BAR, full_v = full_k + 8 * ST, empty = full_v + 8 * ST;
+    int *const s_lo = reinterpret_cast<int *>(gen + C::OFF_WIN);
+    int *const s_hi = s_lo + C::BM;
+    int *const red = reinterpret_cast<int *>(gen + C::OFF_RED); /* [quarter][lo min, hi max, lo max, hi min] */
+
+    const int tid = threadIdx.x, wg = tid / 128, t = tid % 128, warp = t / 32, lane = tid % 32;
+    const block_pos s = pk_attn::block_coords(p);
+    const int row0 = s.tile * C::BM;
+
+    /* Row windows, one row a thread of the first warpgroup, and their
+     * bounds over each quarter (32 rows) of the block: the block's key
+     * range is their union, a consumer's unmasked tiles the intersection
+     * over its two quarters' live rows. */
+    if (tid < C::BM) {
+        int lo, hi;
+        pk_attn::row_window(p, s, row0 + tid, lo, hi);
+        s_lo[tid] = lo;
+        s_hi[tid] = hi;
+        const bool live = lo <= hi;
+        int a = live ? lo : INT_MAX, z = live ? hi : -1, a2 = live ? lo : INT_MIN, z2 = live ? hi : INT_MAX;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            a = min(a, __shfl_xor_sync(0xffffffffu, a, o));
+            z = max(z, __shfl_xor_sync(0xffffffffu, z, o));
+            a2 = max(a2, __shfl_xor_sync(0xffffffffu, a2, o));
+            z2 = min(z2, __shfl_xor_sync(0xffffffffu, z2, o));
+        }
+        if (lane == 0) {
+            red[4 * warp] = a;
+            red[4 * warp + 1] = z;
+            red[4 * warp + 2] = a2;
+            red[4 * warp + 3] = z2;
+        }
+    }
+    if (tid == 0) {
+        for (int i = 0; i < ST; i++) {
+            mbar_init(full_k + 8 * i, 128);
+            mbar_init(full_v + 8 * i, 128);
+            mbar_init(empty + 8 * i, 8);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+    const int lo_min = min(min(red[0], red[4]), min(red[8], red[12]));
+    const int hi_max = max(max(red[1], red[5]), max(red[9], red[13]));
+    const int n_begin = hi_max < 0 ? 0 : lo_min / BN * BN;
+    const int n_tiles = hi_max < 0 ? 0 : (hi_max - n_begin) / BN + 1;
+
+    if (wg == 0) {
+        /* The producer. Past this point the warpgroups meet only at the
+         * mbarriers and their own named barriers, never the block's. */
+        regs_dec<40>();
+        const T *kb = (const T *)p.k + p.off[1] + s.b * p.ks[0] + s.kvh * p.ks[2];
+        const T *vb = (const T *)p.v + p.off[2] + s.b * p.vs[0] + s.kvh * p.vs[2];
+#pragma unroll 1
+        for (int it = 0; it < n_tiles; it++) {
+            const int st = it % ST, n0 = n_begin + it * BN;
+            /* the consumers' use of this stage ST tiles ago */
+            if (it >= ST) mbar_wait(empty + 8 * st, (uint32_t)(it / ST - 1) & 1u);
+            load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
+            mbar_arrive_cp_async(full_k + 8 * st);
+            load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
+            mbar_arrive_cp_async(full_v + 8 * st);
+        }
+        cp_async_wait_all();
+        return;
+    }
+
+    regs_inc<232>();
+    const int cw = wg - 1, g = lane >> 2, t4 = lane & 3;
+    const int bar_id = 1 + cw; /* this consumer's named barrier (0 is the block's) */
+    const uint32_t q_wg = s_q + cw * C::Q_WG;
+    const int rw = cw * C::WG_ROWS + warp * 16 + g; /* this thread's first row in the block; the second is + 8 */
+
+    {
+        /* this consumer's Q rows; rows past the group or len_q are zeros */
+        const T *q = (const T *)p.q;
+        constexpr int RS = 128 / C::DCH;
+        const int c = t % C::DCH;
+#pragma unroll 1
+        for (int r = t / C::DCH; r < C::WG_ROWS; r += RS) {
+            const int pr = row0 + cw * C::WG_ROWS + r;
+            const bool in = pr < s.rows && pr % p.sq < s.lq;
+            cp16(q_wg + swz<C::WG_ROWS>(r, c),
+                 in ? (const void *)(q + pk_attn::row_offset(p, s, p.qs, p.off[0], pr) + c * 8) : (const void *)q,
+                 in ? 16 : 0);
+        }
+        cp_async_wait_all();
+        fence_proxy_async();
+        bar_sync(bar_id, 128);
+    }
+    const int lo_max = max(red[8 * cw + 2], red[8 * cw + 6]), hi_min = min(red[8 * cw + 3], red[8 * cw + 7]);
+
+    float o[D / 2];
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
+    float m_run[2] = {-PK_INF, -PK_INF}, l_run[2] = {0.0f, 0.0f};
+
+#pragma unroll 1
+    for (int it = 0; it < n_tiles; it++) {
+        const int st = it % ST, n0 = n_begin + it * BN;
+        const uint32_t phase = (uint32_t)(it / ST) & 1u;
+        const uint32_t kt = s_k + st * C::KV, vt = s_v + st * C::KV;
+        const bool edge = !(n0 >= lo_max && n0 + BN - 1 <= hi_min);
+
+        /* S = Q K^T */
+        float sc[BN / 2];
+        mbar_wait(full_k + 8 * st, phase);
+        fence_proxy_async();
+        fence_regs(sc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
+                                desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(sc);
+
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++) sc[i] *= p.qscale;
+        if (edge) {
+            /* each row's window relative to this lane's first key, read
+             * once per row: one compare with a constant per score */
+            const int k0 = n0 + 2 * t4;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int lo = s_lo[rw + 8 * h] - k0, hi = s_hi[rw + 8 * h] - k0;
+#pragma unroll
+                for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+                    for (int c = 0; c < 2; c++) {
+                        const int k = j * 8 + c;
+                        if ((k < lo) | (k > hi)) sc[4 * j + 2 * h + c] = -PK_INF;
+                    }
+            }
+        }
+
+        float alpha[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            /* fmaxf drops a NaN score, but its weight ex2(NaN) still makes
+             * the row sum, and so the row, NaN */
+            float mx = -PK_INF;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++) mx = fmaxf(mx, fmaxf(sc[4 * j + 2 * h], sc[4 * j + 2 * h + 1]));
+            /* the 4 lanes of a quad hold one row */
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const float mo = m_run[h], mn = fmaxf(mo, mx);
+            /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
+            const float bias = mn == -PK_INF ? 0.0f : mn;
+            alpha[h] = mo == mn ? 1.0f : pk_attn::ex2(mo - bias);
+            m_run[h] = mn;
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+                for (int c = 0; c < 2; c++) {
+                    float &x = sc[4 * j + 2 * h + c];
+                    x = pk_attn::ex2(x - bias);
+                    sum += x;
+                }
+            l_run[h] = l_run[h] * alpha[h] + sum; /* this lane's part of the row sum */
+        }
+        /* once the row maxima settle most tiles move none of the warp's
+         * rows; multiplying by 1 would change no bit */
+        if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f))
+#pragma unroll
+            for (int i = 0; i < D / 2; i++) o[i] *= alpha[(i >> 1) & 1];
+
+        /* O += P V */
+        mbar_wait(full_v + 8 * st, phase);
+        fence_proxy_async();
+        const bool slow = edge && bar_sync_or(bar_id, 128, nonfinite<DT, C>(gen + C::OFF_V + st * C::KV, t));
+        if (!slow) {
+            uint32_t pa[BN / 16][4];
+#pragma unroll
+            for (int kk = 0; kk < BN / 16; kk++) {
+                pa[kk][0] = M::pack(sc[8 * kk + 0], sc[8 * kk + 1]);
+                pa[kk][1] = M::pack(sc[8 * kk + 2], sc[8 * kk + 3]);
+                pa[kk][2] = M::pack(sc[8 * kk + 4], sc[8 * kk + 5]);
+                pa[kk][3] = M::pack(sc[8 * kk + 6], sc[8 * kk + 7]);
+            }
+            fence_regs(o);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BN / 16; kk++)
+                mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(o);
+            fence_regs(pa);
+        } else {
+            /* Non-finite V in a masked tile: each lane takes its rows'
+             * weights from the quad and adds only the keys its rows see.
+             * Key kr = 8 j + 2 qd + e: weights in lane (g, qd), registers
+             * 4 j + e (row g) and 4 j + 2 + e (row g + 8). */
+            const unsigned char *vs = gen + C::OFF_V + st * C::KV;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++)
+#pragma unroll 1
+                for (int x = 0; x < 8; x++) {
+                    const int qd = x >> 1, e = x & 1, kr = 8 * j + x, key = n0 + kr;
+                    const int src = (lane & ~3) | qd;
+                    const float p0 = __shfl_sync(0xffffffffu, e ? sc[4 * j + 1] : sc[4 * j], src);
+                    const float p1 = __shfl_sync(0xffffffffu, e ? sc[4 * j + 3] : sc[4 * j + 2], src);
+                    const bool s0 = key >= s_lo[rw] && key <= s_hi[rw];
+                    const bool s1 = key >= s_lo[rw + 8] && key <= s_hi[rw + 8];
+#pragma unroll
+                    for (int dn = 0; dn < D / 8; dn++) {
+                        /* columns 8 dn + 2 t4, + 1 of key row kr */
+                        const T *v2 = reinterpret_cast<const T *>(vs + swz<BN>(kr, dn) + 4 * t4);
+                        const float x0 = pk_to_f32(v2[0]), x1 = pk_to_f32(v2[1]);
+                        if (s0) {
+                            o[4 * dn] += p0 * x0;
+                            o[4 * dn + 1] += p0 * x1;
+                        }
+                        if (s1) {
+                            o[4 * dn + 2] += p1 * x0;
+                            o[4 * dn + 3] += p1 * x1;
+                        }
+                    }
+                }
+        }
+        /* the stage goes back to the producer, whose cp.async writes
+         * (generic proxy) follow the wgmma reads (async proxy) */
+        fence_proxy_async();
+        if (lane == 0) mbar_arrive(empty + 8 * st);
+    }
+
+    /* Normalise into this consumer's Q rows (every warp's last product
+     * that reads them is done once all four pass the barrier), swizzled
+     * as Q so that a quad's 4-byte stores of 8 rows hit distinct banks,
+     * then store whole 16-byte row pieces where O allows. */
+    bar_sync(bar_id, 128);
+    unsigned char *const stage = gen + cw * C::Q_WG;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float l = l_run[h];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const int r = warp * 16 + g + 8 * h, pr = row0 + cw * C::WG_ROWS + r;
+        /* a row that sees no key gets exact zeros, NaN V or not */
+        const bool live = s_lo[rw + 8 * h] <= s_hi[rw + 8 * h] && l != 0.0f;
+        const float inv = 1.0f / l;
+#pragma unroll
+        for (int j = 0; j < D / 8; j++)
+            *reinterpret_cast<uint32_t *>(stage + swz<C::WG_ROWS>(r, j) + 4 * t4) =
+                M::pack(live ? o[4 * j + 2 * h] * inv : 0.0f, live ? o[4 * j + 2 * h + 1] * inv : 0.0f);
+        if (p.lse && t4 == 0 && pr < s.rows) {
+            const int hd = s.kvh * s.group + pr / p.sq, i = pr % p.sq;
+            p.lse[p.off[4] + s.b * p.ls[0] + hd * p.ls[1] + (int64_t)i * p.ls[2]] =
+                live ? (m_run[h] + log2f(l)) * PK_LN2 : -PK_INF;
+        }
+    }
+    bar_sync(bar_id, 128);
+    const bool vec = (uintptr_t)p.o % 16 == 0 && p.os[3] == 1 && p.off[3] % 8 == 0 && p.os[0] % 8 == 0 &&
+                     p.os[1] % 8 == 0 && p.os[2] % 8 == 0;
+#pragma unroll 1
+    for (int x = t; x < C::WG_ROWS * C::DCH; x += 128) {
+        const int r = x / C::DCH, c = x % C::DCH, pr = row0 + cw * C::WG_ROWS + r;
+        if (pr >= s.rows) break; /* rows only grow with x */
+        T *og = (T *)p.o + pk_attn::row_offset(p, s, p.os, p.off[3], pr);
+        const unsigned char *src = stage + swz<C::WG_ROWS>(r, c);
+        if (vec) {
+            *reinterpret_cast<uint4 *>(og + c * 8) = *reinterpret_cast<const uint4 *>(src);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; e++) og[(c * 8 + e) * p.os[3]] = reinterpret_cast<const T *>(src)[e];
+        }
+    }
+#else
+    (void)p;
+    __trap(); /* the host picks this kernel only where sm_90a code was loaded */
+#endif
+}
+
+} // namespace pk_attn_wg
