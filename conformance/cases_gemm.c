@@ -387,6 +387,39 @@ void cf_cases_gemm(cf_case_list *l)
             g.large = 1;
             add(l, &g);
         }
+        /* The Hopper kernel's trial tiles (64 rows) and split-K, which only
+         * a knob picks until timed (cuda_gemm_plan.h), GPU-only: a tile
+         * forced unsplit from 17 rows on, and forced in k ranges ("tile:n":
+         * the last range shorter, n cut to the ranges K's steps fill); the
+         * added ranges then go through every epilogue, a batch (each tile's
+         * flags and partials its own) and a broadcast B; and the trial plan
+         * as it stands. K a multiple of 8: TMA needs 16-byte rows */
+        static const struct {
+            const char *knob;
+            int64_t batch, m, n, k;
+            int epilogue, bcast;
+        } hs[] = {
+            {"64x128", 0, 40, 300, 200, 0, 0},     {"64x256", 0, 100, 600, 136, 1, 0},
+            {"64x128:3", 0, 64, 256, 1000, 1, 0},  {"64x256:4", 0, 70, 520, 600, 0, 0},
+            {"128x128:2", 2, 130, 200, 296, 0, 0}, {"128x256:5", 3, 200, 296, 712, 0, 1},
+            {"trial", 0, 64, 1024, 2048, 0, 0},    {"trial", 0, 24, 2048, 1024, 0, 0},
+        };
+        for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
+            g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);
+            g.batch = hs[i].batch;
+            g.bcast = hs[i].bcast ? BC_B0 : BC_NONE;
+            if (hs[i].epilogue) {
+                g.alpha = 0.5f;
+                g.beta = 1.0f;
+                g.c_mode = C_SEPARATE;
+                g.bias = 1;
+                g.act = PK_ACT_GELU;
+                g.res = 1;
+            }
+            g.large = 1;
+            g.knob = hs[i].knob;
+            add(l, &g);
+        }
         /* mma.sync's small tile with A m-major */
         if (dt != PK_F32) {
             g = G(dt, 72, 40, 48, 1, 1);

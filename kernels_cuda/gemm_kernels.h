@@ -38,21 +38,42 @@
 
 /* The Hopper kernel (gemm_wgmma.cuh, sm_90a): steps of BK k through a
  * ring of `stages` in shared memory that TMA fills, three warpgroups of
- * 128 threads (a producer and two consumers of 64 rows each). Its tiles:
- * X(a, b, c, index, name, BM, BN, stages, cost), a, b and c passed
+ * 128 threads (a producer and two consumers: of 64 rows each where BM is
+ * 128, of BN / 2 columns each where BM is 64). Its tiles:
+ * X(a, b, c, index, name, BM, BN, stages, cost, trial), a, b and c passed
  * through; cost is the time of an output element against the first tile's
  * (x100), which the plan weighs against the tiles' waves over the device
  * (128 x 128 took 4-5% longer than 128 x 256 over the same outputs:
- * bench/RESULTS.md, 2026-12-04 19:17).
+ * bench/RESULTS.md, 2026-12-04 19:17). A trial tile has not been timed
+ * yet (its cost is a guess): only PORTKERN_CUDA_GEMM=trial, or its name,
+ * lets the plan pick it.
  * Shared memory: the ring, 1024 bytes to align its base, and 2 x stages
  * barriers of 8 bytes. */
 #define PK_CU_WGMMA_BK 64
 #define PK_CU_WGMMA_THREADS (3 * 128)
 #define PK_CU_WGMMA_TILES(X, a, b, c)               \
-    X(a, b, c, 0, 128x256, 128, 256, 4, 100)        \
-    X(a, b, c, 1, 128x128, 128, 128, 6, 105)
-#define PK_CU_WGMMA_TILE_COUNT 2
+    X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0)     \
+    X(a, b, c, 1, 128x128, 128, 128, 6, 105, 0)     \
+    X(a, b, c, 2, 64x256, 64, 256, 5, 115, 1)       \
+    X(a, b, c, 3, 64x128, 64, 128, 8, 125, 1)
+#define PK_CU_WGMMA_TILE_COUNT 4
 #define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
+
+/* Split-K of the Hopper kernel: a tile's k steps in `splits` ranges of
+ * `steps` (the last may be shorter), each a unit of work of its own. Each
+ * consumer warp of a unit writes its 16 x (BN or BN / 2) partial sums to
+ * `part` and counts itself in its own flag; the warp that counts last
+ * adds the ranges' sums in range order (the same bits whichever arrives
+ * last) and applies the epilogue, then sets the flag back to 0 for the
+ * next call. `flags` is the device's (zeroed once at open, PK_CU_WGMMA_FLAGS
+ * of them: at most PK_CU_WGMMA_FLAGS / 8 tiles over all batches split);
+ * `part` is scratch, splits x 8 warps x 16 rows x the warp's columns f32 a
+ * tile. splits == 1: neither is read. */
+#define PK_CU_WGMMA_FLAGS 8192
+typedef struct pk_cu_wgmma_split {
+    unsigned long long part, flags; /* device addresses */
+    int splits, steps;
+} pk_cu_wgmma_split;
 
 /* Every entry point, once: X(kind, module, name, ...), module the fatbin
  * (gemm.cu; gemm_sm90.cu, built for sm_90a only), and kind's arguments:
@@ -64,7 +85,7 @@
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
- *   WGMMA  DT, tile index, BM, BN, stages, cost
+ *   WGMMA  DT, tile index, BM, BN, stages, cost, trial
  *                               Hopper, A and B k-contiguous (gemm_wgmma.cuh)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16); a_k (b_k) is 1 where A (B)
  * is k-contiguous, the name's _ak (_bk), else 0, _am (_bn). */

@@ -2,19 +2,24 @@
  * layout x[M,K] @ W[N,K]^T): wgmma on sm_90a, fed by the tensor memory
  * accelerator (TMA). mma.sync tops out far below the H200's matrix rate
  * here (gemm_mma.cuh; bench/RESULTS.md, 2026-11-29 13:10 and 14:24); wgmma
- * issues a 64 x BN x 16 product per warpgroup from shared memory with no
- * ldmatrix traffic through the registers. The tiles (128 x BN, the ring's
+ * issues a 64 x N x 16 product per warpgroup from shared memory with no
+ * ldmatrix traffic through the registers. The tiles (BM x BN, the ring's
  * depth) are gemm_kernels.h's list.
  *
  * Block: three warpgroups. The first is the producer: one thread issues
  * the TMA copies of a BM x BK tile of A and a BN x BK tile of B into a
  * STAGES-deep ring and gives its registers to the others (setmaxnreg).
- * The other two are consumers, each owning 64 rows x BN columns of the
- * block's tile in BN / 2 f32 accumulators per thread. Stage s has two
- * mbarriers: full[s] completes when its bytes have landed (TMA counts
- * them), empty[s] when the 8 consumer warps are done reading it, which
- * they say one step late: a step's products are still in flight while
- * the next step's are issued.
+ * The other two are consumers, each owning 64 rows x BN columns of a
+ * 128-row tile (or 64 rows x BN / 2 columns of a 64-row one) in f32
+ * accumulators. Stage s has two mbarriers: full[s] completes when its
+ * bytes have landed (TMA counts them), empty[s] when the 8 consumer warps
+ * are done reading it, which they say one step late: a step's products
+ * are still in flight while the next step's are issued.
+ *
+ * Split-K (gemm_kernels.h, pk_cu_wgmma_split): where a problem has fewer
+ * tiles than the device has multiprocessors, a tile's k steps may be cut
+ * into ranges, each a unit of work; the warp whose range finishes last
+ * adds the ranges in a fixed order (split_reduce) and writes the tile.
  *
  * Layout: TMA writes each 64-element (128-byte) k row with the 128-byte
  * swizzle (16-byte chunk c of row r at c ^ (r % 8)), which is the layout
@@ -25,11 +30,12 @@
  * Edges: TMA fills everything outside the matrix with zeros (rows past M
  * or N, k past K), so any M, N, K work and the mainloop has no guards; the
  * epilogue stores only inside the matrix. The grid is persistent: block b
- * takes tiles b, b + gridDim.x, ..., and the producer runs ahead into the
- * next tile while the consumers store the last one.
+ * takes units b, b + gridDim.x, ..., and the producer runs ahead into the
+ * next unit while the consumers store the last one.
  *
  * Determinism: each output is one thread's accumulator, summed in k order
- * by the tensor core: the same bits every run. */
+ * by the tensor core, and with split-K the ranges' sums added in range
+ * order: the same bits every run (for a given plan). */
 #pragma once
 
 #include <cuda.h>
@@ -97,9 +103,11 @@ __device__ __forceinline__ unsigned long long smem_desc(unsigned addr)
 #define PK_WG_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define PK_WG_D16(i) PK_WG_D4(i), PK_WG_D4(i + 4), PK_WG_D4(i + 8), PK_WG_D4(i + 12)
 #define PK_WG_D64(i) PK_WG_D16(i), PK_WG_D16(i + 16), PK_WG_D16(i + 32), PK_WG_D16(i + 48)
-#define PK_WG_REGS64                                                                                        \
+#define PK_WG_REGS32                                                                                        \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PK_WG_REGS64                                                                                        \
+    PK_WG_REGS32 ", "                                                                                       \
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                        \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define PK_WG_REGS128                                                                                       \
@@ -121,6 +129,19 @@ template <int DT> struct mma_64xNx16<DT, 256> {
         else
             asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " PK_WG_REGS128 "}, %128, %129, 1, 1, 1, 0, 0;\n"
                          : PK_WG_D64(0), PK_WG_D64(64)
+                         : "l"(da), "l"(db));
+    }
+};
+template <int DT> struct mma_64xNx16<DT, 64> {
+    static __device__ __forceinline__ void run(float (&d)[32], unsigned long long da, unsigned long long db)
+    {
+        if (DT == 2)
+            asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " PK_WG_REGS32 "}, %32, %33, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D16(0), PK_WG_D16(16)
+                         : "l"(da), "l"(db));
+        else
+            asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " PK_WG_REGS32 "}, %32, %33, 1, 1, 1, 0, 0;\n"
+                         : PK_WG_D16(0), PK_WG_D16(16)
                          : "l"(da), "l"(db));
     }
 };
@@ -149,6 +170,7 @@ template <int N> __device__ __forceinline__ void fence_acc(float (&d)[N])
 #undef PK_WG_D4
 #undef PK_WG_D16
 #undef PK_WG_D64
+#undef PK_WG_REGS32
 #undef PK_WG_REGS64
 #undef PK_WG_REGS128
 
@@ -198,13 +220,48 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
         pk_store_dt(o.d, at, o.dt, x0);
     }
 }
+/* A consumer warp's share of a split tile (gemm_kernels.h,
+ * pk_cu_wgmma_split): its partial sums of range q to part, then its count
+ * in its flag. The warp that counts last reads every range's sums, its
+ * own included, and adds them in range order into acc (the same bits
+ * whichever warp arrives last), sets the flag back to 0 and returns true;
+ * the others return false. slot: the warp's index over the call's tiles,
+ * 8 a tile. Partials are [slot][range][accumulator][lane]: a warp's loads
+ * and stores of one accumulator are 128 contiguous bytes. */
+template <int N>
+__device__ __forceinline__ bool split_reduce(float (&acc)[N], const pk_cu_wgmma_split &sp, long long slot, int q,
+                                             int lane)
+{
+    float *part = reinterpret_cast<float *>(sp.part) + slot * sp.splits * N * 32 + lane;
+    unsigned *flag = reinterpret_cast<unsigned *>(sp.flags) + slot;
+#pragma unroll
+    for (int i = 0; i < N; i++) __stcg(part + (q * N + i) * 32, acc[i]);
+    /* the sums reach L2 before the count that says they are there */
+    __threadfence();
+    __syncwarp();
+    unsigned before = 0;
+    if (lane == 0) before = atomicAdd(flag, 1u);
+    before = __shfl_sync(0xffffffffu, before, 0);
+    if (before != (unsigned)sp.splits - 1) return false;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < N; i++) acc[i] = __ldcg(part + i * 32);
+    for (int r = 1; r < sp.splits; r++)
+#pragma unroll
+        for (int i = 0; i < N; i++) acc[i] += __ldcg(part + (r * N + i) * 32);
+    if (lane == 0) atomicExch(flag, 0u);
+    return true;
+}
 #endif
 
-template <int DT, int BN, int STAGES>
-__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, PK_GEMM_PARAMS)
+template <int DT, int BM_, int BN, int STAGES>
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_wgmma_split &sp,
+                                     PK_GEMM_PARAMS)
 {
 #ifdef PK_WGMMA_ENABLED
-    constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+    /* a consumer's share of the tile: 64 rows x BN, or 64 x BN / 2 */
+    constexpr int CN = BM_ == 128 ? BN : BN / 2;
+    constexpr int A_BYTES = BM_ * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
     extern __shared__ __align__(1024) unsigned char pk_wgmma_smem[];
     const unsigned raw = (unsigned)__cvta_generic_to_shared(pk_wgmma_smem);
     const unsigned ring = (raw + 1023u) & ~1023u;
@@ -220,8 +277,11 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     }
     __syncthreads();
 
-    const long long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
+    const long long m_tiles = (m + BM_ - 1) / BM_, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
     const long long tiles = m_tiles * n_tiles;
+    /* a unit of work: a tile's k steps [k0, k1), range q of its splits */
+    const int splits = sp.splits > 1 ? sp.splits : 1;
+    const long long steps = splits > 1 ? sp.steps : k_tiles, units = tiles * splits;
 
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
@@ -230,15 +290,16 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
             /* a broadcast operand (batch stride 0) is one plane in its map */
             const int za = a_sb ? (int)z : 0, zb = b_sb ? (int)z : 0;
-            for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+            for (long long u = blockIdx.x; u < units; u += gridDim.x) {
                 long long tm, tn;
-                pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
-                for (long long kt = 0; kt < k_tiles; kt++, it++) {
+                pk_gemm_tile_of(u / splits, m_tiles, n_tiles, tm, tn);
+                const long long k0 = u % splits * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
+                for (long long kt = k0; kt < k1; kt++, it++) {
                     const unsigned s = (unsigned)(it % STAGES);
                     if (it >= STAGES) bar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
                     const unsigned sa = ring + s * STAGE_BYTES;
                     bar_expect(full + 8 * s, STAGE_BYTES);
-                    tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM), za, full + 8 * s);
+                    tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
                     tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
                 }
             }
@@ -247,25 +308,30 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     }
 
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int cw = wg - 1; /* consumer: rows cw * 64 .. + 63 of the tile */
+    const int cw = wg - 1; /* consumer */
+    const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 ? 0 : cw * CN;
     const pk_gemm_out out = PK_GEMM_OUT;
-    float acc[BN / 2];
+    float acc[CN / 2];
     unsigned long long it = 0;
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-        for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        for (long long u = blockIdx.x; u < units; u += gridDim.x) {
+            const long long t = u / splits;
+            const int q = (int)(u % splits);
             long long tm, tn;
             pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
+            const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+            for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
             fence_acc(acc);
-            for (long long kt = 0; kt < k_tiles; kt++, it++) {
+            for (long long kt = k0; kt < k1; kt++, it++) {
                 const unsigned s = (unsigned)(it % STAGES);
                 bar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
-                const unsigned sa = ring + s * STAGE_BYTES + cw * (64 * BK * 2), sb = ring + s * STAGE_BYTES + A_BYTES;
+                const unsigned sa = ring + s * STAGE_BYTES + row0 * (BK * 2),
+                               sb = ring + s * STAGE_BYTES + A_BYTES + col0 * (BK * 2);
                 asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
                 for (int kk = 0; kk < BK / 16; kk++)
-                    mma_64xNx16<DT, BN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
+                    mma_64xNx16<DT, CN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
                 asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
                 /* one step's products stay in flight while the next is
                  * issued: waiting for all of them here would leave the
@@ -274,17 +340,20 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                  * previous step, whose stage goes back to the producer. */
                 asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
                 fence_acc(acc);
-                if (kt > 0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
+                if (kt > k0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
             fence_acc(acc);
-            if (k_tiles > 0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
+            if (k1 > k0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
+            /* split: only the warp that adds the ranges' sums goes on to
+             * the epilogue */
+            if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + cw * 4 + warp, q, lane)) continue;
             /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8 for
              * v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
-            const long long i0 = tm * BM + cw * 64 + warp * 16 + lane / 4, j0 = tn * BN + 2 * (lane % 4);
+            const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);
             if (plain_pairs(out)) {
 #pragma unroll
-                for (int j = 0; j < BN / 8; j++)
+                for (int j = 0; j < CN / 8; j++)
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         const long long i = i0 + 8 * h;
@@ -294,10 +363,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 /* a copy: with acc's own address taken, its registers
                  * would be memory to the compiler, and ptxas serialises
                  * every wgmma that writes them */
-                float spilled[BN / 2];
+                float spilled[CN / 2];
 #pragma unroll
-                for (int i = 0; i < BN / 2; i++) spilled[i] = acc[i];
-                finish_tile_fused(out, z, i0, j0, m, n, spilled, BN / 8);
+                for (int i = 0; i < CN / 2; i++) spilled[i] = acc[i];
+                finish_tile_fused(out, z, i0, j0, m, n, spilled, CN / 8);
             }
         }
     }

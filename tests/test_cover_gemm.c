@@ -23,8 +23,8 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cuda_devices); d++) {
         const cover_cuda_device *dev = &cover_cuda_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cu_gemm_plan_kernels(dev->has_wgmma, dev->smem_optin, cover_set_add_fn, &can);
-        pk_cu_gemm_plan_knob_kernels(cover_set_add_fn, &can);
+        pk_cu_gemm_plan_kernels(dev->has_wgmma, dev->smem_optin, cover_set_add_split_fn, &can);
+        pk_cu_gemm_plan_knob_kernels(dev->has_wgmma, cover_set_add_split_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, 0)) continue;
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
             pk_cu_gemm_plan plan;
             if (!(dev->has_wgmma && pk_cu_gemm_plan_wgmma(&c->p.gemm, dev->sm_count, knob, &plan)))
                 pk_cu_gemm_plan_pick_knob(&c->p.gemm, dev->sm_count, dev->smem_optin, knob, &plan);
-            cover_set_add(&reached, pk_cu_gemm_kernel_names[plan.kernel], c->c->name);
+            cover_set_add_split(&reached, pk_cu_gemm_kernel_names[plan.kernel], plan.splits > 1, c->c->name);
         }
         gaps += cover_check("gemm cuda", dev->name, &can, &reached, verbose);
         cover_set_free(&can);

@@ -76,7 +76,7 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 /* the shared memory of the Hopper tile whose kernel is named `kernel` */
 static unsigned wgmma_smem(const char *kernel)
 {
-#define T_SMEM(a, b, c, i, name, bm, bn, st, cost) \
+#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial) \
     if (strstr(kernel, "_" #name)) return PK_CU_WGMMA_SMEM(bm, bn, st);
     PK_CU_WGMMA_TILES(T_SMEM, 0, 0, 0)
 #undef T_SMEM
@@ -163,6 +163,84 @@ static void wgmma_cases(void)
     expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
     p = problem(PK_BF16, 1, 4096, 4096, 4100, 0, 1);
     expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
+}
+
+/* the Hopper kernel takes p under knob as kernel, in `splits` ranges of
+ * `steps` k steps (1 and K's steps: unsplit), on gx x gy blocks */
+static void expect_split(const pk_gemm_problem *p, const char *knob, const char *kernel, int splits, int steps,
+                         unsigned gx, unsigned gy, int line)
+{
+    pk_cu_gemm_plan plan;
+    expect_wgmma(p, knob, kernel, gx, gy, line);
+    if (!pk_cu_gemm_plan_wgmma(p, H200_SMS, pk_cu_gemm_knob_of(knob), &plan)) return;
+    const int64_t tm = plan.tile_m, tn = plan.tile_n;
+    const size_t part = splits > 1 ? (size_t)(p->batch * ((p->m + tm - 1) / tm) * ((p->n + tn - 1) / tn) * splits * tm * tn * 4) : 0;
+    if (plan.splits != splits || plan.steps != steps || plan.part_bytes != part) {
+        failures++;
+        printf("FAIL line %d: %d ranges of %d steps, %zu bytes of partials; want %d of %d, %zu\n", line, plan.splits,
+               plan.steps, plan.part_bytes, splits, steps, part);
+    }
+}
+
+static void expect_knob_parse(const char *value, pk_cu_gemm_knob_kind kind, int tile, int splits, int line)
+{
+    const pk_cu_gemm_knob k = pk_cu_gemm_knob_of(value);
+    if (k.kind != kind || (kind == PK_CU_GEMM_KNOB_TILE && (k.tile != tile || k.splits != splits))) {
+        failures++;
+        printf("FAIL line %d: '%s' parsed as kind %d tile %d splits %d\n", line, value, (int)k.kind, k.tile, k.splits);
+    }
+}
+
+/* Trial tiles and split-K: only under a knob until the bench times them */
+static void split_cases(void)
+{
+    expect_knob_parse("trial", PK_CU_GEMM_KNOB_TRIAL, 0, 0, __LINE__);
+    expect_knob_parse("64x128", PK_CU_GEMM_KNOB_TILE, 3, 0, __LINE__);
+    expect_knob_parse("128x128:2", PK_CU_GEMM_KNOB_TILE, 1, 2, __LINE__);
+    expect_knob_parse("64x256:16", PK_CU_GEMM_KNOB_TILE, 2, 16, __LINE__);
+    static const char *const bad[] = {"64x128:", "64x128:0", "64x128:17", "64x128:3x", "64x128:-2", "64x12", "128x2560", "Trial"};
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
+
+    /* without the knob: never split, never a trial tile, 64 rows at least */
+    pk_gemm_problem p = problem(PK_BF16, 1, 64, 4096, 4096, 0, 1);
+    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 1, 64, 32, 1, __LINE__);
+    /* under it: 32 tiles of 64 x 128 leave 100 multiprocessors idle;
+     * four ranges of 16 steps fill 128 of them (two waves of eight
+     * ranges, or 64 x 256's doubled partials, cost more) */
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x128", 4, 16, 128, 1, __LINE__);
+    /* 24 rows: a 64-row tile under the knob, the mma.sync tiles without */
+    p = problem(PK_F16, 1, 24, 2048, 1024, 0, 1);
+    expect_split(&p, NULL, NULL, 0, 0, 0, 0, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
+    p = problem(PK_F16, 1, 16, 2048, 1024, 0, 1); /* the decode kernels' */
+    expect_split(&p, "trial", NULL, 0, 0, 0, 0, __LINE__);
+    /* enough tiles: unsplit, and the large tile */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_128x256", 1, 64, H200_SMS, 1, __LINE__);
+    /* more tiles than flags: never split, even when forced */
+    p = problem(PK_BF16, 1, 8192, 8192, 256, 0, 1);
+    expect_split(&p, "128x256:2", "pk_gemm_wgmma_bf16_128x256", 1, 4, H200_SMS, 1, __LINE__);
+
+    /* forced: the ranges asked for, fewer where K's steps leave one empty,
+     * the last range shorter */
+    p = problem(PK_BF16, 1, 64, 256, 1000, 0, 1); /* 16 steps: 6, 6, 4 */
+    expect_split(&p, "64x128:3", "pk_gemm_wgmma_bf16_64x128", 3, 6, 6, 1, __LINE__);
+    p = problem(PK_BF16, 1, 70, 520, 600, 0, 1); /* 10 steps: 3, 3, 3, 1; 2 x 3 tiles */
+    expect_split(&p, "64x256:4", "pk_gemm_wgmma_bf16_64x256", 4, 3, 24, 1, __LINE__);
+    p = problem(PK_BF16, 1, 64, 256, 128, 0, 1); /* 2 steps: 2 ranges of 1 */
+    expect_split(&p, "64x128:16", "pk_gemm_wgmma_bf16_64x128", 2, 1, 4, 1, __LINE__);
+    p = problem(PK_BF16, 1, 64, 256, 64, 0, 1); /* 1 step: unsplit */
+    expect_split(&p, "64x128:4", "pk_gemm_wgmma_bf16_64x128", 1, 1, 2, 1, __LINE__);
+    p = problem(PK_BF16, 1, 64, 256, 1000, 0, 1);
+    expect_split(&p, "64x128:1", "pk_gemm_wgmma_bf16_64x128", 1, 16, 2, 1, __LINE__);
+    /* batches: 4 tiles x 4 ranges a batch, 3 batches side by side */
+    p = problem(PK_BF16, 3, 200, 296, 712, 0, 1); /* 12 steps: 4 ranges of 3 */
+    p.b.stride[0] = 0;
+    expect_split(&p, "128x256:5", "pk_gemm_wgmma_bf16_128x256", 4, 3, 16, 3, __LINE__);
+    /* a forced 64-row tile from 17 rows, a forced 128-row one from 64 */
+    p = problem(PK_BF16, 1, 17, 300, 200, 0, 1);
+    expect_split(&p, "64x128", "pk_gemm_wgmma_bf16_64x128", 1, 4, 3, 1, __LINE__);
+    expect_split(&p, "128x128:2", NULL, 0, 0, 0, 0, __LINE__);
 }
 
 int main(void)
@@ -306,6 +384,7 @@ int main(void)
     EXPECT(p, "pk_gemm_mma_bf16_128x256_ak_bk", 1, 65535, 98304);
 
     wgmma_cases();
+    split_cases();
 
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;

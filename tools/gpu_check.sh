@@ -42,10 +42,13 @@
 #   interop   tests/test_interop (the caller's memory and queues, events,
 #             DLPack) on each platform, then the Python package's tests
 #             (python/tests) on each with PyTorch's CUDA tensors (issue 21)
-#   hopper    the CUDA GEMM suite with the plan's Hopper tiles and with each
-#             forced (PORTKERN_CUDA_GEMM=128x256, =128x128), then the GEMM
-#             workload suites (gemm, llama3-8b, llama3-70b-tp8, small) beside
-#             cuBLAS (issue 19)
+#   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with the
+#             two production tiles forced (PORTKERN_CUDA_GEMM=128x256,
+#             =128x128) and under the trial plan (=trial: 64-row tiles and
+#             split-K), then compute-sanitizer memcheck and racecheck on the
+#             Hopper cases (large/ and knob:), then the GEMM workload suites
+#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS, and the
+#             same suites under the trial plan (issue 19)
 #   rtc       HIP on NVIDIA with no code object embedded (a build of its own,
 #             build-rtc: -Dhip_code_objects=false, the CLI and HIP module
 #             alone), every kernel
@@ -165,15 +168,26 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
   done
 fi
 if [[ $parts == *hopper* ]]; then
-  for knob in "" 128x256 128x128; do
+  for knob in "" 128x256 128x128 trial; do
     t0=$(date +%s)
     PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
     summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
     grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
   done
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck; do
+    t0=$(date +%s)
+    timeout "$step" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --op gemm --case /large \
+      >"$logs/sanitize-hopper-$tool.txt" 2>&1
+    summary+=("hopper $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-hopper-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-hopper-$tool.txt" | tail -1)")
+  done
   timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  PORTKERN_CUDA_GEMM=trial timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+    --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
+  echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
+  grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do

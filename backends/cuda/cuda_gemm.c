@@ -2,7 +2,7 @@
  * kernels_cuda/gemm_kernels.h.
  * Every entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
  * marshalled as for HIP (pk_gpu_args); the Hopper kernel takes the TMA
- * maps of A and B before them. */
+ * maps of A and B and its split-K arguments before them. */
 #include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
@@ -40,11 +40,19 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                 tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
+    pk_cu_wgmma_split split = {0, d->split_flags, plan.splits, plan.steps};
+    if (wgmma && plan.splits > 1) {
+        uint64_t part = 0;
+        pk_status s = pk_gpu_current(d, msg);
+        if (s == PK_SUCCESS) s = pk_cu_scratch(d, plan.part_bytes, &part, msg);
+        if (s != PK_SUCCESS) return s;
+        split.part = part;
+    }
     pk_gpu_gemm_args g;
     pk_gpu_gemm_args_fill(p, &g);
-    void *args[2 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1]};
-    for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[2 + i] = g.args[i];
-    /* the other kernels take PK_GEMM_PARAMS alone: skip the maps */
-    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 2,
+    void *args[3 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1], &split};
+    for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[3 + i] = g.args[i];
+    /* the other kernels take PK_GEMM_PARAMS alone: skip the maps and the split */
+    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 3,
                         plan.early, msg);
 }

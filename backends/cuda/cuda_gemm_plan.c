@@ -17,6 +17,7 @@
  *    even when allowed).
  * A stride of a dimension of size 1 is never used, so it does not count
  * against contiguity or alignment. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels_gpu/gemm_skinny_cols.h"
@@ -47,10 +48,10 @@ typedef struct mma_tile {
 #define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
 typedef struct wgmma_tile {
-    int bm, bn, stages, cost;
+    int bm, bn, stages, cost, trial;
 } wgmma_tile;
 
-#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost) {bm, bn, st, cost},
+#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial) {bm, bn, st, cost, trial},
 static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
@@ -108,20 +109,47 @@ static int tma_rows(int64_t stride, int64_t row_elems) { return stride >= row_el
 
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
 {
-    static const char *const names[] = {"skinny", "decode", "mma"};
-    for (int i = 0; value && i < 3; i++)
-        if (!strcmp(value, names[i])) return (pk_cu_gemm_knob)(PK_CU_GEMM_KNOB_SKINNY + i);
+    pk_cu_gemm_knob knob = {PK_CU_GEMM_KNOB_NONE, 0, 0};
+    if (!value) return knob;
+    static const char *const names[] = {"skinny", "decode", "mma", "trial"};
+    static const pk_cu_gemm_knob_kind kinds[] = {PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
+                                                PK_CU_GEMM_KNOB_TRIAL};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(value, names[i])) return (knob.kind = kinds[i], knob);
 #define TILE_NAME(a, b, c, i, name, ...) #name,
     static const char *const tiles[] = {PK_CU_WGMMA_TILES(TILE_NAME, 0, 0, 0)};
 #undef TILE_NAME
-    for (int i = 0; value && i < PK_CU_WGMMA_TILE_COUNT; i++)
-        if (!strcmp(value, tiles[i])) return (pk_cu_gemm_knob)(PK_CU_GEMM_KNOB_WGMMA + i);
-    return PK_CU_GEMM_KNOB_NONE;
+    for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
+        const size_t len = strlen(tiles[i]);
+        if (strncmp(value, tiles[i], len)) continue;
+        if (value[len] == 0) return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob);
+        /* "<tile>:<splits>", 1 to PK_CU_WGMMA_MAX_SPLITS */
+        char *end = NULL;
+        const long splits = value[len] == ':' && value[len + 1] >= '0' && value[len + 1] <= '9'
+                                ? strtol(value + len + 1, &end, 10) : 0;
+        if (end && !*end && splits >= 1 && splits <= PK_CU_WGMMA_MAX_SPLITS)
+            return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob.splits = (int)splits, knob);
+    }
+    return knob;
+}
+
+/* The Hopper plan's model of a unit's time, in k steps of its tile: the
+ * steps, a fixed part (the ring filling, the epilogue) and with split-K the
+ * partial sums each range writes and the last one reads back, counted as
+ * the steps that move as many bytes. Trial figures, to be set from the
+ * bench (gemm_kernels.h's trial tiles). */
+#define WGMMA_FIXED_STEPS 3.0
+
+static double split_steps(const wgmma_tile *t, int splits)
+{
+    if (splits == 1) return 0.0;
+    const double part = 4.0 * t->bm * t->bn, step = 2.0 * (t->bm + t->bn) * PK_CU_WGMMA_BK;
+    return splits * part / step;
 }
 
 int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out)
 {
-    if (knob == PK_CU_GEMM_KNOB_MMA) return 0;
+    if (knob.kind == PK_CU_GEMM_KNOB_MMA) return 0;
     if (p->a.dtype == PK_F32 || mma_layout_a(p) != 'k' || mma_layout_b(p) != 'k') return 0;
     if (p->a.stride[2] != 1 || p->b.stride[1] != 1) return 0; /* k really contiguous, not just size 1 */
     if (p->m < 2 || p->n < 2 || !tma_rows(p->a.stride[1], p->k) || !tma_rows(p->b.stride[2], p->k)) return 0;
@@ -130,25 +158,42 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     if (p->batch > 1 && p->a.stride[0] && p->a.stride[0] < p->m * p->a.stride[1]) return 0;
     if (p->batch > 1 && p->b.stride[0] && p->b.stride[0] < p->n * p->b.stride[2]) return 0;
     if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
-    /* fewer rows leave a 128-row tile more than half empty: the mma.sync
-     * tiles (64 rows), which have not yet been timed against it there */
-    if (p->m < 64) return 0;
+    const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
+    const int forced = knob.kind == PK_CU_GEMM_KNOB_TILE ? knob.tile : -1;
+    /* fewer rows leave a 128-row tile more than half empty; from 17 rows
+     * on, the 64-row trial tiles, until timed only under the knob (the
+     * mma.sync tiles take them by default, the decode kernel 16 and fewer) */
+    if (p->m < (trial || (forced >= 0 && wgmma_tiles[forced].bm == 64) ? 17 : 64)) return 0;
     if (sm_count < 1) sm_count = 1;
 
-    /* The tile whose waves over the device cost least (a wave: every
-     * multiprocessor one tile, a persistent block each), each output
-     * weighed by the tile's cost. Even a fraction of a wave of these tiles
-     * ran ahead of the mma.sync tiles' many blocks (M = 64 by 4096 x 4096,
-     * 32 tiles of 128 x 128: 27 us against 49; bench/RESULTS.md,
-     * 2026-12-04 19:17). */
-    int best = -1;
-    int64_t best_cost = 0;
-    const int forced = knob >= PK_CU_GEMM_KNOB_WGMMA ? (int)(knob - PK_CU_GEMM_KNOB_WGMMA) : -1;
+    /* The tile and split whose waves cost least (a wave: every
+     * multiprocessor one unit, a persistent block each), each output
+     * weighed by the tile's cost and each unit by its steps. Even a
+     * fraction of a wave of these tiles ran ahead of the mma.sync tiles'
+     * many blocks (M = 64 by 4096 x 4096, 32 tiles of 128 x 128: 27 us
+     * against 49; bench/RESULTS.md, 2026-12-04 19:17). Split-K (trial):
+     * where the tiles leave multiprocessors idle, ranges of k fill them. */
+    const int64_t k_tiles = cdiv(p->k, PK_CU_WGMMA_BK);
+    int best = -1, best_splits = 1;
+    int64_t best_steps = k_tiles;
+    double best_cost = 0.0;
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
-        if (forced >= 0 && i != forced) continue;
-        const int64_t cost = cdiv(tiles_of(p, t->bm, t->bn), sm_count) * t->bm * t->bn * t->cost;
-        if (best < 0 || cost < best_cost) best = i, best_cost = cost;
+        if (forced >= 0 ? i != forced : t->trial && !trial) continue;
+        const int64_t tiles = tiles_of(p, t->bm, t->bn);
+        const int most = forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
+        for (int ask = forced >= 0 ? most : 1; ask <= most; ask++) {
+            /* as many ranges as `ask` gives steps for: none left empty */
+            const int64_t steps = k_tiles > ask ? cdiv(k_tiles, ask) : 1;
+            /* (a flag per consumer warp of each tile: more tiles than the
+             * device's flags run unsplit, which is where there are enough
+             * of them anyway) */
+            const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_WGMMA_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
+            const double cost = (double)cdiv(tiles * splits, sm_count) * t->bm * t->bn * t->cost *
+                                ((double)(splits > 1 ? steps : k_tiles) + WGMMA_FIXED_STEPS + split_steps(t, splits));
+            if (best < 0 || cost < best_cost)
+                best = i, best_cost = cost, best_splits = splits, best_steps = splits > 1 ? steps : k_tiles;
+        }
     }
     if (best < 0) return 0;
     const wgmma_tile *t = &wgmma_tiles[best];
@@ -158,9 +203,14 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     out->kernel = ids.wgmma[p->a.dtype - 1][best];
     out->tile_m = (unsigned)t->bm;
     out->tile_n = (unsigned)t->bn;
-    /* persistent: one block per multiprocessor walks the tiles */
-    int64_t tiles = cdiv(p->m, t->bm) * cdiv(p->n, t->bn);
-    int64_t per_batch = tiles < sm_count ? tiles : sm_count;
+    out->splits = best_splits;
+    out->steps = (int)best_steps;
+    out->part_bytes = best_splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best_splits * (size_t)t->bm *
+                                            (size_t)t->bn * sizeof(float)
+                                      : 0;
+    /* persistent: one block per multiprocessor walks the units */
+    int64_t units = cdiv(p->m, t->bm) * cdiv(p->n, t->bn) * best_splits;
+    int64_t per_batch = units < sm_count ? units : sm_count;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sm_count) /* several batches: fill the device, not more */
         out->grid[1] = (unsigned)(sm_count / out->grid[0] > 0 ? sm_count / out->grid[0] : 1);
@@ -196,7 +246,7 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     memset(out, 0, sizeof *out);
     const int dt = p->a.dtype;
     if (sm_count < 1) sm_count = 1;
-    const int force_skinny = knob == PK_CU_GEMM_KNOB_SKINNY, force_decode = knob == PK_CU_GEMM_KNOB_DECODE;
+    const int force_skinny = knob.kind == PK_CU_GEMM_KNOB_SKINNY, force_decode = knob.kind == PK_CU_GEMM_KNOB_DECODE;
 
     if (pk_gpu_gemm_decode_fits(p) && !force_skinny && (p->m >= DECODE_MIN_M || force_decode)) {
         /* a block per strip of columns, its warps splitting K: as many warps
@@ -261,29 +311,40 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
 }
 
-/* The list's kernels the plan can pick (knob_only: those only the knob picks) */
-static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(void *ctx, const char *name),
+/* The list's kernels the plan can pick (knob_only: those only a knob
+ * picks), and whether split */
+static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(void *ctx, const char *name, int split),
                     void *ctx)
 {
-#define CAN(kind, module, name, ...) \
-    if (CAN_##kind(__VA_ARGS__)) fn(ctx, pk_cu_gemm_kernel_names[PK_CU_##name]);
+#define CAN(kind, module, name, ...) CAN_##kind(pk_cu_gemm_kernel_names[PK_CU_##name], __VA_ARGS__)
 /* every tile that fits (the last one that fits takes what the others
  * leave), every layout: wgmma refuses k-major operands that a TMA map
  * cannot describe (overlapping rows or batches) */
-#define CAN_MMA(DT, tile, bm, bn, wm, wn, st, ak, bk) !knob_only && MMA_SMEM(bm, bn, st) <= smem_optin
+#define CAN_MMA(name, DT, tile, bm, bn, wm, wn, st, ak, bk) \
+    if (!knob_only && MMA_SMEM(bm, bn, st) <= smem_optin) fn(ctx, name, 0);
 /* SIMT: f32, and 16-bit operands that no 16-byte copy can read */
-#define CAN_SIMT(...) !knob_only
-#define CAN_VEC(...) !knob_only
+#define CAN_SIMT(name, ...) if (!knob_only) fn(ctx, name, 0);
+#define CAN_VEC(name, ...) if (!knob_only) fn(ctx, name, 0);
 /* from DECODE_MIN_M rows on, only by the knob */
-#define CAN_SKINNY(DT, rows, ks) ((rows) >= DECODE_MIN_M) == knob_only
-#define CAN_DECODE(DT) !knob_only
-#define CAN_WGMMA(...) !knob_only && has_wgmma
+#define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
+#define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
+/* the plan's tiles unsplit; a knob: the trial tiles, and split-K (trial
+ * until timed) of every tile */
+#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial) \
+    if (has_wgmma) {                                    \
+        if ((trial) == knob_only) fn(ctx, name, 0);     \
+        if (knob_only) fn(ctx, name, 1);                \
+    }
     PK_CU_GEMM_KERNELS(CAN)
 }
 
-void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx)
+void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                             void *ctx)
 {
     kernels(has_wgmma, smem_optin, 0, fn, ctx);
 }
 
-void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx) { kernels(0, 0, 1, fn, ctx); }
+void pk_cu_gemm_plan_knob_kernels(int has_wgmma, void (*fn)(void *ctx, const char *name, int split), void *ctx)
+{
+    kernels(has_wgmma, 0, 1, fn, ctx);
+}

@@ -18,13 +18,23 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
 /* PORTKERN_CUDA_GEMM, for A/B timing: "skinny" or "decode" sends every
  * decode problem (M <= 16, linear layout) to that kernel, "mma" keeps
  * problems from the Hopper kernel, a Hopper tile's name ("128x256",
- * "128x128") sends every problem the Hopper kernel takes at all to that
- * tile; any other value, or none, changes nothing. */
-typedef enum pk_cu_gemm_knob {
+ * "64x128", ...) sends every problem the Hopper kernel takes at all to
+ * that tile, unsplit, and "<tile>:<splits>" cut in that many ranges of k
+ * (fewer where K has fewer steps); "trial" lets the Hopper plan weigh its
+ * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on.
+ * Any other value, or none, changes nothing. */
+typedef enum pk_cu_gemm_knob_kind {
     PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
-    PK_CU_GEMM_KNOB_WGMMA /* + the tile's index */
+    PK_CU_GEMM_KNOB_TILE, PK_CU_GEMM_KNOB_TRIAL
+} pk_cu_gemm_knob_kind;
+typedef struct pk_cu_gemm_knob {
+    pk_cu_gemm_knob_kind kind;
+    int tile, splits; /* KNOB_TILE: the tile's index and 0, or the ranges asked for */
 } pk_cu_gemm_knob;
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
+
+/* The most ranges a tile's k is cut in */
+#define PK_CU_WGMMA_MAX_SPLITS 16
 
 /* grid.y and grid.z limit; the kernels loop over batches beyond it */
 #define PK_CU_GEMM_MAX_GRID_YZ 65535u
@@ -45,6 +55,8 @@ typedef struct pk_cu_gemm_plan {
     unsigned smem;     /* dynamic shared memory, bytes */
     int early;         /* may start behind the previous kernel (it waits before it reads) */
     unsigned tile_m, tile_n; /* the Hopper kernel's tile: its TMA boxes' rows of A and of B */
+    int splits, steps;       /* the Hopper kernel's split-K (pk_cu_wgmma_split): 1 and k's steps unsplit */
+    size_t part_bytes;       /* its scratch for the ranges' partial sums; 0 unsplit */
 } pk_cu_gemm_plan;
 
 /* Picks the kernel for p on a device with sm_count multiprocessors and
@@ -56,19 +68,24 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
 /* The Hopper kernel (kernels_cuda/gemm_sm90.cu) for p, where the device
  * has sm_90a code loaded: returns 1 and fills out when it takes p. It
  * takes f16/bf16 with both operands k-contiguous in non-overlapping,
- * 16-byte aligned rows (what a TMA map can describe), 64 rows at least;
- * its tiles are gemm_kernels.h's. */
+ * 16-byte aligned rows (what a TMA map can describe), 64 rows at least
+ * (17 under the trial knob or a forced 64-row tile); its tiles are
+ * gemm_kernels.h's. */
 int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out);
 
-/* Every kernel that pk_cu_gemm_plan_pick_knob, after pk_cu_gemm_plan_wgmma
- * where has_wgmma (sm_90a code loaded, as pk_cu_gemm does), can name for
- * some problem on a device with smem_optin bytes of dynamic shared memory,
- * without a knob: each kernel's name once to fn. The same on every
- * multiprocessor count (that only moves where one tile gives way to the next). With the
- * plans above, so that a tile added to a table is a kernel that the
- * conformance coverage test (tests/test_cover_gemm.c) asks a case for. */
-void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name), void *ctx);
-/* Those only PORTKERN_CUDA_GEMM=skinny picks (the skinny kernel's 8- and 16-row forms). */
-void pk_cu_gemm_plan_knob_kernels(void (*fn)(void *ctx, const char *name), void *ctx);
+/* Every kernel variant that pk_cu_gemm_plan_pick_knob, after
+ * pk_cu_gemm_plan_wgmma where has_wgmma (sm_90a code loaded, as pk_cu_gemm
+ * does), can name for some problem on a device with smem_optin bytes of
+ * dynamic shared memory, without a knob: each kernel's name once to fn,
+ * with split set where the variant is the Hopper kernel's split-K. The
+ * same on every multiprocessor count (that only moves where one tile gives
+ * way to the next). With the plans above, so that a tile added to a table
+ * is a kernel that the conformance coverage test (tests/test_cover_gemm.c)
+ * asks a case for. */
+void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
+                             void *ctx);
+/* Those only a knob picks: the skinny kernel's 8- and 16-row forms, and
+ * where has_wgmma the Hopper kernel's trial tiles and every tile split. */
+void pk_cu_gemm_plan_knob_kernels(int has_wgmma, void (*fn)(void *ctx, const char *name, int split), void *ctx);
 
 #endif
