@@ -91,6 +91,68 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, i
                  : "memory");
 }
 
+/* Clusters of two blocks (PK_GPU_LAUNCH_PAIRS): their ranks, the pair's
+ * index and count, the barrier every thread of both blocks meets */
+__device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ unsigned cluster_id()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ unsigned cluster_count()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+/* bar_wait where the arrivals may come from the other block of the pair */
+__device__ __forceinline__ void bar_wait_cluster(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* an arrival on the barrier at the same offset in the block of rank `to` */
+__device__ __forceinline__ void bar_arrive_in(unsigned bar, unsigned to)
+{
+    asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(to)
+                 : "memory");
+}
+
+/* tma_load into the same offset of both blocks of the pair, completing
+ * the barrier at the same offset in each */
+__device__ __forceinline__ void tma_load_pair(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2,
+                                              unsigned bar)
+{
+    const unsigned short both = 3;
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(both)
+                 : "memory");
+}
+
 /* K-major operand, 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
  * bytes apart (stride byte offset); the leading offset is unused for this
  * layout and set to one unit. */
@@ -254,11 +316,20 @@ __device__ __forceinline__ bool split_reduce(float (&acc)[N], const pk_cu_wgmma_
 }
 #endif
 
-template <int DT, int BM_, int BN, int STAGES>
+/* CL: blocks a cluster (1, or 2 along x: PK_GPU_LAUNCH_PAIRS). A pair
+ * takes the tiles of two neighbouring rows of tiles in one column (tile
+ * rows 2 g and 2 g + 1): each block loads its own A and half of the
+ * shared B tile into both blocks (TMA multicast), so B crosses from L2
+ * once for the two. A stage of either block is then written by both
+ * producers: it goes back when the consumers of both blocks are done
+ * with it (each consumer warp arrives on the empty barrier of both). A
+ * pair does not split k. */
+template <int DT, int BM_, int BN, int STAGES, int CL>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_wgmma_split &sp,
                                      PK_GEMM_PARAMS)
 {
 #ifdef PK_WGMMA_ENABLED
+    static_assert(CL == 1 || (CL == 2 && BM_ == 128), "pairs of 128-row tiles");
     /* a consumer's share of the tile: 64 rows x BN, or 64 x BN / 2 */
     constexpr int CN = BM_ == 128 ? BN : BN / 2;
     constexpr int A_BYTES = BM_ * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
@@ -267,108 +338,138 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     const unsigned ring = (raw + 1023u) & ~1023u;
     const unsigned full = ring + STAGES * STAGE_BYTES, empty = full + STAGES * 8;
     const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    /* the block's rank in its pair, the pair's index and count */
+    const unsigned rank = CL == 2 ? cluster_rank() : 0;
+    const long long first = CL == 2 ? cluster_id() : blockIdx.x, stride = CL == 2 ? cluster_count() : gridDim.x;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, 8);
+            bar_init(empty + 8 * s, 8 * CL);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    /* the other block's copies and arrivals land on barriers set up here */
+    if (CL == 2) cluster_sync();
+    else __syncthreads();
 
     const long long m_tiles = (m + BM_ - 1) / BM_, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
-    const long long tiles = m_tiles * n_tiles;
+    /* rows of tiles in groups of CL (a pair's last group may hang past M:
+     * TMA reads zeros there and the epilogue stores nothing) */
+    const long long m_groups = (m_tiles + CL - 1) / CL, tiles = m_groups * n_tiles;
     /* a unit of work: a tile's k steps [k0, k1), range q of its splits */
-    const int splits = sp.splits > 1 ? sp.splits : 1;
+    const int splits = CL == 1 && sp.splits > 1 ? sp.splits : 1;
     const long long steps = splits > 1 ? sp.steps : k_tiles, units = tiles * splits;
 
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x != 0) return;
-        unsigned long long it = 0;
-        for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-            /* a broadcast operand (batch stride 0) is one plane in its map */
-            const int za = a_sb ? (int)z : 0, zb = b_sb ? (int)z : 0;
-            for (long long u = blockIdx.x; u < units; u += gridDim.x) {
-                long long tm, tn;
-                pk_gemm_tile_of(u / splits, m_tiles, n_tiles, tm, tn);
-                const long long k0 = u % splits * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
-                for (long long kt = k0; kt < k1; kt++, it++) {
-                    const unsigned s = (unsigned)(it % STAGES);
-                    if (it >= STAGES) bar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
-                    const unsigned sa = ring + s * STAGE_BYTES;
-                    bar_expect(full + 8 * s, STAGE_BYTES);
-                    tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
-                    tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
+        if (threadIdx.x == 0) {
+            unsigned long long it = 0;
+            for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+                /* a broadcast operand (batch stride 0) is one plane in its map */
+                const int za = a_sb ? (int)z : 0, zb = b_sb ? (int)z : 0;
+                for (long long u = first; u < units; u += stride) {
+                    long long tg, tn;
+                    pk_gemm_tile_of(u / splits, m_groups, n_tiles, tg, tn);
+                    const long long tm = tg * CL + rank;
+                    const long long k0 = u % splits * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
+                    for (long long kt = k0; kt < k1; kt++, it++) {
+                        const unsigned s = (unsigned)(it % STAGES);
+                        if (it >= STAGES) {
+                            if (CL == 2) bar_wait_cluster(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                            else bar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                        }
+                        const unsigned sa = ring + s * STAGE_BYTES;
+                        bar_expect(full + 8 * s, STAGE_BYTES);
+                        tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
+                        if (CL == 2)
+                            tma_load_pair(sa + A_BYTES + rank * (B_BYTES / 2), tb, (int)(kt * BK),
+                                          (int)(tn * BN + rank * (BN / 2)), zb, full + 8 * s);
+                        else
+                            tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
+                    }
                 }
             }
         }
-        return;
-    }
-
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int cw = wg - 1; /* consumer */
-    const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 ? 0 : cw * CN;
-    const pk_gemm_out out = PK_GEMM_OUT;
-    float acc[CN / 2];
-    unsigned long long it = 0;
-    for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-        for (long long u = blockIdx.x; u < units; u += gridDim.x) {
-            const long long t = u / splits;
-            const int q = (int)(u % splits);
-            long long tm, tn;
-            pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
-            const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int cw = wg - 1; /* consumer */
+        const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 ? 0 : cw * CN;
+        const pk_gemm_out out = PK_GEMM_OUT;
+        float acc[CN / 2];
+        unsigned long long it = 0;
+        /* a stage goes back to the producers that write it */
+        auto release = [&](unsigned long long at) {
+            if (lane != 0) return;
+            const unsigned bar = empty + 8 * (unsigned)(at % STAGES);
+            bar_arrive(bar);
+            if (CL == 2) bar_arrive_in(bar, rank ^ 1u);
+        };
+        for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
+            for (long long u = first; u < units; u += stride) {
+                const long long t = u / splits;
+                const int q = (int)(u % splits);
+                long long tg, tn;
+                pk_gemm_tile_of(t, m_groups, n_tiles, tg, tn);
+                const long long tm = tg * CL + rank;
+                const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
 #pragma unroll
-            for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
-            fence_acc(acc);
-            for (long long kt = k0; kt < k1; kt++, it++) {
-                const unsigned s = (unsigned)(it % STAGES);
-                bar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
-                const unsigned sa = ring + s * STAGE_BYTES + row0 * (BK * 2),
-                               sb = ring + s * STAGE_BYTES + A_BYTES + col0 * (BK * 2);
-                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-                for (int kk = 0; kk < BK / 16; kk++)
-                    mma_64xNx16<DT, CN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
-                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-                /* one step's products stay in flight while the next is
-                 * issued: waiting for all of them here would leave the
-                 * tensor cores idle between steps, both consumers at once
-                 * (they wait on the same barriers). What completed is the
-                 * previous step, whose stage goes back to the producer. */
-                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
                 fence_acc(acc);
-                if (kt > k0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
-            }
-            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-            fence_acc(acc);
-            if (k1 > k0 && lane == 0) bar_arrive(empty + 8 * (unsigned)((it - 1) % STAGES));
-            /* split: only the warp that adds the ranges' sums goes on to
-             * the epilogue */
-            if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + cw * 4 + warp, q, lane)) continue;
-            /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8 for
-             * v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
-            const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);
-            if (plain_pairs(out)) {
+                for (long long kt = k0; kt < k1; kt++, it++) {
+                    const unsigned s = (unsigned)(it % STAGES);
+                    bar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
+                    const unsigned sa = ring + s * STAGE_BYTES + row0 * (BK * 2),
+                                   sb = ring + s * STAGE_BYTES + A_BYTES + col0 * (BK * 2);
+                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-                for (int j = 0; j < CN / 8; j++)
+                    for (int kk = 0; kk < BK / 16; kk++)
+                        mma_64xNx16<DT, CN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
+                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                    /* one step's products stay in flight while the next is
+                     * issued: waiting for all of them here would leave the
+                     * tensor cores idle between steps, both consumers at
+                     * once (they wait on the same barriers). What completed
+                     * is the previous step, whose stage goes back. */
+                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+                    fence_acc(acc);
+                    if (kt > k0) release(it - 1);
+                }
+                asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+                fence_acc(acc);
+                if (k1 > k0) release(it - 1);
+                /* split: only the warp that adds the ranges' sums goes on
+                 * to the epilogue */
+                if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + cw * 4 + warp, q, lane)) continue;
+                /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
+                 * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
+                const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);
+                if (plain_pairs(out)) {
 #pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        const long long i = i0 + 8 * h;
-                        if (i < m) store_pair(out, z, i, j0 + 8 * j, n, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-                    }
-            } else {
-                /* a copy: with acc's own address taken, its registers
-                 * would be memory to the compiler, and ptxas serialises
-                 * every wgmma that writes them */
-                float spilled[CN / 2];
+                    for (int j = 0; j < CN / 8; j++)
 #pragma unroll
-                for (int i = 0; i < CN / 2; i++) spilled[i] = acc[i];
-                finish_tile_fused(out, z, i0, j0, m, n, spilled, CN / 8);
+                        for (int h = 0; h < 2; h++) {
+                            const long long i = i0 + 8 * h;
+                            if (i < m)
+                                store_pair(out, z, i, j0 + 8 * j, n, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+                        }
+                } else {
+                    /* a copy: with acc's own address taken, its registers
+                     * would be memory to the compiler, and ptxas serialises
+                     * every wgmma that writes them */
+                    float spilled[CN / 2];
+#pragma unroll
+                    for (int i = 0; i < CN / 2; i++) spilled[i] = acc[i];
+                    finish_tile_fused(out, z, i0, j0, m, n, spilled, CN / 8);
+                }
             }
         }
+    }
+    /* neither block of a pair leaves while the other may still arrive on
+     * its barriers */
+    if (CL == 2) {
+        __syncwarp();
+        cluster_sync();
     }
 #else
     __trap(); /* the host picks this kernel only where sm_90a code was loaded */

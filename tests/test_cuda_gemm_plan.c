@@ -76,7 +76,7 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 /* the shared memory of the Hopper tile whose kernel is named `kernel` */
 static unsigned wgmma_smem(const char *kernel)
 {
-#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial) \
+#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial, pair) \
     if (strstr(kernel, "_" #name)) return PK_CU_WGMMA_SMEM(bm, bn, st);
     PK_CU_WGMMA_TILES(T_SMEM, 0, 0, 0)
 #undef T_SMEM
@@ -182,6 +182,16 @@ static void expect_split(const pk_gemm_problem *p, const char *knob, const char 
     }
 }
 
+static void expect_pair(const pk_gemm_problem *p, const char *knob, int pair, int line)
+{
+    pk_cu_gemm_plan plan;
+    if (!pk_cu_gemm_plan_wgmma(p, H200_SMS, pk_cu_gemm_knob_of(knob), &plan) || plan.pair != pair ||
+        (pair && plan.grid[0] % 2)) {
+        failures++;
+        printf("FAIL line %d: pair %d grid %u; want pair %d, an even grid\n", line, plan.pair, plan.grid[0], pair);
+    }
+}
+
 static void expect_knob_parse(const char *value, pk_cu_gemm_knob_kind kind, int tile, int splits, int line)
 {
     const pk_cu_gemm_knob k = pk_cu_gemm_knob_of(value);
@@ -198,6 +208,8 @@ static void split_cases(void)
     expect_knob_parse("64x128", PK_CU_GEMM_KNOB_TILE, 3, 0, __LINE__);
     expect_knob_parse("128x128:2", PK_CU_GEMM_KNOB_TILE, 1, 2, __LINE__);
     expect_knob_parse("64x256:16", PK_CU_GEMM_KNOB_TILE, 2, 16, __LINE__);
+    expect_knob_parse("128x256p", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
+    expect_knob_parse("128x256", PK_CU_GEMM_KNOB_TILE, 0, 0, __LINE__);
     static const char *const bad[] = {"64x128:", "64x128:0", "64x128:17", "64x128:3x", "64x128:-2", "64x12", "128x2560", "Trial"};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 
@@ -214,9 +226,21 @@ static void split_cases(void)
     expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
     p = problem(PK_F16, 1, 16, 2048, 1024, 0, 1); /* the decode kernels' */
     expect_split(&p, "trial", NULL, 0, 0, 0, 0, __LINE__);
-    /* enough tiles: unsplit, and the large tile */
+    /* enough tiles: unsplit, and the large tile in pairs sharing B */
     p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
-    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_128x256", 1, 64, H200_SMS, 1, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_128x256p", 1, 64, H200_SMS, 1, __LINE__);
+    expect_pair(&p, "trial", 1, __LINE__);
+    expect_pair(&p, "128x256", 0, __LINE__);
+    expect_pair(&p, NULL, 0, __LINE__);
+    /* pairs never split; 3 rows of tiles make 2 pairs of rows (the last
+     * block of each column empty), 3 columns: 12 blocks */
+    p = problem(PK_BF16, 1, 300, 600, 1000, 0, 1);
+    expect_split(&p, "128x256p:3", "pk_gemm_wgmma_bf16_128x256p", 1, 16, 12, 1, __LINE__);
+    expect_pair(&p, "128x256p", 1, __LINE__);
+    /* batches: 8 blocks a batch, 16 batches side by side would be 128;
+     * the grid stays even and within the device */
+    p = problem(PK_BF16, 20, 256, 1024, 512, 0, 1);
+    expect_split(&p, "128x256p", "pk_gemm_wgmma_bf16_128x256p", 1, 8, 8, 16, __LINE__);
     /* more tiles than flags: never split, even when forced */
     p = problem(PK_BF16, 1, 8192, 8192, 256, 0, 1);
     expect_split(&p, "128x256:2", "pk_gemm_wgmma_bf16_128x256", 1, 4, H200_SMS, 1, __LINE__);

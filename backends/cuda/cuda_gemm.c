@@ -37,7 +37,8 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, knob, &plan) &&
                 tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], plan.tile_m) ==
                     CUDA_SUCCESS &&
-                tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0], plan.tile_n) ==
+                tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0],
+                        plan.pair ? plan.tile_n / 2 : plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
     pk_cu_wgmma_split split = {0, d->split_flags, plan.splits, plan.steps};
@@ -53,6 +54,7 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     void *args[3 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1], &split};
     for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[3 + i] = g.args[i];
     /* the other kernels take PK_GEMM_PARAMS alone: skip the maps and the split */
-    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 3,
-                        plan.early, msg);
+    const int flags = (plan.early ? PK_GPU_LAUNCH_EARLY : 0) | (wgmma && plan.pair ? PK_GPU_LAUNCH_PAIRS : 0);
+    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 3, flags,
+                        msg);
 }

@@ -48,10 +48,10 @@ typedef struct mma_tile {
 #define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
 typedef struct wgmma_tile {
-    int bm, bn, stages, cost, trial;
+    int bm, bn, stages, cost, trial, pair;
 } wgmma_tile;
 
-#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial) {bm, bn, st, cost, trial},
+#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, pair) {bm, bn, st, cost, trial, pair},
 static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
@@ -180,8 +180,12 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
         if (forced >= 0 ? i != forced : t->trial && !trial) continue;
-        const int64_t tiles = tiles_of(p, t->bm, t->bn);
-        const int most = forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
+        /* a pair's blocks: two rows of tiles each column (the second
+         * empty past an odd count) */
+        const int64_t tiles = t->pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
+                                      : tiles_of(p, t->bm, t->bn);
+        const int most = t->pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
+        const int sms = t->pair ? sm_count - sm_count % 2 : sm_count;
         for (int ask = forced >= 0 ? most : 1; ask <= most; ask++) {
             /* as many ranges as `ask` gives steps for: none left empty */
             const int64_t steps = k_tiles > ask ? cdiv(k_tiles, ask) : 1;
@@ -189,7 +193,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
              * device's flags run unsplit, which is where there are enough
              * of them anyway) */
             const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_WGMMA_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
-            const double cost = (double)cdiv(tiles * splits, sm_count) * t->bm * t->bn * t->cost *
+            const double cost = (double)cdiv(tiles * splits, sms) * t->bm * t->bn * t->cost *
                                 ((double)(splits > 1 ? steps : k_tiles) + WGMMA_FIXED_STEPS + split_steps(t, splits));
             if (best < 0 || cost < best_cost)
                 best = i, best_cost = cost, best_splits = splits, best_steps = splits > 1 ? steps : k_tiles;
@@ -208,12 +212,15 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     out->part_bytes = best_splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best_splits * (size_t)t->bm *
                                             (size_t)t->bn * sizeof(float)
                                       : 0;
-    /* persistent: one block per multiprocessor walks the units */
-    int64_t units = cdiv(p->m, t->bm) * cdiv(p->n, t->bn) * best_splits;
-    int64_t per_batch = units < sm_count ? units : sm_count;
+    out->pair = t->pair;
+    /* persistent: one block per multiprocessor walks the units (a pair of
+     * blocks, pairs of units) */
+    const int64_t sms = t->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
+    int64_t units = (t->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best_splits;
+    int64_t per_batch = units < sms ? units : sms;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
-    if ((int64_t)out->grid[0] * out->grid[1] > sm_count) /* several batches: fill the device, not more */
-        out->grid[1] = (unsigned)(sm_count / out->grid[0] > 0 ? sm_count / out->grid[0] : 1);
+    if ((int64_t)out->grid[0] * out->grid[1] > sms) /* several batches: fill the device, not more */
+        out->grid[1] = (unsigned)(sms / out->grid[0] > 0 ? sms / out->grid[0] : 1);
     out->smem = (unsigned)PK_CU_WGMMA_SMEM(t->bm, t->bn, t->stages);
     return 1;
 }
@@ -329,11 +336,11 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
 /* the plan's tiles unsplit; a knob: the trial tiles, and split-K (trial
- * until timed) of every tile */
-#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial) \
-    if (has_wgmma) {                                    \
-        if ((trial) == knob_only) fn(ctx, name, 0);     \
-        if (knob_only) fn(ctx, name, 1);                \
+ * until timed) of every tile but the pairs */
+#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, pair) \
+    if (has_wgmma) {                                          \
+        if ((trial) == knob_only) fn(ctx, name, 0);           \
+        if (knob_only && !(pair)) fn(ctx, name, 1);           \
     }
     PK_CU_GEMM_KERNELS(CAN)
 }

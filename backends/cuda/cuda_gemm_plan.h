@@ -56,6 +56,7 @@ typedef struct pk_cu_gemm_plan {
     int early;         /* may start behind the previous kernel (it waits before it reads) */
     unsigned tile_m, tile_n; /* the Hopper kernel's tile: its TMA boxes' rows of A and of B */
     int splits, steps;       /* the Hopper kernel's split-K (pk_cu_wgmma_split): 1 and k's steps unsplit */
+    int pair;                /* its blocks in clusters of two (PK_GPU_LAUNCH_PAIRS), each with half of B's box */
     size_t part_bytes;       /* its scratch for the ranges' partial sums; 0 unsplit */
 } pk_cu_gemm_plan;
 

@@ -3,11 +3,18 @@
 #include "gpu_vendor.h"
 
 pk_status pk_cu_launch_on_stream(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                                 unsigned smem, void **args, int early, pk_msg *msg)
+                                 unsigned smem, void **args, int flags, pk_msg *msg)
 {
-    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    const CUlaunchConfig config = {grid[0],  grid[1], grid[2], block[0], block[1], block[2], smem, d->stream,
-                                   &attr, early && d->early_launch ? 1u : 0u};
+    CUlaunchAttribute attr[2] = {{.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION}};
+    attr[0].value.programmaticStreamSerializationAllowed = 1;
+    unsigned n = (flags & PK_GPU_LAUNCH_EARLY) && d->early_launch ? 1u : 0u;
+    if (flags & PK_GPU_LAUNCH_PAIRS) {
+        /* the attribute list is a prefix: the cluster shape after PDL's, or alone */
+        attr[n] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+        attr[n].value.clusterDim.x = 2;
+        attr[n].value.clusterDim.y = attr[n].value.clusterDim.z = 1;
+        n++;
+    }
+    const CUlaunchConfig config = {grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, d->stream, attr, n};
     return pk_gpu_check(cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx", msg);
 }

@@ -71,7 +71,7 @@ pk_status PK_GPU_OP(function)(pk_gpu_device *d, int k, pk_gpu_function *out, pk_
 }
 
 pk_status PK_GPU_OP(launch)(pk_gpu_device *d, int k, const unsigned grid[3], const unsigned block[3], unsigned smem,
-                            void **args, int early, pk_msg *msg)
+                            void **args, int flags, pk_msg *msg)
 {
     pk_status s;
     struct pk_gpu_kernel *e = kernel(d, k, &s, msg);
@@ -85,5 +85,5 @@ pk_status PK_GPU_OP(launch)(pk_gpu_device *d, int k, const unsigned grid[3], con
         e->smem_allowed = smem;
     }
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return PK_SUCCESS;
-    return PK_GPU_OP(launch_on_stream)(d, e->function, grid, block, smem, args, early, msg);
+    return PK_GPU_OP(launch_on_stream)(d, e->function, grid, block, smem, args, flags, msg);
 }

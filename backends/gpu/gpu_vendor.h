@@ -351,15 +351,19 @@ enum {
 pk_status PK_GPU_OP(function)(pk_gpu_device *d, int k, pk_gpu_function *out, pk_msg *msg);
 /* Launches kernel k on the device's stream with smem bytes of dynamic
  * shared memory (asked for past the default here); args as
- * cuLaunchKernel's. early: k may start while the previous kernel still
- * runs, where the device allows (CUDA's programmatic dependent launch,
- * sm_90 on; never on HIP); k must then wait for it
- * (pk_grid_dependency_wait) before it reads or writes anything but a
- * prefetch. launch_on_stream is the backend's call that launch ends in. */
+ * cuLaunchKernel's. flags, PK_GPU_LAUNCH_*: EARLY: k may start while
+ * the previous kernel still runs, where the device allows (CUDA's
+ * programmatic dependent launch, sm_90 on; never on HIP); k must then wait
+ * for it (pk_grid_dependency_wait) before it reads or writes anything but
+ * a prefetch. PAIRS: blocks in clusters of two along x (CUDA, sm_90 on;
+ * grid[0] even), which k needs. launch_on_stream is the backend's call
+ * that launch ends in. */
+#define PK_GPU_LAUNCH_EARLY 1
+#define PK_GPU_LAUNCH_PAIRS 2
 pk_status PK_GPU_OP(launch)(pk_gpu_device *d, int k, const unsigned grid[3], const unsigned block[3], unsigned smem,
-                            void **args, int early, pk_msg *msg);
+                            void **args, int flags, pk_msg *msg);
 pk_status PK_GPU_OP(launch_on_stream)(pk_gpu_device *d, pk_gpu_function f, const unsigned grid[3],
-                                      const unsigned block[3], unsigned smem, void **args, int early, pk_msg *msg);
+                                      const unsigned block[3], unsigned smem, void **args, int flags, pk_msg *msg);
 
 /* Makes a device buffer the device keeps (*buf of *size bytes) at least
  * `bytes` long, and no shorter than `least` when it grows; growing loses
