@@ -54,6 +54,14 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
+/* arrives and adds `bytes` to the phase's expected transaction count (the
+ * bytes TMA copies will complete it by) */
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
 /* arrives once this thread's earlier cp.async copies have all landed.
  * noinc: the arrival counts against the count given at init (one per
  * copying thread), instead of adding one pending arrival and then
