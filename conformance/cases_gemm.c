@@ -394,7 +394,9 @@ void cf_cases_gemm(cf_case_list *l)
          * added ranges then go through every epilogue, a batch (each tile's
          * flags and partials its own) and a broadcast B; the pairs of
          * blocks sharing B (an odd count of tile rows: one block of a pair
-         * past M) under every epilogue and a broadcast B; and the trial plan
+         * past M) under every epilogue and a broadcast B; ping-pong's
+         * consumers taking units in turn (several a block), whole and
+         * split; and the trial plan
          * as it stands. K a multiple of 8: TMA needs 16-byte rows */
         static const struct {
             const char *knob;
@@ -406,6 +408,7 @@ void cf_cases_gemm(cf_case_list *l)
             {"128x128:2", 2, 130, 200, 296, 0, 0}, {"128x256:5", 3, 200, 296, 712, 0, 1},
             {"trial", 0, 64, 1024, 2048, 0, 0},    {"trial", 0, 24, 2048, 1024, 0, 0},
             {"128x256p", 2, 300, 600, 136, 1, 0},  {"128x256p", 3, 520, 300, 200, 0, 1},
+            {"64x256pp", 0, 200, 300, 136, 1, 0},  {"64x256pp:3", 2, 130, 520, 600, 0, 0},
         };
         for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);

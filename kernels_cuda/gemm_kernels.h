@@ -38,28 +38,38 @@
 
 /* The Hopper kernel (gemm_wgmma.cuh, sm_90a): steps of BK k through a
  * ring of `stages` in shared memory that TMA fills, three warpgroups of
- * 128 threads (a producer and two consumers: of 64 rows each where BM is
- * 128, of BN / 2 columns each where BM is 64). Its tiles:
- * X(a, b, c, index, name, BM, BN, stages, cost, trial, pair), a, b and c
+ * 128 threads (a producer and two consumers). Its tiles:
+ * X(a, b, c, index, name, BM, BN, stages, cost, trial, form), a, b and c
  * passed through; cost is the time of an output element against the
  * first tile's (x100), which the plan weighs against the tiles' waves over
  * the device (128 x 128 took 4-5% longer than 128 x 256 over the same
  * outputs: bench/RESULTS.md, 2026-12-04 19:17). A trial tile has not been
  * timed yet (its cost is a guess): only PORTKERN_CUDA_GEMM=trial, or its
- * name, lets the plan pick it. pair: blocks run in clusters of two that
- * share B's tile through TMA multicast (two 128-row tiles over one column
- * of tiles; each block loads half of B for both), never split.
+ * name, lets the plan pick it. form, how the consumers share the work:
+ *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
+ *                         BN / 2 columns each where BM is 64;
+ *   PK_CU_WGMMA_PAIR      as TOGETHER, the blocks in clusters of two that
+ *                         share B's tile through TMA multicast (two 128-row
+ *                         tiles over one column of tiles; each block loads
+ *                         half of B for both), never split;
+ *   PK_CU_WGMMA_PINGPONG  a 64-row tile each, the block's units taken in
+ *                         turn: one consumer's epilogue runs while the
+ *                         other's products do.
  * Shared memory: the ring, 1024 bytes to align its base, and 2 x stages
  * barriers of 8 bytes. */
 #define PK_CU_WGMMA_BK 64
 #define PK_CU_WGMMA_THREADS (3 * 128)
+#define PK_CU_WGMMA_TOGETHER 0
+#define PK_CU_WGMMA_PAIR 1
+#define PK_CU_WGMMA_PINGPONG 2
 #define PK_CU_WGMMA_TILES(X, a, b, c)                  \
     X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0)     \
     X(a, b, c, 1, 128x128, 128, 128, 6, 105, 0, 0)     \
     X(a, b, c, 2, 64x256, 64, 256, 5, 115, 1, 0)       \
     X(a, b, c, 3, 64x128, 64, 128, 8, 125, 1, 0)       \
-    X(a, b, c, 4, 128x256p, 128, 256, 4, 95, 1, 1)
-#define PK_CU_WGMMA_TILE_COUNT 5
+    X(a, b, c, 4, 128x256p, 128, 256, 4, 95, 1, 1)     \
+    X(a, b, c, 5, 64x256pp, 64, 256, 5, 100, 1, 2)
+#define PK_CU_WGMMA_TILE_COUNT 6
 #define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
 
 /* Split-K of the Hopper kernel: a tile's k steps in `splits` ranges of
@@ -88,7 +98,7 @@ typedef struct pk_cu_wgmma_split {
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
- *   WGMMA  DT, tile index, BM, BN, stages, cost, trial, pair
+ *   WGMMA  DT, tile index, BM, BN, stages, cost, trial, form
  *                               Hopper, A and B k-contiguous (gemm_wgmma.cuh)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16); a_k (b_k) is 1 where A (B)
  * is k-contiguous, the name's _ak (_bk), else 0, _am (_bn). */

@@ -10,13 +10,13 @@
 
 #define PK_GEMM_ENTRY(kind, module, name, ...) PK_GEMM_IN_##module(name, __VA_ARGS__)
 #define PK_GEMM_IN_gemm(...)
-#define PK_GEMM_IN_gemm_sm90(name, dt, i, bm, bn, stages, cost, trial, pair)                                \
+#define PK_GEMM_IN_gemm_sm90(name, dt, i, bm, bn, stages, cost, trial, form)                                \
     extern "C" __global__ void __launch_bounds__(pk_wgmma::THREADS, 1)                                  \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,            \
              const pk_cu_wgmma_split sp, PK_GEMM_PARAMS)                                                \
     {                                                                                                   \
-        static_assert((bm) == 128 || (bm) == 64, "two consumers of 64 rows, or of half the columns");  \
-        pk_wgmma::gemm<dt, bm, bn, stages, (pair) ? 2 : 1>(&ta, &tb, sp, PK_GEMM_ARGS);                               \
+        static_assert((bm) == 128 || (bm) == 64, "consumers of 64 rows");                               \
+        pk_wgmma::gemm<dt, bm, bn, stages, form>(&ta, &tb, sp, PK_GEMM_ARGS);                                   \
     }
 
 PK_CU_GEMM_KERNELS(PK_GEMM_ENTRY)

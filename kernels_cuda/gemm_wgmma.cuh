@@ -316,22 +316,32 @@ __device__ __forceinline__ bool split_reduce(float (&acc)[N], const pk_cu_wgmma_
 }
 #endif
 
-/* CL: blocks a cluster (1, or 2 along x: PK_GPU_LAUNCH_PAIRS). A pair
- * takes the tiles of two neighbouring rows of tiles in one column (tile
- * rows 2 g and 2 g + 1): each block loads its own A and half of the
+/* FORM: how the consumers share the work (gemm_kernels.h).
+ * PK_CU_WGMMA_PAIR: blocks in clusters of two along x (PK_GPU_LAUNCH_PAIRS).
+ * A pair takes the tiles of two neighbouring rows of tiles in one column
+ * (tile rows 2 g and 2 g + 1): each block loads its own A and half of the
  * shared B tile into both blocks (TMA multicast), so B crosses from L2
  * once for the two. A stage of either block is then written by both
  * producers: it goes back when the consumers of both blocks are done
  * with it (each consumer warp arrives on the empty barrier of both). A
- * pair does not split k. */
-template <int DT, int BM_, int BN, int STAGES, int CL>
+ * pair does not split k.
+ * PK_CU_WGMMA_PINGPONG: consumer c takes the block's units c, c + 2, ...
+ * whole (64 x BN each), skipping the other's stages in the ring; the
+ * producer fills the ring in unit order, so the second consumer's
+ * products start as the first one's end, and its epilogue runs under
+ * them. */
+template <int DT, int BM_, int BN, int STAGES, int FORM>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_wgmma_split &sp,
                                      PK_GEMM_PARAMS)
 {
 #ifdef PK_WGMMA_ENABLED
-    static_assert(CL == 1 || (CL == 2 && BM_ == 128), "pairs of 128-row tiles");
-    /* a consumer's share of the tile: 64 rows x BN, or 64 x BN / 2 */
-    constexpr int CN = BM_ == 128 ? BN : BN / 2;
+    constexpr int CL = FORM == PK_CU_WGMMA_PAIR ? 2 : 1, PP = FORM == PK_CU_WGMMA_PINGPONG;
+    static_assert(CL == 1 || BM_ == 128, "pairs of 128-row tiles");
+    static_assert(!PP || BM_ == 64, "a 64-row tile each");
+    /* a consumer's share of a tile: 64 rows x BN, or 64 x BN / 2 */
+    constexpr int CN = BM_ == 128 || PP ? BN : BN / 2;
+    /* the consumer warps that read a stage, in each block that reads it */
+    constexpr unsigned READERS = PP ? 4 : 8;
     constexpr int A_BYTES = BM_ * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
     extern __shared__ __align__(1024) unsigned char pk_wgmma_smem[];
     const unsigned raw = (unsigned)__cvta_generic_to_shared(pk_wgmma_smem);
@@ -345,7 +355,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, 8 * CL);
+            bar_init(empty + 8 * s, READERS * CL);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
@@ -394,10 +404,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int cw = wg - 1; /* consumer */
-        const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 ? 0 : cw * CN;
+        const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 || PP ? 0 : cw * CN;
         const pk_gemm_out out = PK_GEMM_OUT;
         float acc[CN / 2];
-        unsigned long long it = 0;
+        unsigned long long it = 0, mine = 0;
         /* a stage goes back to the producers that write it */
         auto release = [&](unsigned long long at) {
             if (lane != 0) return;
@@ -413,6 +423,11 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 pk_gemm_tile_of(t, m_groups, n_tiles, tg, tn);
                 const long long tm = tg * CL + rank;
                 const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
+                /* ping-pong: the other consumer's unit, its stages passed over */
+                if (PP && mine++ % 2 != (unsigned)cw) {
+                    it += (unsigned long long)(k1 - k0);
+                    continue;
+                }
 #pragma unroll
                 for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
                 fence_acc(acc);
@@ -440,7 +455,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 if (k1 > k0) release(it - 1);
                 /* split: only the warp that adds the ranges' sums goes on
                  * to the epilogue */
-                if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + cw * 4 + warp, q, lane)) continue;
+                /* (a warp's flag is its tile's and place's: ping-pong's
+                 * ranges of one tile may fall to either consumer) */
+                if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + (PP ? 0 : cw * 4) + warp, q, lane))
+                    continue;
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
                  * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
                 const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);

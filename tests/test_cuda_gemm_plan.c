@@ -76,7 +76,7 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 /* the shared memory of the Hopper tile whose kernel is named `kernel` */
 static unsigned wgmma_smem(const char *kernel)
 {
-#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial, pair) \
+#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial, form) \
     if (strstr(kernel, "_" #name)) return PK_CU_WGMMA_SMEM(bm, bn, st);
     PK_CU_WGMMA_TILES(T_SMEM, 0, 0, 0)
 #undef T_SMEM
@@ -210,6 +210,7 @@ static void split_cases(void)
     expect_knob_parse("64x256:16", PK_CU_GEMM_KNOB_TILE, 2, 16, __LINE__);
     expect_knob_parse("128x256p", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
     expect_knob_parse("128x256", PK_CU_GEMM_KNOB_TILE, 0, 0, __LINE__);
+    expect_knob_parse("64x256pp:2", PK_CU_GEMM_KNOB_TILE, 5, 2, __LINE__);
     static const char *const bad[] = {"64x128:", "64x128:0", "64x128:17", "64x128:3x", "64x128:-2", "64x12", "128x2560", "Trial"};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 
@@ -237,6 +238,10 @@ static void split_cases(void)
     p = problem(PK_BF16, 1, 300, 600, 1000, 0, 1);
     expect_split(&p, "128x256p:3", "pk_gemm_wgmma_bf16_128x256p", 1, 16, 12, 1, __LINE__);
     expect_pair(&p, "128x256p", 1, __LINE__);
+    /* ping-pong: 64-row units, split as asked, no clusters */
+    p = problem(PK_BF16, 2, 130, 520, 600, 0, 1); /* 3 x 3 tiles a batch, 10 steps: 4, 4, 2 */
+    expect_split(&p, "64x256pp:3", "pk_gemm_wgmma_bf16_64x256pp", 3, 4, 27, 2, __LINE__);
+    expect_pair(&p, "64x256pp:3", 0, __LINE__);
     /* batches: 8 blocks a batch, 16 batches side by side would be 128;
      * the grid stays even and within the device */
     p = problem(PK_BF16, 20, 256, 1024, 512, 0, 1);

@@ -48,10 +48,10 @@ typedef struct mma_tile {
 #define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
 typedef struct wgmma_tile {
-    int bm, bn, stages, cost, trial, pair;
+    int bm, bn, stages, cost, trial, form;
 } wgmma_tile;
 
-#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, pair) {bm, bn, st, cost, trial, pair},
+#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, form) {bm, bn, st, cost, trial, form},
 static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
@@ -139,6 +139,8 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
  * the steps that move as many bytes. Trial figures, to be set from the
  * bench (gemm_kernels.h's trial tiles). */
 #define WGMMA_FIXED_STEPS 3.0
+/* ping-pong: the epilogue runs under the other consumer's products */
+#define WGMMA_PINGPONG_FIXED_STEPS 1.0
 
 static double split_steps(const wgmma_tile *t, int splits)
 {
@@ -182,10 +184,12 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
         if (forced >= 0 ? i != forced : t->trial && !trial) continue;
         /* a pair's blocks: two rows of tiles each column (the second
          * empty past an odd count) */
-        const int64_t tiles = t->pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
-                                      : tiles_of(p, t->bm, t->bn);
-        const int most = t->pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
-        const int sms = t->pair ? sm_count - sm_count % 2 : sm_count;
+        const int pair = t->form == PK_CU_WGMMA_PAIR;
+        const int64_t tiles = pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
+                                   : tiles_of(p, t->bm, t->bn);
+        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
+        const int sms = pair ? sm_count - sm_count % 2 : sm_count;
+        const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
         for (int ask = forced >= 0 ? most : 1; ask <= most; ask++) {
             /* as many ranges as `ask` gives steps for: none left empty */
             const int64_t steps = k_tiles > ask ? cdiv(k_tiles, ask) : 1;
@@ -194,7 +198,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
              * of them anyway) */
             const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_WGMMA_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
             const double cost = (double)cdiv(tiles * splits, sms) * t->bm * t->bn * t->cost *
-                                ((double)(splits > 1 ? steps : k_tiles) + WGMMA_FIXED_STEPS + split_steps(t, splits));
+                                ((double)(splits > 1 ? steps : k_tiles) + fixed + split_steps(t, splits));
             if (best < 0 || cost < best_cost)
                 best = i, best_cost = cost, best_splits = splits, best_steps = splits > 1 ? steps : k_tiles;
         }
@@ -212,11 +216,11 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     out->part_bytes = best_splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best_splits * (size_t)t->bm *
                                             (size_t)t->bn * sizeof(float)
                                       : 0;
-    out->pair = t->pair;
+    out->pair = t->form == PK_CU_WGMMA_PAIR;
     /* persistent: one block per multiprocessor walks the units (a pair of
      * blocks, pairs of units) */
-    const int64_t sms = t->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
-    int64_t units = (t->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best_splits;
+    const int64_t sms = out->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
+    int64_t units = (out->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best_splits;
     int64_t per_batch = units < sms ? units : sms;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sms) /* several batches: fill the device, not more */
@@ -337,10 +341,10 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
 /* the plan's tiles unsplit; a knob: the trial tiles, and split-K (trial
  * until timed) of every tile but the pairs */
-#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, pair) \
-    if (has_wgmma) {                                          \
-        if ((trial) == knob_only) fn(ctx, name, 0);           \
-        if (knob_only && !(pair)) fn(ctx, name, 1);           \
+#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form)     \
+    if (has_wgmma) {                                              \
+        if ((trial) == knob_only) fn(ctx, name, 0);               \
+        if (knob_only && (form) != PK_CU_WGMMA_PAIR) fn(ctx, name, 1); \
     }
     PK_CU_GEMM_KERNELS(CAN)
 }
