@@ -42,200 +42,14 @@
 
 #include "gemm_common.cuh"
 #include "gemm_kernels.h"
-
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define PK_WGMMA_ENABLED 1
-#endif
+#include "sm90_common.cuh"
 
 namespace pk_wgmma {
 
 /* what every tile shares: gemm_kernels.h */
-constexpr int BM = 128, BK = PK_CU_WGMMA_BK, THREADS = PK_CU_WGMMA_THREADS;
+constexpr int BK = PK_CU_WGMMA_BK, THREADS = PK_CU_WGMMA_THREADS;
 
-#ifdef PK_WGMMA_ENABLED
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    unsigned done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-__device__ __forceinline__ void bar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-/* box at (c0 along k, c1 along rows, c2 batch) of map into dst; completes
- * `bar` by the box's bytes */
-__device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
-                 "%4}], [%5];\n" ::"r"(dst),
-                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-                 : "memory");
-}
-
-/* Clusters of two blocks (PK_GPU_LAUNCH_PAIRS): their ranks, the pair's
- * index and count, the barrier every thread of both blocks meets */
-__device__ __forceinline__ unsigned cluster_rank()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-
-__device__ __forceinline__ unsigned cluster_id()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
-    return r;
-}
-
-__device__ __forceinline__ unsigned cluster_count()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
-    return r;
-}
-
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
-/* bar_wait where the arrivals may come from the other block of the pair */
-__device__ __forceinline__ void bar_wait_cluster(unsigned bar, unsigned parity)
-{
-    unsigned done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* an arrival on the barrier at the same offset in the block of rank `to` */
-__device__ __forceinline__ void bar_arrive_in(unsigned bar, unsigned to)
-{
-    asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-                 "r"(to)
-                 : "memory");
-}
-
-/* tma_load into the same offset of both blocks of the pair, completing
- * the barrier at the same offset in each */
-__device__ __forceinline__ void tma_load_pair(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2,
-                                              unsigned bar)
-{
-    const unsigned short both = 3;
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
-                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(both)
-                 : "memory");
-}
-
-/* K-major operand, 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
- * bytes apart (stride byte offset); the leading offset is unused for this
- * layout and set to one unit. */
-__device__ __forceinline__ unsigned long long smem_desc(unsigned addr)
-{
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) |
-           (1ull << 62);
-}
-
-#define PK_WG_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
-#define PK_WG_D16(i) PK_WG_D4(i), PK_WG_D4(i + 4), PK_WG_D4(i + 8), PK_WG_D4(i + 12)
-#define PK_WG_D64(i) PK_WG_D16(i), PK_WG_D16(i + 16), PK_WG_D16(i + 32), PK_WG_D16(i + 48)
-#define PK_WG_REGS32                                                                                        \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define PK_WG_REGS64                                                                                        \
-    PK_WG_REGS32 ", "                                                                                       \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                        \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define PK_WG_REGS128                                                                                       \
-    PK_WG_REGS64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "         \
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-
-/* d[64 x BN] += a[64 x 16] b[BN x 16]^T, both from shared memory: BN / 2
- * f32 accumulators a thread */
-template <int DT, int BN> struct mma_64xNx16;
-template <int DT> struct mma_64xNx16<DT, 256> {
-    static __device__ __forceinline__ void run(float (&d)[128], unsigned long long da, unsigned long long db)
-    {
-        if (DT == 2)
-            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PK_WG_REGS128 "}, %128, %129, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D64(0), PK_WG_D64(64)
-                         : "l"(da), "l"(db));
-        else
-            asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " PK_WG_REGS128 "}, %128, %129, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D64(0), PK_WG_D64(64)
-                         : "l"(da), "l"(db));
-    }
-};
-template <int DT> struct mma_64xNx16<DT, 64> {
-    static __device__ __forceinline__ void run(float (&d)[32], unsigned long long da, unsigned long long db)
-    {
-        if (DT == 2)
-            asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " PK_WG_REGS32 "}, %32, %33, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D16(0), PK_WG_D16(16)
-                         : "l"(da), "l"(db));
-        else
-            asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " PK_WG_REGS32 "}, %32, %33, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D16(0), PK_WG_D16(16)
-                         : "l"(da), "l"(db));
-    }
-};
-template <int DT> struct mma_64xNx16<DT, 128> {
-    static __device__ __forceinline__ void run(float (&d)[64], unsigned long long da, unsigned long long db)
-    {
-        if (DT == 2)
-            asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " PK_WG_REGS64 "}, %64, %65, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D64(0)
-                         : "l"(da), "l"(db));
-        else
-            asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " PK_WG_REGS64 "}, %64, %65, 1, 1, 1, 0, 0;\n"
-                         : PK_WG_D64(0)
-                         : "l"(da), "l"(db));
-    }
-};
-
-/* keeps the compiler from moving the accumulators while a wgmma that
- * writes them is in flight */
-template <int N> __device__ __forceinline__ void fence_acc(float (&d)[N])
-{
-#pragma unroll
-    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-#undef PK_WG_D4
-#undef PK_WG_D16
-#undef PK_WG_D64
-#undef PK_WG_REGS32
-#undef PK_WG_REGS64
-#undef PK_WG_REGS128
-
+#ifdef PK_SM90_ENABLED
 /* The fused epilogue (C, bias, activation, residual, or a store the
  * pair form cannot make) of a consumer thread's whole tile, out of line
  * and called once: the accumulators go to its stack only on this path.
@@ -334,7 +148,8 @@ template <int DT, int BM_, int BN, int STAGES, int FORM>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_wgmma_split &sp,
                                      PK_GEMM_PARAMS)
 {
-#ifdef PK_WGMMA_ENABLED
+#ifdef PK_SM90_ENABLED
+    using namespace pk_sm90;
     constexpr int CL = FORM == PK_CU_WGMMA_PAIR ? 2 : 1, PP = FORM == PK_CU_WGMMA_PINGPONG;
     static_assert(CL == 1 || BM_ == 128, "pairs of 128-row tiles");
     static_assert(!PP || BM_ == 64, "a 64-row tile each");
@@ -354,10 +169,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            bar_init(full + 8 * s, 1);
-            bar_init(empty + 8 * s, READERS * CL);
+            mbar_init(full + 8 * s, 1);
+            mbar_init(empty + 8 * s, READERS * CL);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        mbar_init_fence();
     }
     /* the other block's copies and arrivals land on barriers set up here */
     if (CL == 2) cluster_sync();
@@ -372,7 +187,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     const long long steps = splits > 1 ? sp.steps : k_tiles, units = tiles * splits;
 
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        regs_dec<40>();
         if (threadIdx.x == 0) {
             unsigned long long it = 0;
             for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
@@ -386,11 +201,11 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                     for (long long kt = k0; kt < k1; kt++, it++) {
                         const unsigned s = (unsigned)(it % STAGES);
                         if (it >= STAGES) {
-                            if (CL == 2) bar_wait_cluster(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
-                            else bar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                            if (CL == 2) mbar_wait_cluster(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                            else mbar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
                         }
                         const unsigned sa = ring + s * STAGE_BYTES;
-                        bar_expect(full + 8 * s, STAGE_BYTES);
+                        mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
                         tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
                         if (CL == 2)
                             tma_load_pair(sa + A_BYTES + rank * (B_BYTES / 2), tb, (int)(kt * BK),
@@ -402,7 +217,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             }
         }
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        regs_inc<232>();
         const int cw = wg - 1; /* consumer */
         const int row0 = BM_ == 128 ? cw * 64 : 0, col0 = BM_ == 128 || PP ? 0 : cw * CN;
         const pk_gemm_out out = PK_GEMM_OUT;
@@ -412,8 +227,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         auto release = [&](unsigned long long at) {
             if (lane != 0) return;
             const unsigned bar = empty + 8 * (unsigned)(at % STAGES);
-            bar_arrive(bar);
-            if (CL == 2) bar_arrive_in(bar, rank ^ 1u);
+            mbar_arrive(bar);
+            if (CL == 2) mbar_arrive_in(bar, rank ^ 1u);
         };
         for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
             for (long long u = first; u < units; u += stride) {
@@ -430,28 +245,28 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 }
 #pragma unroll
                 for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
-                fence_acc(acc);
+                fence_regs(acc);
                 for (long long kt = k0; kt < k1; kt++, it++) {
                     const unsigned s = (unsigned)(it % STAGES);
-                    bar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
+                    mbar_wait(full + 8 * s, (unsigned)((it / STAGES) & 1));
                     const unsigned sa = ring + s * STAGE_BYTES + row0 * (BK * 2),
                                    sb = ring + s * STAGE_BYTES + A_BYTES + col0 * (BK * 2);
-                    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+                    wgmma_fence();
 #pragma unroll
                     for (int kk = 0; kk < BK / 16; kk++)
-                        mma_64xNx16<DT, CN>::run(acc, smem_desc(sa + kk * 32), smem_desc(sb + kk * 32));
-                    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                        mma_ss<DT, CN>::run(acc, desc_sw128(sa + kk * 32, 16, 1024), desc_sw128(sb + kk * 32, 16, 1024), 1);
+                    wgmma_commit();
                     /* one step's products stay in flight while the next is
                      * issued: waiting for all of them here would leave the
                      * tensor cores idle between steps, both consumers at
                      * once (they wait on the same barriers). What completed
                      * is the previous step, whose stage goes back. */
-                    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-                    fence_acc(acc);
+                    wgmma_wait<1>();
+                    fence_regs(acc);
                     if (kt > k0) release(it - 1);
                 }
-                asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-                fence_acc(acc);
+                wgmma_wait<0>();
+                fence_regs(acc);
                 if (k1 > k0) release(it - 1);
                 /* split: only the warp that adds the ranges' sums goes on
                  * to the epilogue */

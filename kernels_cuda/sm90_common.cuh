@@ -2,9 +2,8 @@
  * mbarriers, cp.async into mbarrier-tracked stages, proxy fences, named
  * barriers, register reallocation (setmaxnreg), wgmma descriptors, and
  * the wgmma instructions themselves (operands from shared memory, or A
- * from registers). attention_wgmma.cuh uses them; gemm_wgmma.cuh has its
- * own copies of the mbarrier, descriptor and wgmma wrappers and could
- * switch to these.
+ * from registers), TMA loads and clusters of two blocks. gemm_wgmma.cuh
+ * and attention_wgmma.cuh use them.
  *
  * Only meaningful in code built for sm_90a: everything sits under
  * PK_SM90_ENABLED, which the kernels test before using it. */
@@ -69,6 +68,80 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 __device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
 {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* --- TMA copies and clusters --- */
+
+/* the box at coordinates (c0, c1, c2) of map into dst; completes
+ * `bar` by the box's bytes */
+__device__ __forceinline__ void tma_load(uint32_t dst, const void *map, int c0, int c1, int c2, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4}], [%5];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+
+/* Clusters of two blocks (PK_GPU_LAUNCH_PAIRS): their ranks, the pair's
+ * index and count, the barrier every thread of both blocks meets */
+__device__ __forceinline__ uint32_t cluster_rank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ uint32_t cluster_id()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ uint32_t cluster_count()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+/* mbar_wait where the arrivals may come from the other block of the pair */
+__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* an arrival on the barrier at the same offset in the block of rank `to` */
+__device__ __forceinline__ void mbar_arrive_in(uint32_t bar, uint32_t to)
+{
+    asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(to)
+                 : "memory");
+}
+
+/* tma_load into the same offset of both blocks of the pair, completing
+ * the barrier at the same offset in each */
+__device__ __forceinline__ void tma_load_pair(uint32_t dst, const void *map, int c0, int c1, int c2,
+                                              uint32_t bar)
+{
+    const unsigned short both = 3;
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(both)
+                 : "memory");
 }
 
 /* --- copies and fences --- */
