@@ -30,6 +30,9 @@ static void usage(FILE *f)
           "  --op NAME             gemm, attention, rmsnorm, layernorm, glu, bias_act,\n"
           "                        softmax, rope, chain, bad_input\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
+          "  --skip SUBSTR         leave out the cases whose name contains SUBSTR (up to 16\n"
+          "                        of these; e.g. a kernel not yet run on a device, which\n"
+          "                        a script checks apart under a time limit)\n"
           "  --json FILE           write a JSON report (every figure of every case)\n"
           "  --list                print the case names and exit\n"
           "  --seed N              seed added to each case's own (default 0)\n"
@@ -50,6 +53,8 @@ typedef struct options {
     int index; /* -1: every device */
     int op;    /* -1: every op */
     const char *case_sub;
+    const char *skip[16];
+    int n_skip;
     const char *json;
     int list;
     uint64_t seed;
@@ -65,7 +70,7 @@ static int parse(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
-        int takes = !strcmp(a, "--backend") || !strcmp(a, "--op") || !strcmp(a, "--case") ||
+        int takes = !strcmp(a, "--backend") || !strcmp(a, "--op") || !strcmp(a, "--case") || !strcmp(a, "--skip") ||
                     !strcmp(a, "--json") || !strcmp(a, "--seed");
         if (takes) {
             if (i + 1 >= argc) {
@@ -106,6 +111,12 @@ static int parse(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--case")) {
             o->case_sub = val;
+        } else if (!strcmp(a, "--skip")) {
+            if (o->n_skip == (int)(sizeof o->skip / sizeof o->skip[0])) {
+                fprintf(stderr, "conform: more than %d --skip\n", o->n_skip);
+                return 0;
+            }
+            o->skip[o->n_skip++] = val;
         } else if (!strcmp(a, "--json")) {
             o->json = val;
         } else if (!strcmp(a, "--seed")) {
@@ -133,6 +144,8 @@ static int wanted(const options *o, int op, const char *name)
 {
     if (o->op >= 0 && o->op != op) return 0;
     if (o->case_sub && !strstr(name, o->case_sub)) return 0;
+    for (int i = 0; i < o->n_skip; i++)
+        if (strstr(name, o->skip[i])) return 0;
     return 1;
 }
 

@@ -2,7 +2,8 @@
 # The suite never counts ref against itself as a check: on ref every
 # numerical case is reported skipped, with its reason, and a run that
 # found no device but ref says so and fails under --require-device (which
-# tools/run.sh passes unless PORTKERN_ACCEPT_REF_ONLY=1).
+# tools/run.sh passes unless PORTKERN_ACCEPT_REF_ONLY=1); --skip leaves
+# out what it names.
 # Usage: test_conform_ref_only.sh PATH/TO/portkern
 set -uo pipefail
 pk=${1:?usage: $0 PATH/TO/portkern}
@@ -69,6 +70,21 @@ grep -q '^PASS' "$out" && fail "ref only, conform --op rmsnorm passed a case"
 [ "$rc" -eq 0 ] || fail "ref only, --backend auto exited $rc"
 [ "$(tail -1 "$out")" = "0 passed, 0 failed, $n_cases skipped" ] ||
   fail "ref only, --backend auto closing line: '$(tail -1 "$out")'"
+
+# 4. --skip leaves out the cases it names, and only those; --case and
+# --skip together: the cases of one that the other does not name.
+n_knob=$("$pk" conform --list --op gemm | grep -c '/knob:')
+n_gemm=$("$pk" conform --list --op gemm | wc -l)
+[ "$n_knob" -gt 0 ] || fail "conform --list --op gemm lists no knob case"
+n_left=$("$pk" conform --list --op gemm --skip /knob: | wc -l)
+[ "$n_left" -eq $((n_gemm - n_knob)) ] || fail "--skip /knob: left $n_left of $n_gemm gemm cases, $n_knob of them knob cases"
+"$pk" conform --list --op gemm --skip /knob: | grep -q '/knob:' && fail "--skip /knob: listed a knob case"
+n_two=$("$pk" conform --list --op gemm --case /knob: --skip knob:skinny --skip knob:trial | wc -l)
+n_want=$("$pk" conform --list --op gemm | grep '/knob:' | grep -vc 'knob:skinny\|knob:trial')
+[ "$n_two" -eq "$n_want" ] || fail "--case /knob: --skip skinny --skip trial listed $n_two, not $n_want"
+"$pk" conform --list --skip a --skip b --skip c --skip d --skip e --skip f --skip g --skip h --skip i --skip j \
+  --skip k --skip l --skip m --skip n --skip o --skip p --skip q >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a 17th --skip was not refused with status 2"
 
 [ "$fails" -eq 0 ] && echo "ok" && exit 0
 exit 1

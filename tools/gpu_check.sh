@@ -42,13 +42,23 @@
 #   interop   tests/test_interop (the caller's memory and queues, events,
 #             DLPack) on each platform, then the Python package's tests
 #             (python/tests) on each with PyTorch's CUDA tensors (issue 21)
+#   untried   the conformance cases of kernels compiled but never run on a
+#             GPU yet (the knob groups in $untried_groups: the Hopper
+#             attention kernel, the Hopper GEMM's trial forms), a group at a
+#             time under PK_UNTRIED_TIMEOUT (120 s), then compute-sanitizer
+#             memcheck, racecheck and synccheck on each group that passed;
+#             the other parts leave those cases out on CUDA
+#   attn90    conformance of attention under PORTKERN_CUDA_ATTN=wgmma,
+#             then the attention suite timed with and without it (issue 20)
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with the
 #             two production tiles forced (PORTKERN_CUDA_GEMM=128x256,
 #             =128x128) and under the trial plan (=trial: 64-row tiles and
-#             split-K), then compute-sanitizer memcheck and racecheck on the
+#             split-K, only where `untried` passed its cases in the same
+#             call), then compute-sanitizer memcheck and racecheck on the
 #             Hopper cases (large/ and knob:), then the GEMM workload suites
-#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS, and the
-#             same suites under the trial plan (issue 19)
+#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS, the
+#             same suites under the trial plan, and under each knob of
+#             PK_HOPPER_TILES (e.g. "64x128 128x256p 64x256pp") (issue 19)
 #   rtc       HIP on NVIDIA with no code object embedded (a build of its own,
 #             build-rtc: -Dhip_code_objects=false, the CLI and HIP module
 #             alone), every kernel
@@ -139,11 +149,40 @@ if [[ $parts == *tune* && -n "$cl" ]]; then
   cp "$PORTKERN_CACHE_DIR"/tuned-*.txt "$logs/" 2>/dev/null
   grep -E '^(tuned|FAILED)' "$logs/tune.txt" | cut -c1-600
 fi
+# Kernels compiled but not yet run on a GPU, reached by conformance cases
+# under a knob: the main suite on CUDA leaves them out, and the part
+# `untried` runs them group by group under a short limit, so that a hang
+# costs one group, not the suite.
+untried_groups="knob:wgmma knob:64x128 knob:64x256 knob:128x128: knob:128x256: knob:128x256p knob:trial"
+untried_skip=()
+for g in $untried_groups; do untried_skip+=(--skip "$g"); done
+if [[ $parts == *untried* ]]; then
+  untried_ok=""
+  for g in $untried_groups; do
+    t0=$(date +%s)
+    timeout "${PK_UNTRIED_TIMEOUT:-120}" $pk conform --backend cuda:0 --case "$g" >"$logs/untried-$g.txt" 2>&1
+    rc=$?
+    summary+=("untried $g rc=$rc ($(($(date +%s) - t0)) s): $(tail -1 "$logs/untried-$g.txt")")
+    grep -E '^FAIL' "$logs/untried-$g.txt" | cut -c1-220 | head -8
+    [ $rc -eq 0 ] && untried_ok+=" $g"
+  done
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for g in $untried_ok; do
+    for tool in memcheck racecheck synccheck; do
+      t0=$(date +%s)
+      timeout "${PK_UNTRIED_TIMEOUT:-120}" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --case "$g" \
+        >"$logs/untried-$g-$tool.txt" 2>&1
+      summary+=("untried $g $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/untried-$g-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/untried-$g-$tool.txt" | tail -1)")
+    done
+  done
+fi
 if [[ $parts == *conform* ]]; then
   for target in ${PK_CONFORM:-$platforms}; do
     t0=$(date +%s)
     name=${target%%:*}
-    timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
+    skip=()
+    [[ $target == cuda* ]] && skip=("${untried_skip[@]}")
+    timeout "$step" $pk conform --backend "$target" "${skip[@]}" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
     summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
     grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
   done
@@ -168,26 +207,53 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
   done
 fi
 if [[ $parts == *hopper* ]]; then
-  for knob in "" 128x256 128x128 trial; do
+  # the trial plan only where its kernels passed `untried` in this call
+  trial=""
+  [[ " ${untried_ok:-} " == *" knob:trial "* ]] && trial=trial
+  for knob in "" 128x256 128x128 $trial; do
     t0=$(date +%s)
-    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
+    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk conform --backend cuda:0 --op gemm "${untried_skip[@]}" \
+      >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
     summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
     grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
   done
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     t0=$(date +%s)
-    timeout "$step" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --op gemm --case /large \
+    timeout "$step" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --op gemm --case /large "${untried_skip[@]}" \
       >"$logs/sanitize-hopper-$tool.txt" 2>&1
     summary+=("hopper $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-hopper-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-hopper-$tool.txt" | tail -1)")
   done
   timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  PORTKERN_CUDA_GEMM=trial timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+  [ -n "$trial" ] && PORTKERN_CUDA_GEMM=trial timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
     --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
   echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
   grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  # each trial form forced (PK_HOPPER_TILES), for the plan's costs
+  for knob in ${PK_HOPPER_TILES:-}; do
+    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b \
+      --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-$knob" \
+      >"$logs/bench-hopper-$knob.txt" 2>&1
+    echo "PORTKERN_CUDA_GEMM=$knob:"
+    grep -E ' cuda:0 ' "$logs/bench-hopper-$knob.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)' | cut -c1-150
+  done
+fi
+if [[ $parts == *attn90* ]]; then
+  # the Hopper attention kernel (PORTKERN_CUDA_ATTN=wgmma) over the whole
+  # attention suite of conformance, then the attention suite timed with
+  # and without it
+  t0=$(date +%s)
+  PORTKERN_CUDA_ATTN=wgmma timeout "$step" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
+  summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=wgmma ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-wgmma.txt")")
+  grep -E '^FAIL' "$logs/conform-attn-wgmma.txt" | cut -c1-220 | head -10
+  for knob in "" wgmma; do
+    PORTKERN_CUDA_ATTN=$knob timeout "$step" $pk bench --backend cuda --suite attention --reps 10 --no-unfused \
+      $([ -n "$knob" ] && echo --no-vendor) --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
+    echo "attention, PORTKERN_CUDA_ATTN=${knob:-(unset)}:"
+    grep -E ' cuda:0 ' "$logs/bench-attn-${knob:-plan}.txt" | cut -c1-150
+  done
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
@@ -223,7 +289,8 @@ if [[ $parts == *sanitize* ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in ${PK_SANITIZE_TOOLS:-memcheck racecheck}; do
     t0=$(date +%s)
-    timeout "$step" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 >"$logs/sanitize-$tool.txt" 2>&1
+    timeout "$step" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 "${untried_skip[@]}" \
+      >"$logs/sanitize-$tool.txt" 2>&1
     summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-$tool.txt" | tail -1)")
   done
 fi
