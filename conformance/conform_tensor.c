@@ -249,12 +249,29 @@ void cf_arg_special(cf_arg *a, int64_t start, int64_t count, float value)
 
 int cf_case_runs_on(const cf_case *c, int is_cpu) { return c->size != CF_SIZE_GPU || !is_cpu; }
 
+/* whether the case's knob picks a kernel not yet run on a GPU (conform.h) */
+static int untried(const cf_case *c)
+{
+    static const char *const knobs[] = {CF_UNTRIED_KNOBS};
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (!strncmp(c->knob, knobs[i], strlen(knobs[i]))) return 1;
+    return 0;
+}
+
 int cf_case_skip(const cf_target *tg, const cf_case *c, cf_result *res)
 {
     pk_device_info info;
-    if (c->size == CF_SIZE_ANY || pk_context_info(tg->ctx, &info) != PK_SUCCESS || cf_case_runs_on(c, info.is_cpu))
-        return 0;
-    res->status = CF_SKIP;
-    cf_msg_append(res, "GPU-only size class (large): too slow on a CPU device");
-    return 1;
+    if (pk_context_info(tg->ctx, &info) != PK_SUCCESS) return 0;
+    if (c->size == CF_SIZE_GPU && !cf_case_runs_on(c, info.is_cpu)) {
+        res->status = CF_SKIP;
+        cf_msg_append(res, "GPU-only size class (large): too slow on a CPU device");
+        return 1;
+    }
+    const char *run = getenv("PORTKERN_CONFORM_UNTRIED");
+    if (info.backend == PK_BACKEND_CUDA && untried(c) && !(run && !strcmp(run, "1"))) {
+        res->status = CF_SKIP;
+        cf_msg_append(res, "its knob's kernel has not yet run on a GPU (PORTKERN_CONFORM_UNTRIED=1 runs it)");
+        return 1;
+    }
+    return 0;
 }
