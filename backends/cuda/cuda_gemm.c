@@ -23,6 +23,34 @@ static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
+/* The blocks of clusters of two that the device holds at once for pair
+ * kernel k (smem bytes each), asked of the driver once (d->pair_blocks):
+ * a cluster needs two multiprocessors of one GPC, and one left over in a
+ * GPC takes no pair, so a persistent grid of a block per multiprocessor
+ * may not all run at once (the rest would wait for a whole wave). */
+static pk_status pair_blocks(pk_cu_device *d, int k, unsigned smem, const unsigned block[3], pk_msg *msg)
+{
+    if (d->pair_blocks) return PK_SUCCESS;
+    CUfunction f;
+    pk_status s = pk_cu_function(d, k, &f, msg);
+    if (s == PK_SUCCESS)
+        s = pk_gpu_check(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
+                         "cuFuncSetAttribute", msg);
+    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+    attr.value.clusterDim.x = 2;
+    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    const CUlaunchConfig config = {(unsigned)(d->sm_count & ~1), 1, 1, block[0], block[1], block[2], smem, d->stream,
+                                   &attr, 1};
+    int clusters = 0;
+    if (s == PK_SUCCESS)
+        s = pk_gpu_check(cuOccupancyMaxActiveClusters(&clusters, f, &config), "cuOccupancyMaxActiveClusters", msg);
+    if (s == PK_SUCCESS && clusters < 1)
+        s = pk_msgf(msg, PK_ERR_UNSUPPORTED, "CUDA: no cluster of two blocks of %u bytes of shared memory fits the device",
+                    smem);
+    if (s == PK_SUCCESS) d->pair_blocks = 2 * clusters;
+    return s;
+}
+
 pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
 {
     pk_cu_device *d = dev;
@@ -41,6 +69,14 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                         plan.pair ? plan.tile_n / 2 : plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
+    if (wgmma && plan.pair) {
+        /* no more pairs than run at once (grid[0] stays even) */
+        pk_status s = pair_blocks(d, PK_GPU_GEMM0 + plan.kernel, plan.smem, plan.block, msg);
+        if (s != PK_SUCCESS) return s;
+        const unsigned most = (unsigned)d->pair_blocks;
+        if (plan.grid[0] > most) plan.grid[0] = most, plan.grid[1] = 1;
+        if (plan.grid[0] * plan.grid[1] > most) plan.grid[1] = most / plan.grid[0] ? most / plan.grid[0] : 1;
+    }
     pk_cu_wgmma_split split = {0, d->split_flags, plan.splits, plan.steps};
     if (wgmma && plan.splits > 1) {
         uint64_t part = 0;

@@ -29,6 +29,7 @@ typedef struct pk_cu_device {
     CUmodule modules[PK_GPU_MODULE_COUNT]; /* the embedded fatbins, loaded once at open; NULL: none */
     int has_sm90_gemm;         /* gemm_sm90.fatbin loaded: the wgmma GEMM runs here */
     CUdeviceptr split_flags;   /* its split-K flags (gemm_kernels.h), zeroed at open; 0 without it */
+    int pair_blocks;           /* blocks of its clusters of two the device holds at once; 0: not asked yet */
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
