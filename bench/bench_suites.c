@@ -98,6 +98,8 @@ static const pk_bench_case attention[] = {
     A("attn prefill B8 H32 S2048 D128 causal", PK_BF16, 8, 2048, 2048, 32, 32, 128, 1),
     A("attn prefill GQA B2 Hq32 Hkv8 S4096 causal", PK_BF16, 2, 4096, 4096, 32, 8, 128, 1),
     A("attn prefill B4 H16 S2048 D64 causal", PK_BF16, 4, 2048, 2048, 16, 16, 64, 1),
+    A("attn prefill GQA B1 Hq32 Hkv8 S8192 causal", PK_BF16, 1, 8192, 8192, 32, 8, 128, 1),
+    A("attn prefill B4 H16 S2048 D256 causal", PK_BF16, 4, 2048, 2048, 16, 16, 256, 1),
     A("attn decode GQA B32 Hq32 Hkv8 Skv8192", PK_BF16, 32, 1, 8192, 32, 8, 128, 0),
     A("attn decode GQA B1 Hq32 Hkv8 Skv131072", PK_BF16, 1, 1, 131072, 32, 8, 128, 0),
     A("attn decode MQA B32 Hq8 Hkv1 Skv8192", PK_BF16, 32, 1, 8192, 8, 1, 128, 0),

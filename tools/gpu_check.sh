@@ -48,8 +48,12 @@
 #             time under PK_UNTRIED_TIMEOUT (120 s), then compute-sanitizer
 #             memcheck, racecheck and synccheck on each group that passed
 #             (elsewhere the suite skips those cases on CUDA)
-#   attn90    conformance of attention under PORTKERN_CUDA_ATTN=wgmma,
-#             then the attention suite timed with and without it (issue 20)
+#   attn90    the attention cases of the attention and Llama suites timed,
+#             PyTorch's SDPA (cuDNN, flash) on the same shapes beside them
+#             (bench/torch_attention_peers.py); where `untried` passed the
+#             Hopper attention kernel's cases in the same call, conformance
+#             of attention and the same bench under PORTKERN_CUDA_ATTN=wgmma
+#             (issue 20)
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with the
 #             two production tiles forced (PORTKERN_CUDA_GEMM=128x256,
 #             =128x128) and under the trial plan (=trial: 64-row tiles and
@@ -239,19 +243,29 @@ if [[ $parts == *hopper* ]]; then
   done
 fi
 if [[ $parts == *attn90* ]]; then
-  # the Hopper attention kernel (PORTKERN_CUDA_ATTN=wgmma) over the whole
-  # attention suite of conformance, then the attention suite timed with
-  # and without it
-  t0=$(date +%s)
-  PORTKERN_CUDA_ATTN=wgmma timeout "$step" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
-  summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=wgmma ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-wgmma.txt")")
-  grep -E '^FAIL' "$logs/conform-attn-wgmma.txt" | cut -c1-220 | head -10
-  for knob in "" wgmma; do
-    PORTKERN_CUDA_ATTN=$knob timeout "$step" $pk bench --backend cuda --suite attention --reps 10 --no-unfused \
-      $([ -n "$knob" ] && echo --no-vendor) --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
+  # attention: the plan's kernels timed on the attention suite and the
+  # Llama suites' attention cases, PyTorch's SDPA (cuDNN, flash) on the same
+  # shapes in the same call (bench/torch_attention_peers.py); then, where
+  # `untried` passed its cases in this call, the Hopper kernel
+  # (PORTKERN_CUDA_ATTN=wgmma) over all of conformance's attention and timed
+  wg=""
+  [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg=wgmma
+  if [ -n "$wg" ]; then
+    t0=$(date +%s)
+    PORTKERN_CUDA_ATTN=wgmma timeout "$step" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
+    summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=wgmma ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-wgmma.txt")")
+    grep -E '^FAIL' "$logs/conform-attn-wgmma.txt" | cut -c1-220 | head -10
+  fi
+  for knob in "" $wg; do
+    PORTKERN_CUDA_ATTN=$knob timeout "$step" $pk bench --backend cuda --suite attention --suite llama3-8b \
+      --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \
+      --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
     echo "attention, PORTKERN_CUDA_ATTN=${knob:-(unset)}:"
     grep -E ' cuda:0 ' "$logs/bench-attn-${knob:-plan}.txt" | cut -c1-150
   done
+  timeout "$step" python3 bench/torch_attention_peers.py --reps 10 "$logs/bench-attn-plan/report.json" \
+    >"$logs/attn-peers.md" 2>&1
+  cat "$logs/attn-peers.md"
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
