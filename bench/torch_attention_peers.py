@@ -54,29 +54,22 @@ def peer_shape_ok(shape):
 def time_ms(torch, fn, reps):
     """Median ms a call over `reps` intervals of back-to-back calls, each at
     least 0.25 ms."""
+
+    def interval(calls):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+
     fn()
     torch.cuda.synchronize()
     calls = 1
-    while True:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        if start.elapsed_time(end) >= 0.25 or calls >= 1 << 16:
-            break
+    while interval(calls) < 0.25 and calls < 1 << 16:
         calls *= 2
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    times.sort()
+    times = sorted(interval(calls) / calls for _ in range(reps))
     return times[len(times) // 2]
 
 

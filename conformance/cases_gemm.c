@@ -56,6 +56,18 @@ static gcfg G(pk_dtype dt, int64_t m, int64_t n, int64_t k, int ta, int tb)
     return g;
 }
 
+/* alpha, beta C (a separate C), bias, GELU and residual at once: every
+ * step of the epilogue after a kernel's own sums */
+static void every_epilogue(gcfg *g)
+{
+    g->alpha = 0.5f;
+    g->beta = 1.0f;
+    g->c_mode = C_SEPARATE;
+    g->bias = 1;
+    g->act = PK_ACT_GELU;
+    g->res = 1;
+}
+
 /* A 2-D or batched 3-D spec of rows x cols, laid out as the case says. */
 static cf_spec mat(const gcfg *g, pk_dtype dt, int64_t batch, int64_t rows, int64_t cols, int colmajor_ok)
 {
@@ -414,14 +426,7 @@ void cf_cases_gemm(cf_case_list *l)
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);
             g.batch = hs[i].batch;
             g.bcast = hs[i].bcast ? BC_B0 : BC_NONE;
-            if (hs[i].epilogue) {
-                g.alpha = 0.5f;
-                g.beta = 1.0f;
-                g.c_mode = C_SEPARATE;
-                g.bias = 1;
-                g.act = PK_ACT_GELU;
-                g.res = 1;
-            }
+            if (hs[i].epilogue) every_epilogue(&g);
             g.large = 1;
             g.knob = hs[i].knob;
             add(l, &g);
@@ -443,12 +448,7 @@ void cf_cases_gemm(cf_case_list *l)
                 g = G(dt, m, 136, 72, 0, 1);
                 add(l, &g);
                 g = G(dt, m, 136, 4104, 0, 1);
-                g.alpha = 0.5f;
-                g.beta = 1.0f;
-                g.c_mode = C_SEPARATE;
-                g.bias = 1;
-                g.act = PK_ACT_GELU;
-                g.res = 1;
+                every_epilogue(&g);
                 add(l, &g);
                 g = G(dt, narrow ? 33 : 97, 72, 2056, 0, 0);
                 g.batch = 2;

@@ -35,17 +35,28 @@ __device__ __forceinline__ void mbar_init_fence()
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
+/* whether the phase of the given parity completed (acquire, at the
+ * scope of the block, or of the cluster where another block arrives too) */
+template <bool CLUSTER> __device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+#define PK_SM90_TRY_WAIT(sem)                                                                               \
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%1], %2;\n"          \
+                 " selp.u32 %0, 1, 0, p;\n}\n"                                                               \
+                 : "=r"(done)                                                                               \
+                 : "r"(bar), "r"(parity)                                                                    \
+                 : "memory")
+    if (CLUSTER) PK_SM90_TRY_WAIT(".acquire.cluster");
+    else PK_SM90_TRY_WAIT("");
+#undef PK_SM90_TRY_WAIT
+    return done != 0;
+}
+
 /* until the phase of the given parity completed (acquire) */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
-    uint32_t done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
+    while (!mbar_test<false>(bar, parity)) {
+    }
 }
 
 __device__ __forceinline__ void mbar_arrive(uint32_t bar)
@@ -113,14 +124,8 @@ __device__ __forceinline__ void cluster_sync()
 /* mbar_wait where the arrivals may come from the other block of the pair */
 __device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity)
 {
-    uint32_t done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
+    while (!mbar_test<true>(bar, parity)) {
+    }
 }
 
 /* an arrival on the barrier at the same offset in the block of rank `to` */
