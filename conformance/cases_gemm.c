@@ -431,6 +431,17 @@ void cf_cases_gemm(cf_case_list *l)
             g.knob = hs[i].knob;
             add(l, &g);
         }
+        /* the f32 kernel of aligned layouts split in k (trial): every
+         * layout, 8 tiles of 128 x 128 in 16 ranges of 16 steps; an
+         * epilogue on one, a batch on another */
+        for (int i = 0; i < 4 && dt == PK_F32; i++) {
+            g = G(dt, 256, 512, 2048, i >> 1, i & 1);
+            if (i == 1) every_epilogue(&g);
+            if (i == 2) g.batch = 2;
+            g.large = 1;
+            g.knob = "trial";
+            add(l, &g);
+        }
         /* mma.sync's small tile with A m-major */
         if (dt != PK_F32) {
             g = G(dt, 72, 40, 48, 1, 1);

@@ -1,6 +1,7 @@
 /* GEMM entry points: d = act(alpha * a @ b + beta * c + bias) + res, one
  * per entry of the list in gemm_kernels.h but its Hopper kernels
- * (gemm_sm90.cu). All take PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h). */
+ * (gemm_sm90.cu). All take PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h), VEC
+ * after its split-K arguments. */
 #include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
 #include "gemm_kernels.h"
@@ -25,11 +26,12 @@
         pk_gemm_simt<dt, (bm) / 64>(PK_GEMM_ARGS);                                                      \
     }
 
-/* two blocks of 128 x 128 per SM: at most 128 registers */
+/* two blocks of 128 x 128 per SM: at most 128 registers. The split-K
+ * arguments first (gemm_kernels.h), then PK_GEMM_PARAMS. */
 #define PK_GEMM_VEC(name, bm, ak, bk)                                                                   \
-    extern "C" __global__ void __launch_bounds__(256, (bm) / 64) name(PK_GEMM_PARAMS)                   \
+    extern "C" __global__ void __launch_bounds__(256, (bm) / 64) name(const pk_cu_gemm_split sp, PK_GEMM_PARAMS) \
     {                                                                                                   \
-        pk_gemm_simt_vec<bm, (ak) != 0, (bk) != 0>(PK_GEMM_ARGS);                                       \
+        pk_gemm_simt_vec<bm, (ak) != 0, (bk) != 0>(sp, PK_GEMM_ARGS);                                   \
     }
 
 #define PK_GEMM_SKINNY(name, dt, mr, ks)                                                                \

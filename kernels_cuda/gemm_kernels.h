@@ -72,21 +72,24 @@
 #define PK_CU_WGMMA_TILE_COUNT 6
 #define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
 
-/* Split-K of the Hopper kernel: a tile's k steps in `splits` ranges of
- * `steps` (the last may be shorter), each a unit of work of its own. Each
- * consumer warp of a unit writes its 16 x (BN or BN / 2) partial sums to
- * `part` and counts itself in its own flag; the warp that counts last
- * adds the ranges' sums in range order (the same bits whichever arrives
- * last) and applies the epilogue, then sets the flag back to 0 for the
- * next call. `flags` is the device's (zeroed once at open, PK_CU_WGMMA_FLAGS
- * of them: at most PK_CU_WGMMA_FLAGS / 8 tiles over all batches split);
- * `part` is scratch, splits x 8 warps x 16 rows x the warp's columns f32 a
+/* Split-K of the Hopper kernel and of the f32 kernel of aligned layouts
+ * (VEC): a tile's k steps in `splits` ranges of `steps` (the last may be
+ * shorter), each a unit of work of its own. Each group of a unit (a
+ * consumer warp of the Hopper kernel, 16 x (BN or BN / 2) outputs; a
+ * whole block of VEC) writes its partial sums to `part` and counts itself
+ * in its own flag; the group that counts last adds the ranges' sums in
+ * range order (the same bits whichever arrives last) and applies the
+ * epilogue, then sets the flag back to 0 for the next call
+ * (pk_gemm_split_reduce, gemm_common.cuh). `flags` is the device's
+ * (zeroed once at open, PK_CU_GEMM_FLAGS of them: at most
+ * PK_CU_GEMM_FLAGS / 8 tiles split over all batches on the Hopper kernel,
+ * PK_CU_GEMM_FLAGS on VEC); `part` is scratch, splits x BM x BN f32 a
  * tile. splits == 1: neither is read. */
-#define PK_CU_WGMMA_FLAGS 8192
-typedef struct pk_cu_wgmma_split {
+#define PK_CU_GEMM_FLAGS 8192
+typedef struct pk_cu_gemm_split {
     unsigned long long part, flags; /* device addresses */
     int splits, steps;
-} pk_cu_wgmma_split;
+} pk_cu_gemm_split;
 
 /* Every entry point, once: X(kind, module, name, ...), module the fatbin
  * (gemm.cu; gemm_sm90.cu, built for sm_90a only), and kind's arguments:

@@ -18,7 +18,13 @@
  *
  * Edges: a float4 that leaves its row, a row past m, n or k, read as
  * zeros (past k they must be: 0 * Inf would poison real outputs), so the
- * tile loop needs no other test. */
+ * tile loop needs no other test.
+ *
+ * Split-K (sp.splits > 1, gemm_kernels.h): where the tiles are too few to
+ * fill the device, a tile's k is cut in ranges of sp.steps steps, each a
+ * unit of the grid; a range ends its reads at its last k (past it, zeros,
+ * as past K), and the block that finishes a tile's last range adds the
+ * ranges in order and writes it (pk_gemm_split_reduce). */
 #pragma once
 
 #include "gemm_common.cuh"
@@ -35,7 +41,8 @@ __device__ __forceinline__ float4 pk_simt_load4(const float *p, long long left, 
 
 /* A_K: a_sk == 1 (else a_sm == 1); B_K: b_sk == 1 (else b_sn == 1); or
  * that dimension has one index */
-template <int BM, bool A_K, bool B_K> __device__ __forceinline__ void pk_gemm_simt_vec(PK_GEMM_PARAMS)
+template <int BM, bool A_K, bool B_K>
+__device__ __forceinline__ void pk_gemm_simt_vec(const pk_cu_gemm_split &sp, PK_GEMM_PARAMS)
 {
     constexpr int G = BM / 64, BN = BM, BK = 1024 / BM, R = 4 * G;
     /* LD = 4 mod 32 words: the transposing stores of a k-contiguous
@@ -58,21 +65,27 @@ template <int BM, bool A_K, bool B_K> __device__ __forceinline__ void pk_gemm_si
     const int b_r = B_K ? tid / (BK / 4) : tid / (BN / 4), b_c = B_K ? tid % (BK / 4) * 4 : tid % (BN / 4) * 4;
 
     const float *af = static_cast<const float *>(a), *bf = static_cast<const float *>(b);
-    const long long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BN - 1) / BN;
-    const long long k_tiles = (k + BK - 1) / BK;
+    const long long m_tiles = (m + BM - 1) / BM, n_tiles = (n + BN - 1) / BN, tiles = m_tiles * n_tiles;
+    const int splits = sp.splits > 1 ? sp.splits : 1;
     const pk_gemm_out out = PK_GEMM_OUT;
 
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
-        for (long long t = blockIdx.x; t < m_tiles * n_tiles; t += gridDim.x) {
+        for (long long u = blockIdx.x; u < tiles * splits; u += gridDim.x) {
+            const long long t = u / splits;
+            const int q = (int)(u % splits);
             long long tm, tn;
             pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
             const long long m0 = tm * BM, n0 = tn * BN;
+            /* this unit's k: [k0, k0 + kc) */
+            const long long k0 = splits > 1 ? (long long)q * sp.steps * BK : 0;
+            const long long kc = splits > 1 ? (k - k0 < (long long)sp.steps * BK ? k - k0 : (long long)sp.steps * BK) : k;
+            const long long k_tiles = (kc + BK - 1) / BK;
             /* this thread's float4 of the first step; a k-contiguous
              * operand has kl - c elements left in its row, where kl = k -
              * k0, and a row that exists or not, the other `left` elements
              * in its row, and a row r that exists while r < kl */
-            const float *pa = af + z * a_sb + (A_K ? (m0 + a_r) * a_sm + a_c : a_r * a_sk + m0 + a_c);
-            const float *pb = bf + z * b_sb + (B_K ? (n0 + b_r) * b_sn + b_c : b_r * b_sk + n0 + b_c);
+            const float *pa = af + z * a_sb + (A_K ? (m0 + a_r) * a_sm + k0 + a_c : (k0 + a_r) * a_sk + m0 + a_c);
+            const float *pb = bf + z * b_sb + (B_K ? (n0 + b_r) * b_sn + k0 + b_c : (k0 + b_r) * b_sk + n0 + b_c);
             const bool a_row = m0 + a_r < m, b_row = n0 + b_r < n;
             const long long a_left = m - m0 - a_c, b_left = n - n0 - b_c;
             /* no test at all while the step lies inside the matrices */
@@ -105,20 +118,18 @@ template <int BM, bool A_K, bool B_K> __device__ __forceinline__ void pk_gemm_si
                 }
             };
 
-            float acc[R][R];
+            float acc[R * R];
 #pragma unroll
-            for (int i = 0; i < R; i++)
-#pragma unroll
-                for (int j = 0; j < R; j++) acc[i][j] = 0.0f;
+            for (int i = 0; i < R * R; i++) acc[i] = 0.0f;
 
             if (k_tiles > 0) {
-                fetch(k);
+                fetch(kc);
                 stash(0);
             }
             __syncthreads();
             for (long long kt = 0; kt < k_tiles; kt++) {
                 const int buf = (int)(kt & 1);
-                if (kt + 1 < k_tiles) fetch(k - (kt + 1) * BK);
+                if (kt + 1 < k_tiles) fetch(kc - (kt + 1) * BK);
 #pragma unroll
                 for (int kk = 0; kk < BK; kk++) {
                     float av[R], bv[R];
@@ -132,12 +143,15 @@ template <int BM, bool A_K, bool B_K> __device__ __forceinline__ void pk_gemm_si
 #pragma unroll
                     for (int i = 0; i < R; i++)
 #pragma unroll
-                        for (int j = 0; j < R; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+                        for (int j = 0; j < R; j++) acc[i * R + j] = fmaf(av[i], bv[j], acc[i * R + j]);
                 }
                 /* the other buffer was last read before the previous barrier */
                 if (kt + 1 < k_tiles) stash(buf ^ 1);
                 __syncthreads();
             }
+
+            /* split: only the block that adds the ranges' sums goes on */
+            if (splits > 1 && !pk_gemm_split_reduce<256>(acc, sp, z * tiles + t, q, tid)) continue;
 
             /* the last barrier of the k loop freed the operand buffers; the
              * accumulators pass through shared memory, rows row0 + 32 gi +
@@ -152,8 +166,8 @@ template <int BM, bool A_K, bool B_K> __device__ __forceinline__ void pk_gemm_si
 #pragma unroll
                     for (int gj = 0; gj < G; gj++)
                         *reinterpret_cast<float4 *>(&smem[(s0 + r) * LD + col0 + gj * 16]) =
-                            make_float4(acc[gi * 4 + r][gj * 4], acc[gi * 4 + r][gj * 4 + 1],
-                                        acc[gi * 4 + r][gj * 4 + 2], acc[gi * 4 + r][gj * 4 + 3]);
+                            make_float4(acc[(gi * 4 + r) * R + gj * 4], acc[(gi * 4 + r) * R + gj * 4 + 1],
+                                        acc[(gi * 4 + r) * R + gj * 4 + 2], acc[(gi * 4 + r) * R + gj * 4 + 3]);
                 __syncthreads();
 #pragma unroll 1
                 for (int e = tid; e < 64 * BN; e += 256) {

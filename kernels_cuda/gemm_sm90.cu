@@ -13,7 +13,7 @@
 #define PK_GEMM_IN_gemm_sm90(name, dt, i, bm, bn, stages, cost, trial, form)                                \
     extern "C" __global__ void __launch_bounds__(pk_wgmma::THREADS, 1)                                  \
         name(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,            \
-             const pk_cu_wgmma_split sp, PK_GEMM_PARAMS)                                                \
+             const pk_cu_gemm_split sp, PK_GEMM_PARAMS)                                                \
     {                                                                                                   \
         static_assert((bm) == 128 || (bm) == 64, "consumers of 64 rows");                               \
         pk_wgmma::gemm<dt, bm, bn, stages, form>(&ta, &tb, sp, PK_GEMM_ARGS);                                   \

@@ -16,10 +16,11 @@
  * are done reading it, which they say one step late: a step's products
  * are still in flight while the next step's are issued.
  *
- * Split-K (gemm_kernels.h, pk_cu_wgmma_split): where a problem has fewer
+ * Split-K (gemm_kernels.h, pk_cu_gemm_split): where a problem has fewer
  * tiles than the device has multiprocessors, a tile's k steps may be cut
  * into ranges, each a unit of work; the warp whose range finishes last
- * adds the ranges in a fixed order (split_reduce) and writes the tile.
+ * adds the ranges in a fixed order (pk_gemm_split_reduce) and writes the
+ * tile.
  *
  * Layout: TMA writes each 64-element (128-byte) k row with the 128-byte
  * swizzle (16-byte chunk c of row r at c ^ (r % 8)), which is the layout
@@ -96,38 +97,6 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
         pk_store_dt(o.d, at, o.dt, x0);
     }
 }
-/* A consumer warp's share of a split tile (gemm_kernels.h,
- * pk_cu_wgmma_split): its partial sums of range q to part, then its count
- * in its flag. The warp that counts last reads every range's sums, its
- * own included, and adds them in range order into acc (the same bits
- * whichever warp arrives last), sets the flag back to 0 and returns true;
- * the others return false. slot: the warp's index over the call's tiles,
- * 8 a tile. Partials are [slot][range][accumulator][lane]: a warp's loads
- * and stores of one accumulator are 128 contiguous bytes. */
-template <int N>
-__device__ __forceinline__ bool split_reduce(float (&acc)[N], const pk_cu_wgmma_split &sp, long long slot, int q,
-                                             int lane)
-{
-    float *part = reinterpret_cast<float *>(sp.part) + slot * sp.splits * N * 32 + lane;
-    unsigned *flag = reinterpret_cast<unsigned *>(sp.flags) + slot;
-#pragma unroll
-    for (int i = 0; i < N; i++) __stcg(part + (q * N + i) * 32, acc[i]);
-    /* the sums reach L2 before the count that says they are there */
-    __threadfence();
-    __syncwarp();
-    unsigned before = 0;
-    if (lane == 0) before = atomicAdd(flag, 1u);
-    before = __shfl_sync(0xffffffffu, before, 0);
-    if (before != (unsigned)sp.splits - 1) return false;
-    __threadfence();
-#pragma unroll
-    for (int i = 0; i < N; i++) acc[i] = __ldcg(part + i * 32);
-    for (int r = 1; r < sp.splits; r++)
-#pragma unroll
-        for (int i = 0; i < N; i++) acc[i] += __ldcg(part + (r * N + i) * 32);
-    if (lane == 0) atomicExch(flag, 0u);
-    return true;
-}
 #endif
 
 /* FORM: how the consumers share the work (gemm_kernels.h).
@@ -145,7 +114,7 @@ __device__ __forceinline__ bool split_reduce(float (&acc)[N], const pk_cu_wgmma_
  * products start as the first one's end, and its epilogue runs under
  * them. */
 template <int DT, int BM_, int BN, int STAGES, int FORM>
-__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_wgmma_split &sp,
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_gemm_split &sp,
                                      PK_GEMM_PARAMS)
 {
 #ifdef PK_SM90_ENABLED
@@ -272,7 +241,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                  * to the epilogue */
                 /* (a warp's flag is its tile's and place's: ping-pong's
                  * ranges of one tile may fall to either consumer) */
-                if (splits > 1 && !split_reduce(acc, sp, (z * tiles + t) * 8 + (PP ? 0 : cw * 4) + warp, q, lane))
+                if (splits > 1 && !pk_gemm_split_reduce<32>(acc, sp, (z * tiles + t) * 8 + (PP ? 0 : cw * 4) + warp, q, lane))
                     continue;
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
                  * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */

@@ -201,9 +201,42 @@ static void expect_knob_parse(const char *value, pk_cu_gemm_knob_kind kind, int 
     }
 }
 
+/* the f32 kernel of aligned layouts, under knob: kernel, splits, steps, grid */
+static void expect_vec(const pk_gemm_problem *p, const char *knob, const char *kernel, int splits, int steps,
+                       unsigned gx, unsigned gy, int line)
+{
+    pk_cu_gemm_plan plan = expect_knob(p, H200_SMS, H200_SMEM, knob, kernel, gx, gy, 0, line);
+    const size_t part = splits > 1 ? (size_t)(p->batch * ((p->m + 127) / 128) * ((p->n + 127) / 128)) * splits * 128 * 128 * 4 : 0;
+    if (plan.kind != PK_CU_GEMM_VEC || (splits > 1 ? plan.splits != splits || plan.steps != steps : plan.splits > 1) ||
+        plan.part_bytes != part) {
+        failures++;
+        printf("FAIL line %d: kind %d, %d ranges of %d steps, %zu bytes; want VEC, %d of %d, %zu\n", line, (int)plan.kind,
+               plan.splits, plan.steps, plan.part_bytes, splits, steps, part);
+    }
+}
+
 /* Trial tiles and split-K: only under a knob until the bench times them */
 static void split_cases(void)
 {
+    /* f32, 16 tiles of 128 x 128 (M = 256 by 1024... 4096): unsplit 64 x 64
+     * without the knob; with it, k in ranges that give two waves: 256
+     * tiles... here 2 x 32 = 64 tiles, 5 ranges of 103 steps (512 steps) */
+    pk_gemm_problem f = problem(PK_F32, 1, 256, 4096, 4096, 0, 1);
+    expect_vec(&f, NULL, "pk_gemm_simt_f32_64_ak_bk", 1, 0, 4 * 64, 1, __LINE__);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_128_ak_bk", 5, 103, 64 * 5, 1, __LINE__);
+    /* 8 tiles: 16 ranges at most, of 16 steps each */
+    f = problem(PK_F32, 1, 256, 512, 2048, 1, 0);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_128_am_bn", 16, 16, 8 * 16, 1, __LINE__);
+    /* K too short for ranges of 16 steps: unsplit */
+    f = problem(PK_F32, 1, 256, 512, 200, 0, 1);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_64_ak_bk", 1, 0, 4 * 8, 1, __LINE__);
+    /* enough 128 x 128 tiles: as without the knob */
+    f = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_128_ak_bk", 1, 0, 32 * 32, 1, __LINE__);
+    /* a batch: the tiles of every batch count */
+    f = problem(PK_F32, 2, 256, 512, 2048, 0, 1);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_128_ak_bk", 16, 16, 8 * 16, 2, __LINE__);
+
     expect_knob_parse("trial", PK_CU_GEMM_KNOB_TRIAL, 0, 0, __LINE__);
     expect_knob_parse("64x128", PK_CU_GEMM_KNOB_TILE, 3, 0, __LINE__);
     expect_knob_parse("128x128:2", PK_CU_GEMM_KNOB_TILE, 1, 2, __LINE__);

@@ -88,13 +88,13 @@ pk_status pk_cu_open(int index, void *queue, void **out, pk_msg *msg)
         if (b && (!sm90a || d->sm == 90)) s = pk_gpu_load(d, m, b, msg);
     }
     d->has_sm90_gemm = d->modules[PK_GPU_MODULE_gemm_sm90] != NULL;
-    /* the Hopper kernel's split-K flags: each call leaves them at zero, so
-     * they are set once, here (a graph cannot record an allocation) */
-    if (s == PK_SUCCESS && d->has_sm90_gemm) {
-        s = pk_gpu_check(cuMemAlloc(&d->split_flags, PK_CU_WGMMA_FLAGS * sizeof(unsigned)), "cuMemAlloc (split-K flags)",
+    /* split-K's flags: each call leaves them at zero, so they are set
+     * once, here (a graph cannot record an allocation) */
+    if (s == PK_SUCCESS) {
+        s = pk_gpu_check(cuMemAlloc(&d->split_flags, PK_CU_GEMM_FLAGS * sizeof(unsigned)), "cuMemAlloc (split-K flags)",
                          msg);
         if (s == PK_SUCCESS)
-            s = pk_gpu_check(cuMemsetD32Async(d->split_flags, 0, PK_CU_WGMMA_FLAGS, d->stream), "cuMemsetD32Async", msg);
+            s = pk_gpu_check(cuMemsetD32Async(d->split_flags, 0, PK_CU_GEMM_FLAGS, d->stream), "cuMemsetD32Async", msg);
     }
     /* the calls above may succeed on a context that holds a fault; a wait
      * on the new (empty) stream reports it */

@@ -77,8 +77,8 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
         if (plan.grid[0] > most) plan.grid[0] = most, plan.grid[1] = 1;
         if (plan.grid[0] * plan.grid[1] > most) plan.grid[1] = most / plan.grid[0] ? most / plan.grid[0] : 1;
     }
-    pk_cu_wgmma_split split = {0, d->split_flags, plan.splits, plan.steps};
-    if (wgmma && plan.splits > 1) {
+    pk_cu_gemm_split split = {0, d->split_flags, plan.splits, plan.steps};
+    if (plan.splits > 1) {
         uint64_t part = 0;
         pk_status s = pk_gpu_current(d, msg);
         if (s == PK_SUCCESS) s = pk_cu_scratch(d, plan.part_bytes, &part, msg);
@@ -89,8 +89,9 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_gpu_gemm_args_fill(p, &g);
     void *args[3 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1], &split};
     for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[3 + i] = g.args[i];
-    /* the other kernels take PK_GEMM_PARAMS alone: skip the maps and the split */
+    /* VEC takes the split and PK_GEMM_PARAMS, the others but the Hopper
+     * kernel PK_GEMM_PARAMS alone */
     const int flags = (plan.early ? PK_GPU_LAUNCH_EARLY : 0) | (wgmma && plan.pair ? PK_GPU_LAUNCH_PAIRS : 0);
-    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem, wgmma ? args : args + 3, flags,
-                        msg);
+    return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem,
+                        wgmma ? args : plan.kind == PK_CU_GEMM_VEC ? args + 2 : args + 3, flags, msg);
 }

@@ -56,6 +56,8 @@ static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)}
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
 #define DECODE_MIN_M 5
+/* the k of one step of the 128 x 128 f32 tile (gemm_simt_vec.cuh: 1024 / BM) */
+#define VEC128_BK 8
 /* the one-row skinny kernel's warps that an SM holds */
 #define SKINNY_WARPS_PER_SM (PK_CU_SKINNY_BLOCKS(1) * PK_CU_SKINNY_THREADS / 32)
 /* the decode kernel's shape (gemm_tiles.h); its warps take at least two
@@ -123,11 +125,11 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
         const size_t len = strlen(tiles[i]);
         if (strncmp(value, tiles[i], len)) continue;
         if (value[len] == 0) return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob);
-        /* "<tile>:<splits>", 1 to PK_CU_WGMMA_MAX_SPLITS */
+        /* "<tile>:<splits>", 1 to PK_CU_GEMM_MAX_SPLITS */
         char *end = NULL;
         const long splits = value[len] == ':' && value[len + 1] >= '0' && value[len + 1] <= '9'
                                 ? strtol(value + len + 1, &end, 10) : 0;
-        if (end && !*end && splits >= 1 && splits <= PK_CU_WGMMA_MAX_SPLITS)
+        if (end && !*end && splits >= 1 && splits <= PK_CU_GEMM_MAX_SPLITS)
             return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob.splits = (int)splits, knob);
     }
     return knob;
@@ -187,7 +189,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
         const int pair = t->form == PK_CU_WGMMA_PAIR;
         const int64_t tiles = pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
                                    : tiles_of(p, t->bm, t->bn);
-        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_WGMMA_MAX_SPLITS : 1;
+        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_GEMM_MAX_SPLITS : 1;
         const int sms = pair ? sm_count - sm_count % 2 : sm_count;
         const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
         for (int ask = forced >= 0 ? most : 1; ask <= most; ask++) {
@@ -196,7 +198,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
             /* (a flag per consumer warp of each tile: more tiles than the
              * device's flags run unsplit, which is where there are enough
              * of them anyway) */
-            const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_WGMMA_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
+            const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_GEMM_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
             const double cost = (double)cdiv(tiles * splits, sms) * t->bm * t->bn * t->cost *
                                 ((double)(splits > 1 ? steps : k_tiles) + fixed + split_steps(t, splits));
             if (best < 0 || cost < best_cost)
@@ -317,9 +319,28 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     /* two blocks of 128 x 128 per SM: 128 when that fills the device once */
     int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
     char sa = simt_layout_a(p), sb = simt_layout_b(p);
-    out->kind = PK_CU_GEMM_SIMT;
+    out->kind = sa && sb ? PK_CU_GEMM_VEC : PK_CU_GEMM_SIMT;
+    int64_t splits = 1;
+    if (out->kind == PK_CU_GEMM_VEC && bm == 64 && knob.kind == PK_CU_GEMM_KNOB_TRIAL) {
+        /* Trial, until timed: too few 128 x 128 tiles for two waves keep
+         * that tile (its 8 x 8 outputs a thread) with k cut in ranges that
+         * fill them, each of 16 steps at least */
+        const int64_t tiles = tiles_of(p, 128, 128), k_steps = cdiv(p->k, VEC128_BK);
+        splits = cdiv(2 * (int64_t)sm_count, tiles);
+        if (splits > PK_CU_GEMM_MAX_SPLITS) splits = PK_CU_GEMM_MAX_SPLITS;
+        if (splits > k_steps / 16) splits = k_steps / 16;
+        if (splits > 1 && tiles <= PK_CU_GEMM_FLAGS) {
+            out->steps = (int)cdiv(k_steps, splits);
+            splits = cdiv(k_steps, out->steps);
+            out->splits = (int)splits;
+            out->part_bytes = (size_t)tiles * (size_t)splits * 128 * 128 * sizeof(float);
+            bm = 128;
+        } else {
+            splits = 1;
+        }
+    }
     out->kernel = sa && sb ? ids.vec[bm == 128][sa == 'm'][sb == 'n'] : ids.simt[dt][bm == 128];
-    set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm), p->batch, 256);
+    set_grid(out, cdiv(p->m, bm) * cdiv(p->n, bm) * splits, p->batch, 256);
 }
 
 /* The list's kernels the plan can pick (knob_only: those only a knob
@@ -335,7 +356,10 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
     if (!knob_only && MMA_SMEM(bm, bn, st) <= smem_optin) fn(ctx, name, 0);
 /* SIMT: f32, and 16-bit operands that no 16-byte copy can read */
 #define CAN_SIMT(name, ...) if (!knob_only) fn(ctx, name, 0);
-#define CAN_VEC(name, ...) if (!knob_only) fn(ctx, name, 0);
+/* the 128 x 128 one split only under the trial knob */
+#define CAN_VEC(name, bm, ak, bk) \
+    if (!knob_only) fn(ctx, name, 0); \
+    if (knob_only && (bm) == 128) fn(ctx, name, 1);
 /* from DECODE_MIN_M rows on, only by the knob */
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);

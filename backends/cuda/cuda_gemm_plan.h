@@ -21,7 +21,8 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
  * "64x128", ...) sends every problem the Hopper kernel takes at all to
  * that tile, unsplit, and "<tile>:<splits>" cut in that many ranges of k
  * (fewer where K has fewer steps); "trial" lets the Hopper plan weigh its
- * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on.
+ * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on,
+ * and cuts k of f32 problems whose 128 x 128 tiles are too few.
  * Any other value, or none, changes nothing. */
 typedef enum pk_cu_gemm_knob_kind {
     PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
@@ -34,7 +35,7 @@ typedef struct pk_cu_gemm_knob {
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
 
 /* The most ranges a tile's k is cut in */
-#define PK_CU_WGMMA_MAX_SPLITS 16
+#define PK_CU_GEMM_MAX_SPLITS 16
 
 /* grid.y and grid.z limit; the kernels loop over batches beyond it */
 #define PK_CU_GEMM_MAX_GRID_YZ 65535u
@@ -45,7 +46,8 @@ typedef enum pk_cu_gemm_kind {
     PK_CU_GEMM_DECODE, /* the same problems from a few rows on: streams W into tensor cores */
     PK_CU_GEMM_WGMMA,  /* f16/bf16, both operands k-contiguous, large: Hopper wgmma fed by TMA */
     PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
-    PK_CU_GEMM_SIMT    /* everything else, f32 included: exact f32 on the CUDA cores */
+    PK_CU_GEMM_VEC,    /* f32 with contiguous, 16-byte aligned rows: exact f32 on the CUDA cores, float4 loads */
+    PK_CU_GEMM_SIMT    /* everything else: exact f32 on the CUDA cores */
 } pk_cu_gemm_kind;
 
 typedef struct pk_cu_gemm_plan {
@@ -55,7 +57,7 @@ typedef struct pk_cu_gemm_plan {
     unsigned smem;     /* dynamic shared memory, bytes */
     int early;         /* may start behind the previous kernel (it waits before it reads) */
     unsigned tile_m, tile_n; /* the Hopper kernel's tile: its TMA boxes' rows of A and of B */
-    int splits, steps;       /* the Hopper kernel's split-K (pk_cu_wgmma_split): 1 and k's steps unsplit */
+    int splits, steps;       /* the Hopper kernel's split-K (pk_cu_gemm_split): 1 and k's steps unsplit */
     int pair;                /* its blocks in clusters of two (PK_GPU_LAUNCH_PAIRS), each with half of B's box */
     size_t part_bytes;       /* its scratch for the ranges' partial sums; 0 unsplit */
 } pk_cu_gemm_plan;

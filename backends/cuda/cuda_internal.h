@@ -28,7 +28,7 @@ typedef struct pk_cu_device {
     CUstream stream;           /* every op of the pk_context is queued here, in order */
     CUmodule modules[PK_GPU_MODULE_COUNT]; /* the embedded fatbins, loaded once at open; NULL: none */
     int has_sm90_gemm;         /* gemm_sm90.fatbin loaded: the wgmma GEMM runs here */
-    CUdeviceptr split_flags;   /* its split-K flags (gemm_kernels.h), zeroed at open; 0 without it */
+    CUdeviceptr split_flags;   /* split-K's flags (gemm_kernels.h), zeroed at open */
     int pair_blocks;           /* blocks of its clusters of two the device holds at once; 0: not asked yet */
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
