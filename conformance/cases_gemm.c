@@ -421,6 +421,16 @@ void cf_cases_gemm(cf_case_list *l)
             {"trial", 0, 64, 1024, 2048, 0, 0},    {"trial", 0, 24, 2048, 1024, 0, 0},
             {"128x256p", 2, 300, 600, 136, 1, 0},  {"128x256p", 3, 520, 300, 200, 0, 1},
             {"64x256pp", 0, 200, 300, 136, 1, 0},  {"64x256pp:3", 2, 130, 520, 600, 0, 0},
+            /* "@n": n blocks at most, so that each walks several units and
+             * its ring wraps (more k steps than stages): the hand-over of
+             * stages between units, ping-pong's turns, the pairs' empty
+             * barriers (the other block's arrivals) */
+            {"64x256pp@4", 0, 300, 600, 520, 1, 0},  {"64x256pp:3@4", 2, 130, 520, 1000, 0, 0},
+            {"128x256p@4", 2, 520, 600, 520, 0, 1},  {"128x128:2@3", 0, 520, 600, 900, 1, 0},
+            {"64x128:3@4", 0, 100, 520, 1800, 0, 0}, {"64x256@4", 0, 100, 600, 520, 0, 0},
+            /* the production tiles the same way (their rings wrap nowhere
+             * else in the suite) */
+            {"128x256@2", 0, 300, 600, 520, 1, 0},   {"128x128@3", 2, 300, 300, 520, 0, 1},
         };
         for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);

@@ -42,9 +42,14 @@ __device__ __forceinline__ bool pk_gemm_split_reduce(float (&acc)[N], const pk_c
     /* the sums reach L2 before the count that says they are there */
     __threadfence();
     unsigned before = 0;
-    if (GROUP == 32) {
+    if constexpr (GROUP == 32) {
         __syncwarp();
-        if (t == 0) before = atomicAdd(flag, 1u);
+        if (t == 0) {
+            before = atomicAdd(flag, 1u);
+            __threadfence();
+        }
+        /* the lanes read after lane 0's count and fence */
+        __syncwarp();
         before = __shfl_sync(0xffffffffu, before, 0);
     } else {
         __shared__ unsigned counted;

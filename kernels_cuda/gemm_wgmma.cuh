@@ -143,6 +143,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         }
         mbar_init_fence();
     }
+    __syncwarp();
     /* the other block's copies and arrivals land on barriers set up here */
     if (CL == 2) cluster_sync();
     else __syncthreads();
@@ -192,6 +193,10 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
         const pk_gemm_out out = PK_GEMM_OUT;
         float acc[CN / 2];
         unsigned long long it = 0, mine = 0;
+        /* the units this block takes, over every batch (ping-pong's turns) */
+        const unsigned long long block_units =
+            (unsigned long long)(units > first ? (units - first - 1) / stride + 1 : 0) *
+            (unsigned long long)(batch > blockIdx.y ? (batch - blockIdx.y - 1) / gridDim.y + 1 : 0);
         /* a stage goes back to the producers that write it */
         auto release = [&](unsigned long long at) {
             if (lane != 0) return;
@@ -207,11 +212,19 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 pk_gemm_tile_of(t, m_groups, n_tiles, tg, tn);
                 const long long tm = tg * CL + rank;
                 const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
-                /* ping-pong: the other consumer's unit, its stages passed over */
-                if (PP && mine++ % 2 != (unsigned)cw) {
+                /* ping-pong: the other consumer's unit, its stages passed
+                 * over; the consumers' k loops take turns (the named
+                 * barrier of each, 256 threads: one consumer waits, the
+                 * other arrives as its k loop ends), so that a consumer
+                 * waits on a stage's full barrier only once the other has
+                 * waited on that stage's previous fill: a parity wait may
+                 * not run more than a phase ahead */
+                const unsigned long long g = mine++;
+                if (PP && g % 2 != (unsigned)cw) {
                     it += (unsigned long long)(k1 - k0);
                     continue;
                 }
+                if (PP && g > 0) bar_sync(1 + cw, 256);
 #pragma unroll
                 for (int i = 0; i < CN / 2; i++) acc[i] = 0.0f;
                 fence_regs(acc);
@@ -234,14 +247,16 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                     fence_regs(acc);
                     if (kt > k0) release(it - 1);
                 }
+                if (PP && g + 1 < block_units) bar_arrive(1 + (cw ^ 1), 256);
                 wgmma_wait<0>();
                 fence_regs(acc);
                 if (k1 > k0) release(it - 1);
                 /* split: only the warp that adds the ranges' sums goes on
-                 * to the epilogue */
-                /* (a warp's flag is its tile's and place's: ping-pong's
-                 * ranges of one tile may fall to either consumer) */
-                if (splits > 1 && !pk_gemm_split_reduce<32>(acc, sp, (z * tiles + t) * 8 + (PP ? 0 : cw * 4) + warp, q, lane))
+                 * to the epilogue. A warp's flag is its tile's and place's
+                 * (READERS a tile: ping-pong's ranges of one tile may fall
+                 * to either consumer) */
+                if (splits > 1 &&
+                    !pk_gemm_split_reduce<32>(acc, sp, (z * tiles + t) * READERS + (PP ? 0 : cw * 4) + warp, q, lane))
                     continue;
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
                  * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */

@@ -172,6 +172,13 @@ __device__ __forceinline__ void bar_sync(int id, int threads)
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+/* arrives on named barrier id without waiting (threads counts both the
+ * arriving and the waiting ones) */
+__device__ __forceinline__ void bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 /* bar_sync that also returns whether any of the threads passed true */
 __device__ __forceinline__ bool bar_sync_or(int id, int threads, bool v)
 {

@@ -244,6 +244,15 @@ static void split_cases(void)
     expect_knob_parse("128x256p", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
     expect_knob_parse("128x256", PK_CU_GEMM_KNOB_TILE, 0, 0, __LINE__);
     expect_knob_parse("64x256pp:2", PK_CU_GEMM_KNOB_TILE, 5, 2, __LINE__);
+    expect_knob_parse("64x256pp:2@4", PK_CU_GEMM_KNOB_TILE, 5, 2, __LINE__);
+    expect_knob_parse("128x256p@6", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
+    if (pk_cu_gemm_knob_of("64x256pp:2@4").blocks != 4 || pk_cu_gemm_knob_of("64x128").blocks != 0) {
+        failures++;
+        printf("FAIL line %d: '@' blocks\n", __LINE__);
+    }
+    static const char *const bad_at[] = {"64x128@", "64x128@0", "64x128:2@", "64x128@3:2", "64x128:2@x", "64x128@-1"};
+    for (int i = 0; i < (int)(sizeof bad_at / sizeof bad_at[0]); i++)
+        expect_knob_parse(bad_at[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
     static const char *const bad[] = {"64x128:", "64x128:0", "64x128:17", "64x128:3x", "64x128:-2", "64x12", "128x2560", "Trial"};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 
@@ -275,6 +284,21 @@ static void split_cases(void)
     p = problem(PK_BF16, 2, 130, 520, 600, 0, 1); /* 3 x 3 tiles a batch, 10 steps: 4, 4, 2 */
     expect_split(&p, "64x256pp:3", "pk_gemm_wgmma_bf16_64x256pp", 3, 4, 27, 2, __LINE__);
     expect_pair(&p, "64x256pp:3", 0, __LINE__);
+    /* '@': at most that many blocks, one row of them (even for pairs) */
+    p = problem(PK_BF16, 1, 300, 600, 520, 0, 1);
+    expect_split(&p, "64x256pp@4", "pk_gemm_wgmma_bf16_64x256pp", 1, 9, 4, 1, __LINE__);
+    p = problem(PK_BF16, 2, 520, 600, 520, 0, 1);
+    expect_split(&p, "128x256p@5", "pk_gemm_wgmma_bf16_128x256p", 1, 9, 6, 1, __LINE__);
+    expect_split(&p, "128x128:2@3", "pk_gemm_wgmma_bf16_128x128", 2, 5, 3, 1, __LINE__);
+    /* ping-pong only where a block gets two units or more, unless forced:
+     * M = 512 by 4096 (256 units of 64 x 256) against 256 by 4096 (128) */
+    p = problem(PK_BF16, 1, 256, 4096, 4096, 0, 1);
+    pk_cu_gemm_plan pp;
+    if (pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("trial"), &pp) &&
+        !strcmp(pk_cu_gemm_kernel_names[pp.kernel], "pk_gemm_wgmma_bf16_64x256pp")) {
+        failures++;
+        printf("FAIL line %d: ping-pong with one unit a block\n", __LINE__);
+    }
     /* batches: 8 blocks a batch, 16 batches side by side would be 128;
      * the grid stays even and within the device */
     p = problem(PK_BF16, 20, 256, 1024, 512, 0, 1);

@@ -109,9 +109,22 @@ static void set_grid(pk_cu_gemm_plan *out, int64_t blocks_x, int64_t batch, unsi
  * whole 16-byte units apart: a TMA map's row */
 static int tma_rows(int64_t stride, int64_t row_elems) { return stride >= row_elems && stride % 8 == 0; }
 
+/* a number of 1 to most at *at (digits only), ending at '\0' or `stop`;
+ * 0 if none; *at moves past it */
+static long knob_number(const char **at, char stop, long most)
+{
+    const char *p = *at;
+    if (*p < '0' || *p > '9') return 0;
+    char *end;
+    const long v = strtol(p, &end, 10);
+    if ((*end && *end != stop) || v < 1 || v > most) return 0;
+    *at = end;
+    return v;
+}
+
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
 {
-    pk_cu_gemm_knob knob = {PK_CU_GEMM_KNOB_NONE, 0, 0};
+    pk_cu_gemm_knob knob = {PK_CU_GEMM_KNOB_NONE, 0, 0, 0};
     if (!value) return knob;
     static const char *const names[] = {"skinny", "decode", "mma", "trial"};
     static const pk_cu_gemm_knob_kind kinds[] = {PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
@@ -124,13 +137,17 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const size_t len = strlen(tiles[i]);
         if (strncmp(value, tiles[i], len)) continue;
-        if (value[len] == 0) return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob);
-        /* "<tile>:<splits>", 1 to PK_CU_GEMM_MAX_SPLITS */
-        char *end = NULL;
-        const long splits = value[len] == ':' && value[len + 1] >= '0' && value[len + 1] <= '9'
-                                ? strtol(value + len + 1, &end, 10) : 0;
-        if (end && !*end && splits >= 1 && splits <= PK_CU_GEMM_MAX_SPLITS)
-            return (knob.kind = PK_CU_GEMM_KNOB_TILE, knob.tile = i, knob.splits = (int)splits, knob);
+        /* "<tile>[:<splits>][@<blocks>]" */
+        const char *at = value + len;
+        long splits = 0, blocks = 0;
+        if (*at == ':' && !(++at, splits = knob_number(&at, '@', PK_CU_GEMM_MAX_SPLITS))) continue;
+        if (*at == '@' && !(++at, blocks = knob_number(&at, 0, PK_CU_GEMM_MAX_GRID_X))) continue;
+        if (*at) continue;
+        knob.kind = PK_CU_GEMM_KNOB_TILE;
+        knob.tile = i;
+        knob.splits = (int)splits;
+        knob.blocks = (unsigned)blocks;
+        return knob;
     }
     return knob;
 }
@@ -192,6 +209,9 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
         const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_GEMM_MAX_SPLITS : 1;
         const int sms = pair ? sm_count - sm_count % 2 : sm_count;
         const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
+        /* ping-pong overlaps a block's units: with fewer than two a
+         * block, one consumer would sit idle */
+        if (forced < 0 && t->form == PK_CU_WGMMA_PINGPONG && tiles < 2 * (int64_t)sm_count) continue;
         for (int ask = forced >= 0 ? most : 1; ask <= most; ask++) {
             /* as many ranges as `ask` gives steps for: none left empty */
             const int64_t steps = k_tiles > ask ? cdiv(k_tiles, ask) : 1;
@@ -227,6 +247,11 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sms) /* several batches: fill the device, not more */
         out->grid[1] = (unsigned)(sms / out->grid[0] > 0 ? sms / out->grid[0] : 1);
+    if (knob.blocks) { /* a grid of fewer blocks, each taking several units (tests) */
+        const unsigned most = out->pair ? (knob.blocks + 1) / 2 * 2 : knob.blocks;
+        if (out->grid[0] > most) out->grid[0] = most;
+        out->grid[1] = 1;
+    }
     out->smem = (unsigned)PK_CU_WGMMA_SMEM(t->bm, t->bn, t->stages);
     return 1;
 }

@@ -20,7 +20,9 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
  * problems from the Hopper kernel, a Hopper tile's name ("128x256",
  * "64x128", ...) sends every problem the Hopper kernel takes at all to
  * that tile, unsplit, and "<tile>:<splits>" cut in that many ranges of k
- * (fewer where K has fewer steps); "trial" lets the Hopper plan weigh its
+ * (fewer where K has fewer steps), and "<tile>[:<splits>]@<blocks>" on at
+ * most that many blocks, each taking several units (a test of the ring
+ * and of the units' hand-over; batches then in turn); "trial" lets the Hopper plan weigh its
  * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on,
  * and cuts k of f32 problems whose 128 x 128 tiles are too few.
  * Any other value, or none, changes nothing. */
@@ -31,6 +33,7 @@ typedef enum pk_cu_gemm_knob_kind {
 typedef struct pk_cu_gemm_knob {
     pk_cu_gemm_knob_kind kind;
     int tile, splits; /* KNOB_TILE: the tile's index and 0, or the ranges asked for */
+    unsigned blocks;  /* KNOB_TILE: 0, or at most this many blocks (even for pairs) */
 } pk_cu_gemm_knob;
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
 
