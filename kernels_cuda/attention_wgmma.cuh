@@ -362,6 +362,9 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
                 pa[kk][3] = M::pack(sc[8 * kk + 6], sc[8 * kk + 7]);
             }
             fence_regs(o);
+            /* P's registers written before the fence that the wgmma reading
+             * them as A must follow */
+            fence_regs(pa);
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BN / 16; kk++)
@@ -405,6 +408,9 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
         /* the stage goes back to the producer, whose cp.async writes
          * (generic proxy) follow the wgmma reads (async proxy) */
         fence_proxy_async();
+        /* every lane's reads of the stage (the CUDA-core path reads it
+         * lane by lane) before lane 0's release */
+        __syncwarp();
         if (lane == 0) mbar_arrive(empty + 8 * st);
     }
 
@@ -414,6 +420,8 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
      * then store whole 16-byte row pieces where O allows. */
     bar_sync(bar_id, 128);
     unsigned char *const stage = gen + cw * C::Q_WG;
+    /* the wgmma reads of Q (async proxy) before the plain stores below */
+    fence_proxy_async();
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float l = l_run[h];
