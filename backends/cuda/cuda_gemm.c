@@ -36,9 +36,7 @@ static pk_status pair_blocks(pk_cu_device *d, int k, unsigned smem, const unsign
     if (s == PK_SUCCESS)
         s = pk_gpu_check(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
                          "cuFuncSetAttribute", msg);
-    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-    attr.value.clusterDim.x = 2;
-    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchAttribute attr = pk_cu_pair_attribute();
     const CUlaunchConfig config = {(unsigned)(d->sm_count & ~1), 1, 1, block[0], block[1], block[2], smem, d->stream,
                                    &attr, 1};
     int clusters = 0;

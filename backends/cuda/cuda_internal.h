@@ -38,6 +38,10 @@ typedef struct pk_cu_device {
     pk_gpu_state gpu;
 } pk_cu_device;
 
+/* The launch attribute of clusters of two blocks along x
+ * (PK_GPU_LAUNCH_PAIRS), for the launch and the occupancy query alike */
+CUlaunchAttribute pk_cu_pair_attribute(void);
+
 /* Kernel lookup and launch, scratch, kept buffers, the staging ring and
  * the ops of backends/gpu: gpu_vendor.h. */
 

@@ -2,6 +2,14 @@
  * and HIP). */
 #include "gpu_vendor.h"
 
+CUlaunchAttribute pk_cu_pair_attribute(void)
+{
+    CUlaunchAttribute a = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+    a.value.clusterDim.x = 2;
+    a.value.clusterDim.y = a.value.clusterDim.z = 1;
+    return a;
+}
+
 pk_status pk_cu_launch_on_stream(pk_cu_device *d, CUfunction f, const unsigned grid[3], const unsigned block[3],
                                  unsigned smem, void **args, int flags, pk_msg *msg)
 {
@@ -10,10 +18,7 @@ pk_status pk_cu_launch_on_stream(pk_cu_device *d, CUfunction f, const unsigned g
     unsigned n = (flags & PK_GPU_LAUNCH_EARLY) && d->early_launch ? 1u : 0u;
     if (flags & PK_GPU_LAUNCH_PAIRS) {
         /* the attribute list is a prefix: the cluster shape after PDL's, or alone */
-        attr[n] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-        attr[n].value.clusterDim.x = 2;
-        attr[n].value.clusterDim.y = attr[n].value.clusterDim.z = 1;
-        n++;
+        attr[n++] = pk_cu_pair_attribute();
     }
     const CUlaunchConfig config = {grid[0], grid[1], grid[2], block[0], block[1], block[2], smem, d->stream, attr, n};
     return pk_gpu_check(cuLaunchKernelEx(&config, f, args, NULL), "cuLaunchKernelEx", msg);
