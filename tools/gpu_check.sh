@@ -18,6 +18,8 @@
 #             CUDA twice), a 2048-token prefill; and on CUDA the same
 #             weights as Llama 3.1 (llama3 RoPE, 5.x config); and CUDA's
 #             decode with --graph (steps replayed from a graph) twice
+#   graph     the llama part's CUDA decode alone: eager, then --graph twice
+#             (issue 21: the same tokens, tokens/s of each)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -138,7 +140,7 @@ cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E
 platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
 
 summary=()
-if [[ $parts == *llama* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
+if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
     build-gpu/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
       >"$logs/llama-make.txt" 2>&1
@@ -344,6 +346,16 @@ if [[ $parts == *llama* ]]; then
   timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda-again.txt" 2>&1
   summary+=("llama cuda:0 again: $(grep -h decode: "$logs/llama-decode-cuda-again.txt")")
+fi
+if [[ $parts == *graph* && $parts != *llama* ]]; then
+  make_8b
+  ll=build-gpu/examples/llama
+  timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+    --backend cuda:0 >"$logs/llama-decode-cuda.txt" 2>&1
+  summary+=("llama cuda:0 eager: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama-decode-cuda.txt")")
+fi
+if [[ $parts == *llama* || $parts == *graph* ]]; then
+  ll=build-gpu/examples/llama
   # the decode steps replayed from a graph (issue 21): the same tokens as
   # the eager run, and the tokens/s beside it
   for run in 1 2; do
@@ -352,6 +364,8 @@ if [[ $parts == *llama* ]]; then
     same=$([ "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda-graph-$run.txt")" = "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt")" ] && echo same || echo DIFFERENT)
     summary+=("llama cuda:0 --graph run $run: tokens $same as eager | $(grep -h -E 'decode' "$logs/llama-decode-cuda-graph-$run.txt" | tail -1)")
   done
+fi
+if [[ $parts == *llama* ]]; then
   # Llama 3.1: the same weights (same seed and names), its own config.json
   mkdir -p /tmp/ck-8b-31 && ln -f /tmp/ck-8b/model.safetensors /tmp/ck-8b-31/model.safetensors &&
     $ll/portkern-llama-make --out /tmp/ck-8b-31 --preset llama3.1-8b --dtype bf16 --config-only
