@@ -49,7 +49,9 @@
 #             attention kernel, the Hopper GEMM's trial forms), a group at a
 #             time under PK_UNTRIED_TIMEOUT (120 s), then compute-sanitizer
 #             memcheck, racecheck and synccheck on each group that passed
-#             (elsewhere the suite skips those cases on CUDA)
+#             (elsewhere the suite skips those cases on CUDA);
+#             PK_UNTRIED_GROUPS narrows the groups, PK_UNTRIED_TOOLS the
+#             sanitizer tools ("" for none)
 #   attn90    the attention cases of the attention and Llama suites timed,
 #             PyTorch's SDPA (cuDNN, flash) on the same shapes beside them
 #             (bench/torch_attention_peers.py); where `untried` passed the
@@ -159,7 +161,10 @@ fi
 # under a knob (conformance/conform.h, CF_UNTRIED_KNOBS): the suite skips
 # them on CUDA, and the part `untried` runs them (PORTKERN_CONFORM_UNTRIED=1)
 # group by group under a short limit, so that a hang costs one group.
-untried_groups="knob:wgmma knob:64x128 knob:64x256 knob:128x128: knob:128x256: knob:128x256p knob:trial"
+untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma knob:64x128 knob:64x256 knob:128x128: knob:128x256: knob:128x256p knob:trial"}
+# groups that passed `untried` in an earlier call on this tree
+# (PK_UNTRIED_OK) count for `hopper` and `attn90` as if they passed here
+untried_ok=${PK_UNTRIED_OK:-}
 if [[ $parts == *untried* ]]; then
   untried_ok=""
   for g in $untried_groups; do
@@ -173,7 +178,7 @@ if [[ $parts == *untried* ]]; then
   done
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for g in $untried_ok; do
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${PK_UNTRIED_TOOLS-memcheck racecheck synccheck}; do
       t0=$(date +%s)
       PORTKERN_CONFORM_UNTRIED=1 timeout "${PK_UNTRIED_TIMEOUT:-120}" "$san" --tool "$tool" --print-limit 20 \
         $pk conform --backend cuda:0 --case "$g" \
