@@ -28,7 +28,7 @@ static void usage(FILE *f)
           "                        available backend but ref). ref is the oracle: on ref the\n"
           "                        numerical cases are skipped, only the bad-input cases run\n"
           "  --op NAME             gemm, attention, rmsnorm, layernorm, glu, bias_act,\n"
-          "                        softmax, rope, chain, bad_input\n"
+          "                        softmax, rope, chain, index_rows, bad_input\n"
           "  --case SUBSTR         only cases whose name contains SUBSTR\n"
           "  --skip SUBSTR         leave out the cases whose name contains SUBSTR (up to 16\n"
           "                        of these; e.g. a kernel not yet run on a device, which\n"

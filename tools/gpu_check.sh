@@ -3,8 +3,8 @@
 # built for NVIDIA through hip_on_cuda.h, OpenCL), then the parts asked for
 # (default: conform bench):
 #   conform   the suite on cuda:0, hip:0 and NVIDIA's OpenCL (registered by
-#             hand: the driver ships it unregistered); PK_CONFORM="cuda:0"
-#             narrows it
+#             hand: the driver ships it unregistered), every platform and op
+#             side by side; PK_CONFORM="cuda:0" narrows it
 #   bench     the performance-floor cases on CUDA beside cuBLAS (--record)
 #   sanitize  compute-sanitizer memcheck and racecheck on the CUDA suite
 #             (PK_SANITIZE_TOOLS="memcheck" runs one)
@@ -188,12 +188,26 @@ if [[ $parts == *untried* ]]; then
   done
 fi
 if [[ $parts == *conform* ]]; then
+  # every platform and op side by side (NVIDIA's OpenCL builds its programs
+  # on the CPU: one op after another it took about 290 s on a cold cache)
+  t0=$(date +%s)
+  cf_ops="gemm attention rmsnorm layernorm glu bias_act softmax rope chain index_rows bad_input"
   for target in ${PK_CONFORM:-$platforms}; do
-    t0=$(date +%s)
+    for op in $cf_ops; do
+      ( timeout "$step" $pk conform --backend "$target" --op $op --json "$logs/conform-${target%%:*}-$op.json" \
+          >"$logs/conform-${target%%:*}-$op.txt" 2>&1
+        echo $? >"$logs/conform-${target%%:*}-$op.rc" ) &
+    done
+  done
+  wait
+  for target in ${PK_CONFORM:-$platforms}; do
     name=${target%%:*}
-    timeout "$step" $pk conform --backend "$target" --json "$logs/conform-$name.json" >"$logs/conform-$name.txt" 2>&1
-    summary+=("conform $target ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-$name.txt")")
-    grep -E '^(FAIL|SKIP)' "$logs/conform-$name.txt" | cut -c1-220 | head -25
+    counts=$(for op in $cf_ops; do tail -1 "$logs/conform-$name-$op.txt"; done |
+      awk '/passed, .* failed, .* skipped/ { p += $1; f += $3; s += $5; n++ }
+           END { printf "%d passed, %d failed, %d skipped (%d ops reported)", p, f, s, n }')
+    bad=$(for op in $cf_ops; do [ "$(cat "$logs/conform-$name-$op.rc")" = 0 ] || echo -n "$op(rc $(cat "$logs/conform-$name-$op.rc")) "; done)
+    summary+=("conform $target (every op side by side, $(($(date +%s) - t0)) s): $counts${bad:+; nonzero exit: $bad}")
+    cat "$logs"/conform-$name-*.txt | grep -E '^(FAIL|SKIP)' | cut -c1-220 | head -25
   done
 fi
 if [[ $parts == *wmma* ]]; then
