@@ -3,7 +3,9 @@
  * 9.0 (backends/cuda/cuda_backend.c), so the other GPUs never see them;
  * the list in gemm_kernels.h names them. Parameters: the TMA maps of A and
  * B (built by backends/cuda/cuda_gemm.c), then PK_GEMM_PARAMS as every GEMM
- * kernel. */
+ * kernel. An unsplit call runs a body with no split-K code in it: the
+ * hand-over, dead there, made the production tiles' loop and epilogue half
+ * as long again. */
 #include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
 #include "gemm_wgmma.cuh"
@@ -16,7 +18,12 @@
              const pk_cu_gemm_split sp, PK_GEMM_PARAMS)                                                \
     {                                                                                                   \
         static_assert((bm) == 128 || (bm) == 64, "consumers of 64 rows");                               \
-        pk_wgmma::gemm<dt, bm, bn, stages, form>(&ta, &tb, sp, PK_GEMM_ARGS);                                   \
+        if constexpr ((form) != PK_CU_WGMMA_PAIR)                                                     \
+            if (sp.splits > 1) {                                                                        \
+                pk_wgmma::gemm<dt, bm, bn, stages, form, true>(&ta, &tb, sp, PK_GEMM_ARGS);             \
+                return;                                                                                 \
+            }                                                                                           \
+        pk_wgmma::gemm<dt, bm, bn, stages, form, false>(&ta, &tb, sp, PK_GEMM_ARGS);                    \
     }
 
 PK_CU_GEMM_KERNELS(PK_GEMM_ENTRY)

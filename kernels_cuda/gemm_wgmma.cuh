@@ -113,7 +113,7 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
  * producer fills the ring in unit order, so the second consumer's
  * products start as the first one's end, and its epilogue runs under
  * them. */
-template <int DT, int BM_, int BN, int STAGES, int FORM>
+template <int DT, int BM_, int BN, int STAGES, int FORM, bool SPLIT>
 __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_gemm_split &sp,
                                      PK_GEMM_PARAMS)
 {
@@ -122,6 +122,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     constexpr int CL = FORM == PK_CU_WGMMA_PAIR ? 2 : 1, PP = FORM == PK_CU_WGMMA_PINGPONG;
     static_assert(CL == 1 || BM_ == 128, "pairs of 128-row tiles");
     static_assert(!PP || BM_ == 64, "a 64-row tile each");
+    static_assert(!SPLIT || CL == 1, "a pair does not split k");
     /* a consumer's share of a tile: 64 rows x BN, or 64 x BN / 2 */
     constexpr int CN = BM_ == 128 || PP ? BN : BN / 2;
     /* the consumer warps that read a stage, in each block that reads it */
@@ -153,7 +154,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
      * TMA reads zeros there and the epilogue stores nothing) */
     const long long m_groups = (m_tiles + CL - 1) / CL, tiles = m_groups * n_tiles;
     /* a unit of work: a tile's k steps [k0, k1), range q of its splits */
-    const int splits = CL == 1 && sp.splits > 1 ? sp.splits : 1;
+    const int splits = SPLIT ? sp.splits : 1;
     const long long steps = splits > 1 ? sp.steps : k_tiles, units = tiles * splits;
 
     if (wg == 0) {
@@ -255,7 +256,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                  * to the epilogue. A warp's flag is its tile's and place's
                  * (READERS a tile: ping-pong's ranges of one tile may fall
                  * to either consumer) */
-                if (splits > 1 &&
+                if (SPLIT &&
                     !pk_gemm_split_reduce<32>(acc, sp, (z * tiles + t) * READERS + (PP ? 0 : cw * 4) + warp, q, lane))
                     continue;
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
