@@ -428,6 +428,19 @@ static void test_mma_shapes(void)
         pk_cl_params q = prm;
         CHECK(pk_cl_params_set(&q, "gemm_mma_small.max_splits=3", why, sizeof why) != 0, "3 splits accepted");
     }
+    /* fill 2: pieces up to twice the units (264 work-groups): 128 rows (64
+     * tiles) in 4, 256 rows (128 tiles) in 2; fill 0 is refused */
+    {
+        pk_cl_params q = prm;
+        CHECK(pk_cl_params_set(&q, "gemm_mma_small.fill=2", why, sizeof why) == 0, "%s", why);
+        p = linear(PK_BF16, 1, 128, 4096, 4096);
+        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 4,
+              "128 x 4096 x 4096, fill 2: %d splits", plan.mma_splits);
+        p = linear(PK_BF16, 1, 256, 4096, 4096);
+        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
+              "256 x 4096 x 4096, fill 2: %d splits", plan.mma_splits);
+        CHECK(pk_cl_params_set(&q, "gemm_mma_small.fill=0", why, sizeof why) != 0, "fill 0 accepted");
+    }
 
     /* the kernel's rules */
     const char *bad[] = {

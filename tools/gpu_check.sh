@@ -26,6 +26,10 @@
 #             skinny,rows,elementwise,attn_decode; PK_TUNE_SECONDS each, 25);
 #             the tuning cache file comes back in the logs; it runs
 #             before conform, so that the suite checks what it stored
+#   clgemm    conform gemm on NVIDIA's OpenCL, then its bf16 M= GEMM cases
+#             timed with the tuning cache and without (PORTKERN_CL_TUNED=off);
+#             with `tune` (PK_TUNE_FAMILIES=gemm_mma_small,gemm_mma_narrow)
+#             it checks and times what the search stored (issue 16)
 #   portable  the performance-floor cases on NVIDIA's OpenCL (--record), to
 #             set beside the CUDA bench of the same call
 #   wmma      the GEMM and attention suites on hip:0 with PORTKERN_HIP_WMMA=11
@@ -302,6 +306,21 @@ if [[ $parts == *interop* ]]; then
     summary+=("python tests rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^(OK|FAILED)' "$logs/python.txt" | tail -1) $(grep -E '^Ran ' "$logs/python.txt")")
     grep -E '^(FAIL|ERROR):' "$logs/python.txt" | cut -c1-200 | head -10
   fi
+fi
+if [[ $parts == *clgemm* && -n "$cl" ]]; then
+  # NVIDIA's OpenCL GEMM (issue 16): conformance of gemm with what `tune`
+  # stored in this call, then the bf16 M= cases timed with the stored
+  # values and with the built-in table alone (PORTKERN_CL_TUNED=off)
+  t0=$(date +%s)
+  timeout "$step" $pk conform --backend "opencl:$cl" --op gemm >"$logs/conform-clgemm.txt" 2>&1
+  summary+=("conform opencl:$cl gemm, tuned values ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-clgemm.txt")")
+  grep -E '^FAIL' "$logs/conform-clgemm.txt" | cut -c1-220 | head -10
+  for tuned in on off; do
+    PORTKERN_CL_TUNED=$([ $tuned = off ] && echo off) timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm \
+      --case "bf16 M=" --reps 10 --no-unfused --out "$logs/bench-clgemm-$tuned" >"$logs/bench-clgemm-$tuned.txt" 2>&1
+    echo "OpenCL GEMM, tuned values $tuned:"
+    grep -E " opencl:$cl " "$logs/bench-clgemm-$tuned.txt" | cut -c1-130
+  done
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
   timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"

@@ -179,7 +179,7 @@ int pk_cl_gemm_plan_pick(const pk_cl_params *prm, const pk_device_info *info, si
  * held (which spill), 4 or 16 warps (bench/RESULTS.md, 2026-12-04 11:45).
  * Other classes never have matrix units today; their entries only need
  * to be valid. */
-#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0}, {64, 32, 1, 1, 2, 8, 0, 4, 0, 8}}
+#define MMA_NV {{128, 128, 2, 2, 3, 16, 0, 1, 0, 0, 1}, {128, 64, 4, 2, 4, 8, 0, 2, 0, 0, 1}, {64, 32, 1, 1, 2, 8, 0, 4, 0, 8, 1}}
 static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT] = {
     [PK_CL_VENDOR_NVIDIA] = MMA_NV, [PK_CL_VENDOR_AMD] = MMA_NV, [PK_CL_VENDOR_INTEL] = MMA_NV,
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
@@ -272,12 +272,15 @@ static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_i
 }
 
 /* Pieces of k for tile t: the largest power of two (each count is a
- * program of its own) with which the pieces do not outnumber the compute
- * units. More work-groups than units would keep a multiprocessor busier,
- * but a split costs more than that gains: on the H200, M = 256 by 4096 x
- * 4096 (128 small tiles) ran faster unsplit than in 2 pieces, and M = 64
- * (32 tiles) faster in 2 pieces than in 4 (bench/RESULTS.md, 2026-12-04
- * 01:25). Each piece at least
+ * program of its own) with which the pieces do not outnumber t->fill x
+ * the compute units. With the table's fill of 1, more work-groups than
+ * units would keep a multiprocessor busier, but a split cost more than
+ * that gained: on the H200, M = 256 by 4096 x 4096 (128 small tiles) ran
+ * faster unsplit than in 2 pieces, and M = 64 (32 tiles) faster in 2
+ * pieces than in 4 (bench/RESULTS.md, 2026-12-04 01:25). A larger fill
+ * is for portkern tune to weigh: NVIDIA's OpenCL gives a work-group 48
+ * KiB of local memory, so one work-group a multiprocessor holds at most
+ * that many bytes of copies in flight. Each piece at least
  * PK_CL_MMA_MIN_SPLIT_STEPS steps, at most t->max_splits. */
 static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const pk_gemm_problem *p)
 {
@@ -286,7 +289,8 @@ static int mma_splits(const pk_cl_mma_tile *t, const pk_device_info *info, const
     const int64_t steps = (p->k + 31) / 32;
     const int64_t most = steps / PK_CL_MMA_MIN_SPLIT_STEPS;
     int n = 1;
-    while (2 * n * tiles <= units && 2 * n <= most && 2 * n <= t->max_splits) n *= 2;
+    const int64_t room = units * (t->fill > 1 ? t->fill : 1);
+    while (2 * n * tiles <= room && 2 * n <= most && 2 * n <= t->max_splits) n *= 2;
     return n;
 }
 

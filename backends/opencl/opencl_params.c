@@ -123,11 +123,13 @@ static const pk_cl_param params[] = {
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_SMALL, PK_CL_MMA_SMALL),
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "max_splits", OFF(mma[PK_CL_MMA_SMALL].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "kwarp", OFF(mma[PK_CL_MMA_SMALL].kwarp), 0, 16, CH(0, 1, 2)},
+    {PK_CL_FAMILY_GEMM_MMA_SMALL, "fill", OFF(mma[PK_CL_MMA_SMALL].fill), 1, 8, CH(1, 2, 4)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "bm", OFF(mma[PK_CL_MMA_NARROW].bm), 16, 512, CH(32, 64)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_NARROW, PK_CL_MMA_NARROW),
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "max_splits", OFF(mma[PK_CL_MMA_NARROW].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "breg", OFF(mma[PK_CL_MMA_NARROW].breg), 0, 1, CH(0, 1)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "kwarp", OFF(mma[PK_CL_MMA_NARROW].kwarp), 0, 16, CH(0, 1, 2, 4, 8)},
+    {PK_CL_FAMILY_GEMM_MMA_NARROW, "fill", OFF(mma[PK_CL_MMA_NARROW].fill), 1, 8, CH(1, 2, 4)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until

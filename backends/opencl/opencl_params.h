@@ -115,6 +115,11 @@ typedef struct pk_cl_mma_tile {
      * sums at the end in local memory; `stages` steps held a warp (b
      * k-contiguous, breg = 0; split over work-groups as the other tiles) */
     int kwarp;
+    /* small and narrow tiles: k split while the work-groups number at most
+     * fill x the compute units (1: one a unit; 2 or more: that many
+     * multiprocessors' worth of copies in flight, where a tile's local
+     * memory and registers let several share one) */
+    int fill;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
