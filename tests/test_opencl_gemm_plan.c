@@ -357,6 +357,15 @@ static void test_mma_picks(void)
 /* Large tensor-core tiles when they number at least the compute units,
  * else the small tile; tiles the kernel cannot take are refused by name,
  * and one the device cannot hold is not planned. */
+/* the pieces of k the plan gives a bf16 m x n x k linear GEMM on the
+ * tensor cores; -1 if it takes another kernel */
+static int mma_splits_of(const pk_cl_params *prm, const pk_device_info *info, int64_t m, int64_t n, int64_t k)
+{
+    pk_gemm_problem p = linear(PK_BF16, 1, m, n, k);
+    pk_cl_gemm_plan plan;
+    return pk_cl_gemm_plan_problem(prm, info, 1024, &p, &plan) == 0 && plan.mma ? plan.mma_splits : -1;
+}
+
 static void test_mma_shapes(void)
 {
     pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
@@ -392,18 +401,13 @@ static void test_mma_shapes(void)
      * 8): 2; 128 rows (64 tiles): 2; 256 rows (128 tiles): none; 7 steps
      * of k: none; large tiles never */
     CHECK(pk_cl_params_set(&prm, "gemm_mma_small.max_splits=8", why, sizeof why) == 0, "%s", why);
-    p = linear(PK_BF16, 1, 64, 4096, 1024);
-    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 4,
-          "64 x 4096 x 1024: %d splits", plan.mma_splits);
-    p = linear(PK_BF16, 1, 64, 4096, 512);
-    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
-          "64 x 4096 x 512: %d splits", plan.mma_splits);
+    CHECK(mma_splits_of(&prm, &nv, 64, 4096, 1024) == 4, "64 x 4096 x 1024: %d splits", mma_splits_of(&prm, &nv, 64, 4096, 1024));
+    CHECK(mma_splits_of(&prm, &nv, 64, 4096, 512) == 2, "64 x 4096 x 512: %d splits", mma_splits_of(&prm, &nv, 64, 4096, 512));
     {
         pk_cl_params q = prm;
         CHECK(pk_cl_params_set(&q, "gemm_mma_small.max_splits=2", why, sizeof why) == 0, "%s", why);
-        p = linear(PK_BF16, 1, 64, 4096, 4096);
-        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
-              "64 x 4096 x 4096, at most 2: %d splits", plan.mma_splits);
+        CHECK(mma_splits_of(&q, &nv, 64, 4096, 4096) == 2, "64 x 4096 x 4096, at most 2: %d splits",
+              mma_splits_of(&q, &nv, 64, 4096, 4096));
     }
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_SMALL &&
@@ -411,15 +415,11 @@ static void test_mma_shapes(void)
           "64 x 4096 x 4096: %d splits", plan.mma_splits);
     pk_cl_gemm_plan_variant(&plan, name, sizeof name);
     CHECK(!strcmp(name, "mma_64x128_w2x2_s3_bk_split"), "split variant %s", name);
-    p = linear(PK_BF16, 1, 128, 4096, 4096);
-    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
-          "128 x 4096 x 4096: %d splits", plan.mma_splits);
-    p = linear(PK_BF16, 1, 256, 4096, 4096);
-    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 1,
-          "256 x 4096 x 4096: %d splits", plan.mma_splits);
-    p = linear(PK_BF16, 1, 64, 4096, 200);
-    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mma_splits == 1,
-          "k 200: %d splits", plan.mma_splits);
+    CHECK(mma_splits_of(&prm, &nv, 128, 4096, 4096) == 2, "128 x 4096 x 4096: %d splits",
+          mma_splits_of(&prm, &nv, 128, 4096, 4096));
+    CHECK(mma_splits_of(&prm, &nv, 256, 4096, 4096) == 1, "256 x 4096 x 4096: %d splits",
+          mma_splits_of(&prm, &nv, 256, 4096, 4096));
+    CHECK(mma_splits_of(&prm, &nv, 64, 4096, 200) == 1, "k 200: %d splits", mma_splits_of(&prm, &nv, 64, 4096, 200));
     p = linear(PK_BF16, 1, 4096, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma_shape == PK_CL_MMA_LARGE &&
               plan.mma_splits == 1,
@@ -433,12 +433,10 @@ static void test_mma_shapes(void)
     {
         pk_cl_params q = prm;
         CHECK(pk_cl_params_set(&q, "gemm_mma_small.fill=2", why, sizeof why) == 0, "%s", why);
-        p = linear(PK_BF16, 1, 128, 4096, 4096);
-        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 4,
-              "128 x 4096 x 4096, fill 2: %d splits", plan.mma_splits);
-        p = linear(PK_BF16, 1, 256, 4096, 4096);
-        CHECK(pk_cl_gemm_plan_problem(&q, &nv, 1024, &p, &plan) == 0 && plan.mma_splits == 2,
-              "256 x 4096 x 4096, fill 2: %d splits", plan.mma_splits);
+        CHECK(mma_splits_of(&q, &nv, 128, 4096, 4096) == 4, "128 x 4096 x 4096, fill 2: %d splits",
+              mma_splits_of(&q, &nv, 128, 4096, 4096));
+        CHECK(mma_splits_of(&q, &nv, 256, 4096, 4096) == 2, "256 x 4096 x 4096, fill 2: %d splits",
+              mma_splits_of(&q, &nv, 256, 4096, 4096));
         CHECK(pk_cl_params_set(&q, "gemm_mma_small.fill=0", why, sizeof why) != 0, "fill 0 accepted");
     }
 
