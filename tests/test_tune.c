@@ -4,7 +4,8 @@
  * stopped at its limit, one without a worker process (or whose worker
  * cannot open the device) runs in this one,
  * PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache file are
- * ignored, bad requests are refused with a message, and the inline PTX
+ * ignored, PORTKERN_CL_PARAMS sets values over them (or stops an open
+ * with values that break a rule), bad requests are refused with a message, and the inline PTX
  * state agrees with the device's matrix units and PORTKERN_OPENCL_PTX.
  * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
 #include <stdio.h>
@@ -184,6 +185,21 @@ int main(int argc, char **argv)
     setenv("PORTKERN_CL_TUNED", "off", 1);
     CHECK(!strcmp(status_of("chain"), "table"), "PORTKERN_CL_TUNED=off: %s", status_of("chain"));
     unsetenv("PORTKERN_CL_TUNED");
+    /* PORTKERN_CL_PARAMS over both; one that breaks a rule stops the open */
+    setenv("PORTKERN_CL_PARAMS", "rope.wg=64", 1);
+    CHECK(!strcmp(status_of("rope"), "set") && !strcmp(status_of("chain"), "tuned"),
+          "PORTKERN_CL_PARAMS: rope %s, chain %s", status_of("rope"), status_of("chain"));
+    ctx = open_cl();
+    pk_internal_params(ctx, "get rope", reply, sizeof reply);
+    CHECK(strstr(reply, "rope.wg=64,") != NULL, "PORTKERN_CL_PARAMS: %s", reply);
+    pk_close(ctx);
+    setenv("PORTKERN_CL_PARAMS", "rope.wg=0", 1);
+    ctx = NULL;
+    CHECK(pk_open(PK_BACKEND_OPENCL, idx, &ctx) == PK_ERR_INVALID_ARGUMENT && !ctx &&
+              strstr(pk_last_error(NULL), "PORTKERN_CL_PARAMS") != NULL,
+          "PORTKERN_CL_PARAMS=rope.wg=0 opened: %s", pk_last_error(NULL));
+    if (ctx) pk_close(ctx);
+    unsetenv("PORTKERN_CL_PARAMS");
 
     /* damaged, stale and invalid files count for nothing */
     char path[512];

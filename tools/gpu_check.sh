@@ -29,7 +29,10 @@
 #   clgemm    conform gemm on NVIDIA's OpenCL, then its bf16 M= GEMM cases
 #             timed with the tuning cache and without (PORTKERN_CL_TUNED=off);
 #             with `tune` (PK_TUNE_FAMILIES=gemm_mma_small,gemm_mma_narrow)
-#             it checks and times what the search stored (issue 16)
+#             it checks and times what the search stored (issue 16);
+#             each of PK_CLGEMM_PARAMS (space-separated PORTKERN_CL_PARAMS
+#             specs, e.g. "gemm_mma_small.fill=2,gemm_mma_small.max_splits=4")
+#             checked by conform gemm, then timed
 #   portable  the performance-floor cases on NVIDIA's OpenCL (--record), to
 #             set beside the CUDA bench of the same call
 #   wmma      the GEMM and attention suites on hip:0 with PORTKERN_HIP_WMMA=11
@@ -320,6 +323,22 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
       --case "bf16 M=" --reps 10 --no-unfused --out "$logs/bench-clgemm-$tuned" >"$logs/bench-clgemm-$tuned.txt" 2>&1
     echo "OpenCL GEMM, tuned values $tuned:"
     grep -E " opencl:$cl " "$logs/bench-clgemm-$tuned.txt" | cut -c1-130
+  done
+  # values set by hand over the table (PK_CLGEMM_PARAMS: specs separated
+  # by spaces, each checked by conformance of gemm before it is timed)
+  i=0
+  for spec in ${PK_CLGEMM_PARAMS:-}; do
+    i=$((i + 1))
+    PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$step" $pk conform --backend "opencl:$cl" --op gemm \
+      >"$logs/conform-clgemm-set$i.txt" 2>&1
+    summary+=("conform opencl:$cl gemm, PORTKERN_CL_PARAMS=$spec: $(tail -1 "$logs/conform-clgemm-set$i.txt")")
+    grep -E '^FAIL' "$logs/conform-clgemm-set$i.txt" | cut -c1-220 | head -5
+    grep -q '^FAIL' "$logs/conform-clgemm-set$i.txt" && continue
+    PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm \
+      --case "bf16 M=" --reps 10 --no-unfused --no-vendor --out "$logs/bench-clgemm-set$i" \
+      >"$logs/bench-clgemm-set$i.txt" 2>&1
+    echo "OpenCL GEMM, PORTKERN_CL_PARAMS=$spec:"
+    grep -E " opencl:$cl " "$logs/bench-clgemm-set$i.txt" | cut -c1-130
   done
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then

@@ -190,7 +190,10 @@ int pk_tune_main(int argc, char **argv)
 void pk_tune_print_status(pk_backend b, int index)
 {
     pk_context *ctx;
-    if (pk_open(b, index, &ctx) != PK_SUCCESS) return;
+    if (pk_open(b, index, &ctx) != PK_SUCCESS) {
+        printf("           cannot open: %s\n", pk_last_error(NULL));
+        return;
+    }
     char *reply = malloc(REPLY);
     if (reply && pk_internal_params(ctx, "status", reply, REPLY) == PK_SUCCESS) {
         char cls[32] = "?", autotune[8] = "off";
@@ -217,7 +220,9 @@ void pk_tune_print_status(pk_backend b, int index)
         else
             printf("           kernel parameters: the %s table entry, %d of %d families tuned on this device and "
                    "driver (portkern tune --backend %s:%d)\n", cls, tuned, total, pk_backend_name(b), index);
-        (void)set;
+        if (set)
+            printf("           kernel parameters: %d of %d families with values from PORTKERN_CL_PARAMS\n", set,
+                   total);
     }
     if (reply && pk_internal_params(ctx, "ptx", reply, REPLY) == PK_SUCCESS) {
         reply[strcspn(reply, "\n")] = 0;

@@ -191,7 +191,11 @@ static pk_status cl_open(int index, void *queue, void **out, pk_msg *msg)
     if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, NULL) != CL_SUCCESS ||
         !d->max_wg)
         d->max_wg = 1;
-    pk_cl_params_load(d);
+    s = pk_cl_params_load(d, msg);
+    if (s != PK_SUCCESS) {
+        free(d);
+        return s;
+    }
     pk_cl_autotune_init(d);
     cl_int err = CL_SUCCESS;
     if (queue) {

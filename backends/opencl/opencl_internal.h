@@ -53,8 +53,10 @@ uint64_t pk_cl_source_hash(const char *source);
 uint64_t pk_cl_device_hash(pk_cl_device *d);
 
 /* d->prm from the table of d's class, then each family the tuning cache
- * holds for this device, driver and source. */
-void pk_cl_params_load(pk_cl_device *d);
+ * holds for this device, driver and source, then PORTKERN_CL_PARAMS's
+ * values (PK_ERR_INVALID_ARGUMENT, saying why, where they do not parse or
+ * break a kernel's rule). */
+pk_status pk_cl_params_load(pk_cl_device *d, pk_msg *msg);
 /* Family f from the tuning cache into d->prm, the other families as they
  * are; 0, or -1 when the cache has no valid entry for it. */
 int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f);

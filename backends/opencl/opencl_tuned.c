@@ -104,15 +104,36 @@ int pk_cl_tuned_off(void)
     return env && !strcmp(env, "off");
 }
 
-void pk_cl_params_load(pk_cl_device *d)
+/* PORTKERN_CL_PARAMS: values set over the table's and the tuning cache's
+ * for every context of the process (an experiment without a rebuild;
+ * portkern tune's search starts from them) */
+static pk_status apply_env(pk_cl_device *d, pk_msg *msg)
+{
+    const char *env = getenv("PORTKERN_CL_PARAMS");
+    if (!env || !*env) return PK_SUCCESS;
+    char why[256];
+    pk_cl_params next = d->prm;
+    if (pk_cl_params_set(&next, env, why, sizeof why))
+        return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "PORTKERN_CL_PARAMS=\"%s\": %s", env, why);
+    int count;
+    const pk_cl_param *ps = pk_cl_param_list(&count);
+    for (int i = 0; i < count; i++)
+        if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
+    d->prm = next;
+    return PK_SUCCESS;
+}
+
+pk_status pk_cl_params_load(pk_cl_device *d, pk_msg *msg)
 {
     pk_cl_params_default(pk_cl_vendor_of(&d->info), &d->prm);
     memset(d->prm_from, FROM_TABLE, sizeof d->prm_from);
     char path[1200];
-    if (pk_cl_tuned_off() || !tuned_path(d, path, sizeof path)) return;
-    char *text = read_tuned(path);
-    if (text) apply_tuned(&d->prm, d->prm_from, text);
-    free(text);
+    if (!pk_cl_tuned_off() && tuned_path(d, path, sizeof path)) {
+        char *text = read_tuned(path);
+        if (text) apply_tuned(&d->prm, d->prm_from, text);
+        free(text);
+    }
+    return apply_env(d, msg);
 }
 
 int pk_cl_params_load_family(pk_cl_device *d, pk_cl_family f)
@@ -300,7 +321,8 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
             if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
         d->prm = next;
     } else if (!strcmp(verb, "reload")) {
-        pk_cl_params_load(d);
+        pk_status s = pk_cl_params_load(d, msg);
+        if (s != PK_SUCCESS) return s;
     } else {
         return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "unknown params request '%s'", verb);
     }
