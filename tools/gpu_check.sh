@@ -318,12 +318,17 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
   timeout "$step" $pk conform --backend "opencl:$cl" --op gemm >"$logs/conform-clgemm.txt" 2>&1
   summary+=("conform opencl:$cl gemm, tuned values ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-clgemm.txt")")
   grep -E '^FAIL' "$logs/conform-clgemm.txt" | cut -c1-220 | head -10
-  for tuned in on off; do
-    PORTKERN_CL_TUNED=$([ $tuned = off ] && echo off) timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm \
-      --case "bf16 M=" --reps 10 --no-unfused --out "$logs/bench-clgemm-$tuned" >"$logs/bench-clgemm-$tuned.txt" 2>&1
-    echo "OpenCL GEMM, tuned values $tuned:"
-    grep -E " opencl:$cl " "$logs/bench-clgemm-$tuned.txt" | cut -c1-130
-  done
+  # clgemm_bench TAG TITLE [VAR=VALUE ...]: the bf16 M= cases in that environment
+  clgemm_bench() {
+    local tag=$1 title=$2
+    shift 2
+    env "$@" timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm --case "bf16 M=" --reps 10 \
+      --no-unfused --out "$logs/bench-clgemm-$tag" >"$logs/bench-clgemm-$tag.txt" 2>&1
+    echo "OpenCL GEMM, $title:"
+    grep -E " opencl:$cl " "$logs/bench-clgemm-$tag.txt" | cut -c1-130
+  }
+  clgemm_bench on "tuned values on"
+  clgemm_bench off "tuned values off" PORTKERN_CL_TUNED=off
   # values set by hand over the table (PK_CLGEMM_PARAMS: specs separated
   # by spaces, each checked by conformance of gemm before it is timed)
   i=0
@@ -334,11 +339,7 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
     summary+=("conform opencl:$cl gemm, PORTKERN_CL_PARAMS=$spec: $(tail -1 "$logs/conform-clgemm-set$i.txt")")
     grep -E '^FAIL' "$logs/conform-clgemm-set$i.txt" | cut -c1-220 | head -5
     grep -q '^FAIL' "$logs/conform-clgemm-set$i.txt" && continue
-    PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm \
-      --case "bf16 M=" --reps 10 --no-unfused --no-vendor --out "$logs/bench-clgemm-set$i" \
-      >"$logs/bench-clgemm-set$i.txt" 2>&1
-    echo "OpenCL GEMM, PORTKERN_CL_PARAMS=$spec:"
-    grep -E " opencl:$cl " "$logs/bench-clgemm-set$i.txt" | cut -c1-130
+    clgemm_bench "set$i" "PORTKERN_CL_PARAMS=$spec" PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS="$spec"
   done
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then

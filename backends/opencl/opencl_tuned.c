@@ -104,22 +104,29 @@ int pk_cl_tuned_off(void)
     return env && !strcmp(env, "off");
 }
 
+/* spec's values over d->prm, the families they change marked as set; 0,
+ * or -1 with why (d->prm as it was) */
+static int set_over(pk_cl_device *d, const char *spec, char *why, size_t n)
+{
+    pk_cl_params next = d->prm;
+    if (pk_cl_params_set(&next, spec, why, n)) return -1;
+    int count;
+    const pk_cl_param *ps = pk_cl_param_list(&count);
+    for (int i = 0; i < count; i++)
+        if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
+    d->prm = next;
+    return 0;
+}
+
 /* PORTKERN_CL_PARAMS: values set over the table's and the tuning cache's
  * for every context of the process (an experiment without a rebuild;
  * portkern tune's search starts from them) */
 static pk_status apply_env(pk_cl_device *d, pk_msg *msg)
 {
     const char *env = getenv("PORTKERN_CL_PARAMS");
-    if (!env || !*env) return PK_SUCCESS;
     char why[256];
-    pk_cl_params next = d->prm;
-    if (pk_cl_params_set(&next, env, why, sizeof why))
+    if (env && *env && set_over(d, env, why, sizeof why))
         return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "PORTKERN_CL_PARAMS=\"%s\": %s", env, why);
-    int count;
-    const pk_cl_param *ps = pk_cl_param_list(&count);
-    for (int i = 0; i < count; i++)
-        if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
-    d->prm = next;
     return PK_SUCCESS;
 }
 
@@ -312,14 +319,7 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         OUT("%s\n", spec);
     } else if (!strcmp(verb, "set")) {
         char why[256];
-        pk_cl_params next = d->prm;
-        if (pk_cl_params_set(&next, arg, why, sizeof why))
-            return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "params: %s", why);
-        int count;
-        const pk_cl_param *ps = pk_cl_param_list(&count);
-        for (int i = 0; i < count; i++)
-            if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
-        d->prm = next;
+        if (set_over(d, arg, why, sizeof why)) return pk_msgf(msg, PK_ERR_INVALID_ARGUMENT, "params: %s", why);
     } else if (!strcmp(verb, "reload")) {
         pk_status s = pk_cl_params_load(d, msg);
         if (s != PK_SUCCESS) return s;
