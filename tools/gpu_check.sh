@@ -86,6 +86,7 @@
 # $OUT/gpu-logs.tar.gz (the report's files and bench tables included), and
 # the short summary comes last on stdout. The tree there may carry a stale
 # .git: pass the commit as PORTKERN_COMMIT=$(git rev-parse --short HEAD).
+# PK_DEADLINE (560 s) bounds the whole call: each step gets what is left.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -107,7 +108,19 @@ fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$logs/gpu.txt" 2>&1
 pack() { tar -C "$logs" -czf "$out/gpu-logs.tar.gz" .; }
 
+summary=()
 start=$(date +%s)
+# Every step's limit is cut so that the whole call ends by PK_DEADLINE
+# seconds (560: the device call's own limit is 600) and the logs still come
+# back: a call killed from outside brings back nothing. lim [N]: seconds
+# the next step may take, N (default $step) or what is left, at least 1.
+deadline=$((start + ${PK_DEADLINE:-560}))
+lim() {
+  local n=${1:-$step} left=$((deadline - $(date +%s)))
+  ((left < n)) && n=$left
+  ((n < 1)) && n=1
+  echo "$n"
+}
 if [[ -z ${parts//rtc/} ]]; then main_build=0; else main_build=1; fi
 if [[ $parts == *rtc* ]]; then
   # a first open is timed as `portkern devices`, which opens every device
@@ -119,18 +132,18 @@ if [[ $parts == *rtc* ]]; then
   summary+=("build-rtc: $(($(date +%s) - start)) s")
   for run in 1 2; do
     t0=$(date +%s%N)
-    PORTKERN_CACHE_DIR=$rtc_cache timeout "$step" $rb/portkern devices >"$logs/rtc-devices-$run.txt" 2>&1
+    PORTKERN_CACHE_DIR=$rtc_cache timeout "$(lim)" $rb/portkern devices >"$logs/rtc-devices-$run.txt" 2>&1
     rc=$?
     summary+=("rtc open $run rc=$rc: $((($(date +%s%N) - t0) / 1000000)) ms; $(grep -o 'kernels [^)]*)' "$logs/rtc-devices-$run.txt" | head -1); cache $(du -sk "$rtc_cache" | cut -f1) KiB")
     t0=$(date +%s)
-    PORTKERN_CACHE_DIR=$rtc_cache timeout "$step" $rb/portkern conform --backend hip:0 >"$logs/rtc-conform-$run.txt" 2>&1
+    PORTKERN_CACHE_DIR=$rtc_cache timeout "$(lim)" $rb/portkern conform --backend hip:0 >"$logs/rtc-conform-$run.txt" 2>&1
     summary+=("rtc conform hip:0 run $run ($(($(date +%s) - t0)) s): $(tail -1 "$logs/rtc-conform-$run.txt")")
     grep -E '^FAIL' "$logs/rtc-conform-$run.txt" | cut -c1-220 | head -10
   done
   broken=$(mktemp -d)
   cp -r kernels_hip kernels_gpu "$broken/"
   sed -i '0,/^#include/s//int broken_on_purpose = undeclared_name;\n&/' "$broken/kernels_hip/gemm.hip"
-  PORTKERN_HIP_SOURCE_DIR=$broken/kernels_hip PORTKERN_CACHE_DIR=$(mktemp -d) timeout "$step" \
+  PORTKERN_HIP_SOURCE_DIR=$broken/kernels_hip PORTKERN_CACHE_DIR=$(mktemp -d) timeout "$(lim)" \
     $rb/portkern conform --backend hip:0 --op gemm >"$logs/rtc-broken.txt" 2>&1
   summary+=("rtc broken gemm.hip rc=$?: $(grep -o 'PK_ERR_BUILD_FAILED' "$logs/rtc-broken.txt" | head -1), log line: $(grep -m1 -o 'gemm.hip([0-9]*): error[^"]*' "$logs/rtc-broken.txt" | cut -c1-120)")
   rm -rf "$broken"
@@ -148,7 +161,6 @@ $pk devices 2>&1 | tee "$logs/devices.txt"
 cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
 platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
 
-summary=()
 if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
     build-gpu/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
@@ -158,7 +170,7 @@ if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts ==
 fi
 if [[ $parts == *tune* && -n "$cl" ]]; then
   t0=$(date +%s)
-  timeout "$step" $pk tune --backend "opencl:$cl" --family "${PK_TUNE_FAMILIES:-skinny,rows,elementwise,attn_decode}" \
+  timeout "$(lim)" $pk tune --backend "opencl:$cl" --family "${PK_TUNE_FAMILIES:-skinny,rows,elementwise,attn_decode}" \
     --seconds "${PK_TUNE_SECONDS:-25}" >"$logs/tune.txt" 2>"$logs/tune-progress.txt"
   summary+=("tune rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/tune.txt")")
   cp "$PORTKERN_CACHE_DIR"/tuned-*.txt "$logs/" 2>/dev/null
@@ -176,7 +188,7 @@ if [[ $parts == *untried* ]]; then
   untried_ok=""
   for g in $untried_groups; do
     t0=$(date +%s)
-    PORTKERN_CONFORM_UNTRIED=1 timeout "${PK_UNTRIED_TIMEOUT:-120}" $pk conform --backend cuda:0 --case "$g" \
+    PORTKERN_CONFORM_UNTRIED=1 timeout "$(lim "${PK_UNTRIED_TIMEOUT:-120}")" $pk conform --backend cuda:0 --case "$g" \
       >"$logs/untried-$g.txt" 2>&1
     rc=$?
     summary+=("untried $g rc=$rc ($(($(date +%s) - t0)) s): $(tail -1 "$logs/untried-$g.txt")")
@@ -187,7 +199,7 @@ if [[ $parts == *untried* ]]; then
   for g in $untried_ok; do
     for tool in ${PK_UNTRIED_TOOLS-memcheck racecheck synccheck}; do
       t0=$(date +%s)
-      PORTKERN_CONFORM_UNTRIED=1 timeout "${PK_UNTRIED_TIMEOUT:-120}" "$san" --tool "$tool" --print-limit 20 \
+      PORTKERN_CONFORM_UNTRIED=1 timeout "$(lim "${PK_UNTRIED_TIMEOUT:-120}")" "$san" --tool "$tool" --print-limit 20 \
         $pk conform --backend cuda:0 --case "$g" \
         >"$logs/untried-$g-$tool.txt" 2>&1
       summary+=("untried $g $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/untried-$g-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/untried-$g-$tool.txt" | tail -1)")
@@ -201,7 +213,7 @@ if [[ $parts == *conform* ]]; then
   cf_ops="gemm attention rmsnorm layernorm glu bias_act softmax rope chain index_rows bad_input"
   for target in ${PK_CONFORM:-$platforms}; do
     for op in $cf_ops; do
-      ( timeout "$step" $pk conform --backend "$target" --op $op --json "$logs/conform-${target%%:*}-$op.json" \
+      ( timeout "$(lim)" $pk conform --backend "$target" --op $op --json "$logs/conform-${target%%:*}-$op.json" \
           >"$logs/conform-${target%%:*}-$op.txt" 2>&1
         echo $? >"$logs/conform-${target%%:*}-$op.rc" ) &
     done
@@ -221,7 +233,7 @@ if [[ $parts == *wmma* ]]; then
   for gen in 11 12; do
     for op in gemm attention; do
       t0=$(date +%s)
-      PORTKERN_HIP_WMMA=$gen timeout "$step" $pk conform --backend hip:0 --op $op >"$logs/conform-wmma$gen-$op.txt" 2>&1
+      PORTKERN_HIP_WMMA=$gen timeout "$(lim)" $pk conform --backend hip:0 --op $op >"$logs/conform-wmma$gen-$op.txt" 2>&1
       summary+=("conform hip:0 $op, PORTKERN_HIP_WMMA=$gen ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-wmma$gen-$op.txt")")
       grep -E '^FAIL' "$logs/conform-wmma$gen-$op.txt" | cut -c1-220 | head -10
     done
@@ -230,7 +242,7 @@ fi
 if [[ $parts == *ptxoff* && -n "$cl" ]]; then
   for op in ${PK_CONFORM_OPS:-all}; do
     t0=$(date +%s)
-    PORTKERN_OPENCL_PTX=0 timeout "$step" $pk conform --backend "opencl:$cl" $([ "$op" = all ] || echo --op "$op") \
+    PORTKERN_OPENCL_PTX=0 timeout "$(lim)" $pk conform --backend "opencl:$cl" $([ "$op" = all ] || echo --op "$op") \
       >"$logs/conform-ptxoff-$op.txt" 2>&1
     summary+=("conform opencl:$cl PTX off, $op ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-ptxoff-$op.txt")")
     grep -E '^FAIL' "$logs/conform-ptxoff-$op.txt" | cut -c1-220 | head -10
@@ -242,7 +254,7 @@ if [[ $parts == *hopper* ]]; then
   [[ " ${untried_ok:-} " == *" knob:trial "* ]] && trial=trial
   for knob in "" 128x256 128x128 $trial; do
     t0=$(date +%s)
-    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk conform --backend cuda:0 --op gemm \
+    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
       >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
     summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
     grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
@@ -250,20 +262,20 @@ if [[ $parts == *hopper* ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     t0=$(date +%s)
-    timeout "$step" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --op gemm --case /large \
+    timeout "$(lim)" "$san" --tool "$tool" --print-limit 20 $pk conform --backend cuda:0 --op gemm --case /large \
       >"$logs/sanitize-hopper-$tool.txt" 2>&1
     summary+=("hopper $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-hopper-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-hopper-$tool.txt" | tail -1)")
   done
-  timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
+  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  [ -n "$trial" ] && PORTKERN_CUDA_GEMM=trial timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+  [ -n "$trial" ] && PORTKERN_CUDA_GEMM=trial timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
     --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
   echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
   grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
   # each trial form forced (PK_HOPPER_TILES), for the plan's costs
   for knob in ${PK_HOPPER_TILES:-}; do
-    PORTKERN_CUDA_GEMM=$knob timeout "$step" $pk bench --backend cuda --suite gemm --suite llama3-8b \
+    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-$knob" \
       >"$logs/bench-hopper-$knob.txt" 2>&1
     echo "PORTKERN_CUDA_GEMM=$knob:"
@@ -280,32 +292,32 @@ if [[ $parts == *attn90* ]]; then
   [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg=wgmma
   if [ -n "$wg" ]; then
     t0=$(date +%s)
-    PORTKERN_CUDA_ATTN=wgmma timeout "$step" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
+    PORTKERN_CUDA_ATTN=wgmma timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
     summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=wgmma ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-wgmma.txt")")
     grep -E '^FAIL' "$logs/conform-attn-wgmma.txt" | cut -c1-220 | head -10
   fi
   for knob in "" $wg; do
-    PORTKERN_CUDA_ATTN=$knob timeout "$step" $pk bench --backend cuda --suite attention --suite llama3-8b \
+    PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk bench --backend cuda --suite attention --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \
       --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
     echo "attention, PORTKERN_CUDA_ATTN=${knob:-(unset)}:"
     grep -E ' cuda:0 ' "$logs/bench-attn-${knob:-plan}.txt" | cut -c1-150
   done
-  timeout "$step" python3 bench/torch_attention_peers.py --reps 10 "$logs/bench-attn-plan/report.json" \
+  timeout "$(lim)" python3 bench/torch_attention_peers.py --reps 10 "$logs/bench-attn-plan/report.json" \
     >"$logs/attn-peers.md" 2>&1
   cat "$logs/attn-peers.md"
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
     t0=$(date +%s)
-    timeout "$step" build-gpu/tests/test_interop "${target%%:*}" "${target#*:}" >"$logs/interop-${target%%:*}.txt" 2>&1
+    timeout "$(lim)" build-gpu/tests/test_interop "${target%%:*}" "${target#*:}" >"$logs/interop-${target%%:*}.txt" 2>&1
     summary+=("test_interop $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/interop-${target%%:*}.txt" | cut -c1-160)")
     grep -E '^FAIL' "$logs/interop-${target%%:*}.txt" | cut -c1-220 | head -10
   done
   if [ -d python/tests ]; then
     t0=$(date +%s)
     PORTKERN_LIBRARY=$(find build-gpu -name 'libportkern.so' | head -1) PORTKERN_TEST_BACKENDS=$(echo $platforms | tr ' ' ,) \
-      PYTHONPATH=python timeout "$step" python3 -m unittest discover -s python/tests -v >"$logs/python.txt" 2>&1
+      PYTHONPATH=python timeout "$(lim)" python3 -m unittest discover -s python/tests -v >"$logs/python.txt" 2>&1
     summary+=("python tests rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^(OK|FAILED)' "$logs/python.txt" | tail -1) $(grep -E '^Ran ' "$logs/python.txt")")
     grep -E '^(FAIL|ERROR):' "$logs/python.txt" | cut -c1-200 | head -10
   fi
@@ -315,14 +327,14 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
   # stored in this call, then the bf16 M= cases timed with the stored
   # values and with the built-in table alone (PORTKERN_CL_TUNED=off)
   t0=$(date +%s)
-  timeout "$step" $pk conform --backend "opencl:$cl" --op gemm >"$logs/conform-clgemm.txt" 2>&1
+  timeout "$(lim)" $pk conform --backend "opencl:$cl" --op gemm >"$logs/conform-clgemm.txt" 2>&1
   summary+=("conform opencl:$cl gemm, tuned values ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-clgemm.txt")")
   grep -E '^FAIL' "$logs/conform-clgemm.txt" | cut -c1-220 | head -10
   # clgemm_bench TAG TITLE [VAR=VALUE ...]: the bf16 M= cases in that environment
   clgemm_bench() {
     local tag=$1 title=$2
     shift 2
-    env "$@" timeout "$step" $pk bench --backend "opencl:$cl" --suite gemm --case "bf16 M=" --reps 10 \
+    env "$@" timeout "$(lim)" $pk bench --backend "opencl:$cl" --suite gemm --case "bf16 M=" --reps 10 \
       --no-unfused --out "$logs/bench-clgemm-$tag" >"$logs/bench-clgemm-$tag.txt" 2>&1
     echo "OpenCL GEMM, $title:"
     grep -E " opencl:$cl " "$logs/bench-clgemm-$tag.txt" | cut -c1-130
@@ -334,7 +346,7 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
   i=0
   for spec in ${PK_CLGEMM_PARAMS:-}; do
     i=$((i + 1))
-    PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$step" $pk conform --backend "opencl:$cl" --op gemm \
+    PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$(lim)" $pk conform --backend "opencl:$cl" --op gemm \
       >"$logs/conform-clgemm-set$i.txt" 2>&1
     summary+=("conform opencl:$cl gemm, PORTKERN_CL_PARAMS=$spec: $(tail -1 "$logs/conform-clgemm-set$i.txt")")
     grep -E '^FAIL' "$logs/conform-clgemm-set$i.txt" | cut -c1-220 | head -5
@@ -343,31 +355,31 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
   done
 fi
 if [[ $parts == *portable* && -n "$cl" ]]; then
-  timeout "$step" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
+  timeout "$(lim)" $pk bench --backend "opencl:$cl" --record "$logs/bench-opencl.md" 2>&1 | tee "$logs/bench-opencl.txt"
 fi
 if [[ $parts == *hostile* ]]; then
   for target in $platforms; do
     for t in ${PK_HOSTILE_TESTS:-threads faults}; do
       t0=$(date +%s)
-      timeout "$step" build-gpu/tests/test_$t "${target%%:*}" "${target#*:}" >"$logs/$t-${target%%:*}.txt" 2>&1
+      timeout "$(lim)" build-gpu/tests/test_$t "${target%%:*}" "${target#*:}" >"$logs/$t-${target%%:*}.txt" 2>&1
       summary+=("test_$t $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/$t-${target%%:*}.txt" | cut -c1-160)")
     done
   done
 fi
 if [[ $parts == *bench* ]]; then
-  timeout "$step" $pk bench --backend cuda --record "$logs/bench-cuda.md" 2>&1 | tee "$logs/bench-cuda.txt"
+  timeout "$(lim)" $pk bench --backend cuda --record "$logs/bench-cuda.md" 2>&1 | tee "$logs/bench-cuda.txt"
 fi
 if [[ $parts == *sanitize* ]]; then
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in ${PK_SANITIZE_TOOLS:-memcheck racecheck}; do
     t0=$(date +%s)
-    timeout "$step" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 >"$logs/sanitize-$tool.txt" 2>&1
+    timeout "$(lim)" "$san" --tool "$tool" --print-limit 50 $pk conform --backend cuda:0 >"$logs/sanitize-$tool.txt" 2>&1
     summary+=("$tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-$tool.txt" | tail -1)")
   done
 fi
 if [[ $parts == *report* ]]; then
   t0=$(date +%s)
-  timeout "${PK_REPORT_TIMEOUT:-400}" $pk bench --suite llama3-8b --suite llama3-70b-tp8 --suite small --suite gemm \
+  timeout "$(lim "${PK_REPORT_TIMEOUT:-400}")" $pk bench --suite llama3-8b --suite llama3-70b-tp8 --suite small --suite gemm \
     --suite attention --suite elementwise --backend "$(echo $platforms | tr ' ' ,)${cl:+,opencl:$cl/portable}" \
     --reps "${PK_REPORT_REPS:-10}" \
     --out "$logs/report" >"$logs/report.txt" 2>&1
@@ -384,31 +396,31 @@ make_8b() {
 if [[ $parts == *llama* ]]; then
   ll=build-gpu/examples/llama
   # the engine test: greedy tokens and per-step logits of every platform against ref
-  PK_LLAMA_BACKENDS="$platforms" timeout "$step" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
+  PK_LLAMA_BACKENDS="$platforms" timeout "$(lim)" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
     $ll/portkern-llama $ll/test_llama_logits_cmp /tmp/llama-test >"$logs/llama-test.txt" 2>&1
   summary+=("llama engine test rc=$?: $(grep -E '^(f32|bf16) ' "$logs/llama-test.txt" | tr '\n' ';')")
-  PK_LLAMA_BACKENDS="$platforms" timeout "$step" python3 tests/test_llama_hf_fixtures.py $ll/portkern-llama \
+  PK_LLAMA_BACKENDS="$platforms" timeout "$(lim)" python3 tests/test_llama_hf_fixtures.py $ll/portkern-llama \
     $ll/test_llama_logits_cmp tests/hf_fixtures /tmp/llama-hf-test >"$logs/llama-hf-test.txt" 2>&1
   summary+=("llama hf fixtures rc=$?: $(grep -c 'of its bound' "$logs/llama-hf-test.txt") runs within bound, $(grep -c '^FAIL' "$logs/llama-hf-test.txt") FAIL, $(grep -c skipped "$logs/llama-hf-test.txt") skipped")
   make_8b
   prompt=$(seq 1 2048 | tr '\n' ' ')
   for target in $platforms; do
     name=${target%%:*}
-    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+    timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
       --backend "$target" >"$logs/llama-decode-$name.txt" 2>&1
-    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "$prompt" --max-new 1 \
+    timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "$prompt" --max-new 1 \
       --backend "$target" >"$logs/llama-prefill-$name.txt" 2>&1
     summary+=("llama $target: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-$name.txt" | cut -c1-160) | $(grep -h -E 'tokens/s' "$logs/llama-decode-$name.txt" | tr '\n' ' ') | 2048-token $(grep -h prefill "$logs/llama-prefill-$name.txt")")
   done
   # CUDA's decode again: the floor is judged on it, and one run can be off
-  timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+  timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda-again.txt" 2>&1
   summary+=("llama cuda:0 again: $(grep -h decode: "$logs/llama-decode-cuda-again.txt")")
 fi
 if [[ $parts == *graph* && $parts != *llama* ]]; then
   make_8b
   ll=build-gpu/examples/llama
-  timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+  timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda.txt" 2>&1
   summary+=("llama cuda:0 eager: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama-decode-cuda.txt")")
 fi
@@ -417,7 +429,7 @@ if [[ $parts == *llama* || $parts == *graph* ]]; then
   # the decode steps replayed from a graph (issue 21): the same tokens as
   # the eager run, and the tokens/s beside it
   for run in 1 2; do
-    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+    timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
       --backend cuda:0 --graph >"$logs/llama-decode-cuda-graph-$run.txt" 2>&1
     same=$([ "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda-graph-$run.txt")" = "$(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt")" ] && echo same || echo DIFFERENT)
     summary+=("llama cuda:0 --graph run $run: tokens $same as eager | $(grep -h -E 'decode' "$logs/llama-decode-cuda-graph-$run.txt" | tail -1)")
@@ -428,7 +440,7 @@ if [[ $parts == *llama* ]]; then
   mkdir -p /tmp/ck-8b-31 && ln -f /tmp/ck-8b/model.safetensors /tmp/ck-8b-31/model.safetensors &&
     $ll/portkern-llama-make --out /tmp/ck-8b-31 --preset llama3.1-8b --dtype bf16 --config-only
   for run in 1 2; do
-    timeout "$step" $ll/portkern-llama --model /tmp/ck-8b-31 --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
+    timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b-31 --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
       --backend cuda:0 >"$logs/llama31-decode-cuda-$run.txt" 2>&1
     summary+=("llama3.1 cuda:0 run $run: $(grep -E '^[0-9 ]+$' "$logs/llama31-decode-cuda-$run.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama31-decode-cuda-$run.txt")")
   done
@@ -437,14 +449,14 @@ if [[ $parts == *mmapeak* ]]; then
   # the mma.sync rate NVIDIA's OpenCL gives (the OpenCL tensor-core ceiling)
   t0=$(date +%s)
   { cc -O2 -I/usr/local/cuda/include tools/mma_sync_peak.c -L/usr/local/cuda/lib64 -lOpenCL -o /tmp/mma_peak &&
-    timeout "$step" /tmp/mma_peak; } >"$logs/mma-peak.txt" 2>&1
+    timeout "$(lim)" /tmp/mma_peak; } >"$logs/mma-peak.txt" 2>&1
   summary+=("mma_sync_peak rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'TFLOP/s' "$logs/mma-peak.txt" | sort -k6 -g -r | head -1)")
   cat "$logs/mma-peak.txt"
 fi
 if [[ $parts == *cldecode* && -n "$cl" ]]; then
   make_8b
   t0=$(date +%s)
-  timeout "$step" build-gpu/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
+  timeout "$(lim)" build-gpu/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
     --max-new 128 --backend "opencl:$cl" >"$logs/llama-decode-opencl.txt" 2>&1
   summary+=("llama opencl:$cl rc=$? ($(($(date +%s) - t0)) s): $(grep -h -E 'tokens/s' "$logs/llama-decode-opencl.txt" | tr '\n' ' ')")
 fi
@@ -456,17 +468,18 @@ if [[ $parts == *profile* ]]; then
   ll=build-gpu/examples/llama
   make_8b
   for knob in "" decode; do
-    PORTKERN_CUDA_GEMM=$knob timeout "$step" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
+    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
       --max-new 32 --backend cuda:0 >"$logs/profile-wall-${knob:-default}.txt" 2>&1
     summary+=("llama cuda:0 PORTKERN_CUDA_GEMM=${knob:-(unset)}: $(grep -h tokens/s "$logs/profile-wall-${knob:-default}.txt" | tr '\n' ' ')")
   done
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   t0=$(date +%s)
-  timeout "$step" "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 644 \
+  timeout "$(lim)" "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 644 \
     --launch-count 322 $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 3 \
     --backend cuda:0 >"$logs/profile-ncu.csv" 2>"$logs/profile-ncu.err"
   summary+=("ncu rc=$? ($(($(date +%s) - t0)) s): $(grep -c gpu__time_duration "$logs/profile-ncu.csv") kernels timed")
 fi
+(($(date +%s) >= deadline)) && summary+=("PK_DEADLINE (${PK_DEADLINE:-560} s) reached: the steps after it had 1 s each")
 pack
 echo "--- $(tail -1 "$logs/gpu.txt")"
 printf '%s\n' "${summary[@]}"
