@@ -114,12 +114,20 @@ start=$(date +%s)
 # seconds (560: the device call's own limit is 600) and the logs still come
 # back: a call killed from outside brings back nothing. lim [N]: seconds
 # the next step may take, N (default $step) or what is left, at least 1.
-deadline=$((start + ${PK_DEADLINE:-560}))
+budget=${PK_DEADLINE:-560}
+deadline=$((start + budget))
 lim() {
   local n=${1:-$step} left=$((deadline - $(date +%s)))
   ((left < n)) && n=$left
   ((n < 1)) && n=1
   echo "$n"
+}
+# the logs packed and the summary printed, the last thing every call does
+finish() {
+  (($(date +%s) >= deadline)) && summary+=("PK_DEADLINE ($budget s) reached: the steps after it had 1 s each")
+  pack
+  echo "--- $(tail -1 "$logs/gpu.txt")"
+  printf '%s\n' "${summary[@]}"
 }
 if [[ -z ${parts//rtc/} ]]; then main_build=0; else main_build=1; fi
 if [[ $parts == *rtc* ]]; then
@@ -148,7 +156,7 @@ if [[ $parts == *rtc* ]]; then
   summary+=("rtc broken gemm.hip rc=$?: $(grep -o 'PK_ERR_BUILD_FAILED' "$logs/rtc-broken.txt" | head -1), log line: $(grep -m1 -o 'gemm.hip([0-9]*): error[^"]*' "$logs/rtc-broken.txt" | cut -c1-120)")
   rm -rf "$broken"
 fi
-if [[ $main_build == 0 ]]; then pack; echo "--- $(tail -1 "$logs/gpu.txt")"; printf '%s\n' "${summary[@]}"; exit 0; fi
+if [[ $main_build == 0 ]]; then finish; exit 0; fi
 # only the H200's own code (far less nvcc time than the default targets)
 # (a warm machine keeps build-gpu from the previous call: only rebuild)
 { { [ -d build-gpu ] || meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a; } &&
@@ -479,7 +487,4 @@ if [[ $parts == *profile* ]]; then
     --backend cuda:0 >"$logs/profile-ncu.csv" 2>"$logs/profile-ncu.err"
   summary+=("ncu rc=$? ($(($(date +%s) - t0)) s): $(grep -c gpu__time_duration "$logs/profile-ncu.csv") kernels timed")
 fi
-(($(date +%s) >= deadline)) && summary+=("PK_DEADLINE (${PK_DEADLINE:-560} s) reached: the steps after it had 1 s each")
-pack
-echo "--- $(tail -1 "$logs/gpu.txt")"
-printf '%s\n' "${summary[@]}"
+finish
