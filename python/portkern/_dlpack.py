@@ -47,20 +47,25 @@ CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, c_void_p)
 _New = ctypes.PYFUNCTYPE(py_object, c_void_p, c_char_p, CAPSULE_DESTRUCTOR)(("PyCapsule_New", _api))
 
 
+# A Python-API call through ctypes returns NULL whenever an exception is
+# set after it, so calling one raises whatever is pending in this thread.
+_RaisePending = ctypes.PYFUNCTYPE(c_int)(("Py_IsInitialized", _api))
+
+
 def _clear_pending():
-    """Clear an exception pending in the thread that calls us back.
+    """Take off an exception pending in the thread that calls us back.
 
     A consumer that fails after taking our capsule (NumPy refusing a device,
-    say) drops it with its own exception set; every call made by Python code
-    then fails with SystemError, and the callback's return would too. Making
-    one call takes that exception off (as the SystemError's cause), so that
-    the release below runs; the consumer's exception cannot be put back from
-    Python, so it is reported here instead of being lost silently."""
+    say) drops it with its own exception set. Left there, it makes some call
+    below fail at random (which calls do depends on the interpreter's
+    specialisation of call sites, so it changes from the first callback to
+    the next), and the callback's return is refused. It cannot be put back
+    from Python either: it is reported here instead of being lost silently,
+    and the consumer raises SystemError."""
     try:
-        len(())
-    except SystemError as e:
-        cause = e.__cause__ or e
-        print(f"portkern: a DLPack consumer failed with {type(cause).__name__}: {cause} "
+        _RaisePending()
+    except BaseException as e:
+        print(f"portkern: a DLPack consumer failed with {type(e).__name__}: {e} "
               f"(that exception is lost: the consumer raises SystemError instead)",
               file=sys.stderr)
 
