@@ -314,7 +314,9 @@ PK_API float pk_bf16_to_f32(uint16_t h);
  *    A failed call is not recorded; recording goes on.
  *  - CUDA, and HIP (stream capture); PK_ERR_UNSUPPORTED elsewhere, and on
  *    a context opened on CUDA's legacy default stream.
- *  - A graph belongs to its context; pk_close frees it. */
+ *  - A graph belongs to its context; pk_close frees it. A graph that is
+ *    no longer live (freed, its context closed) names no context: the
+ *    launch or free of one fails with its message in pk_last_error(NULL). */
 typedef struct pk_graph pk_graph;
 
 PK_API pk_status pk_graph_begin(pk_context *ctx);

@@ -952,6 +952,10 @@ static void graphs(pk_context *ctx)
     graph_inputs(&b[1], 0);
     expect(graph_step(ctx, &b[1]), PK_SUCCESS, ctx, "the step, eagerly, before recording");
     pk_finish(ctx);
+    /* the same on the eager side, so that both KV caches hold step 0's rows */
+    graph_inputs(&b[0], 0);
+    expect(graph_step(eager, &b[0]), PK_SUCCESS, eager, "the step, eagerly, on the eager context");
+    pk_finish(eager);
     if (!graphs_here) {
         for (int k = 0; k < 2; k++) {
             pk_buffer **all = &b[k].table;
@@ -999,7 +1003,8 @@ static void graphs(pk_context *ctx)
     }
     if (g) {
         expect(pk_graph_free(g), PK_SUCCESS, ctx, "pk_graph_free");
-        expect(pk_graph_launch(g), PK_ERR_INVALID_ARGUMENT, ctx, "launch a freed graph");
+        /* a freed graph names no context: its message is the thread's */
+        expect(pk_graph_launch(g), PK_ERR_INVALID_ARGUMENT, NULL, "launch a freed graph");
     }
     for (int k = 0; k < 2; k++) {
         pk_buffer **all = &b[k].table;
