@@ -23,8 +23,12 @@
  *                its own Q rows, then per key tile S = Q K^T (wgmma, both
  *                operands in shared memory), the online softmax in
  *                registers (base 2, qscale), O += P V (wgmma, P from
- *                registers), and arrives on the stage's empty barrier
- *                (one arrival per consumer warp, 8 in all).
+ *                registers), and arrives on the stage's empty barrier,
+ *                every consumer thread for itself (256 arrivals), so
+ *                that each thread's own reads of the stage, the CUDA-core
+ *                reads of V included, are released by its own arrival
+ *                (one arrival a warp after __syncwarp is a chain that
+ *                compute-sanitizer's racecheck does not follow).
  * Why cp.async and not TMA: the copies need no tensor map, so the
  * argument block and the host code shared with HIP stay as they are; the
  * zero-fill past each batch's len_kv comes free (a TMA box would read
@@ -95,6 +99,7 @@ template <int D_> struct cfg {
     static constexpr int BN = PK_CU_ATTN_WG_BN(D);
     static constexpr int ST = PK_CU_ATTN_WG_ST;
     static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
+    static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, each arriving on empty */
     static constexpr int DCH = D / 8;               /* 16-byte chunks of a row */
     static constexpr int Q_WG = WG_ROWS * D * 2;    /* one consumer's Q rows */
     static constexpr int KV = BN * D * 2;           /* one stage of K (or V) */
@@ -107,6 +112,7 @@ template <int D_> struct cfg {
     static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D), "the plan's count (attention_tiles.h)");
     static_assert(D % 64 == 0 && BN % 16 == 0 && 128 % DCH == 0, "whole swizzle blocks and copy passes");
     static_assert(ST >= 2, "a ring");
+    static_assert(THREADS == 128 + READERS, "one producer warpgroup, the rest consumers");
 };
 
 #ifdef PK_SM90_ENABLED
@@ -215,7 +221,7 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
         for (int i = 0; i < ST; i++) {
             mbar_init(full_k + 8 * i, 128);
             mbar_init(full_v + 8 * i, 128);
-            mbar_init(empty + 8 * i, 8);
+            mbar_init(empty + 8 * i, C::READERS);
         }
         mbar_init_fence();
     }
@@ -408,10 +414,7 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
         /* the stage goes back to the producer, whose cp.async writes
          * (generic proxy) follow the wgmma reads (async proxy) */
         fence_proxy_async();
-        /* every lane's reads of the stage (the CUDA-core path reads it
-         * lane by lane) before lane 0's release */
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty + 8 * st);
+        mbar_arrive(empty + 8 * st);
     }
 
     /* Normalise into this consumer's Q rows (every warp's last product
