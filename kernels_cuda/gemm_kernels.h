@@ -42,10 +42,12 @@
  * X(a, b, c, index, name, BM, BN, stages, cost, trial, form), a, b and c
  * passed through; cost is the time of an output element against the
  * first tile's (x100), which the plan weighs against the tiles' waves over
- * the device (128 x 128 took 4-5% longer than 128 x 256 over the same
- * outputs: bench/RESULTS.md, 2026-12-04 19:17). A trial tile has not been
- * timed yet (its cost is a guess): only PORTKERN_CUDA_GEMM=trial, or its
- * name, lets the plan pick it. form, how the consumers share the work:
+ * the device: each tile's median time per output and k step over the
+ * workload suites' shapes, every tile forced in one run (bench/RESULTS.md,
+ * 2026-12-05). A trial tile is one that ran slower than the plan's tiles
+ * on every shape timed (the pair and the ping-pong): only
+ * PORTKERN_CUDA_GEMM=trial, or its name, lets the plan pick it, so that
+ * it can be timed again. form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
  *                         BN / 2 columns each where BM is 64;
  *   PK_CU_WGMMA_PAIR      as TOGETHER, the blocks in clusters of two that
@@ -64,11 +66,11 @@
 #define PK_CU_WGMMA_PINGPONG 2
 #define PK_CU_WGMMA_TILES(X, a, b, c)                  \
     X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0)     \
-    X(a, b, c, 1, 128x128, 128, 128, 6, 105, 0, 0)     \
-    X(a, b, c, 2, 64x256, 64, 256, 5, 115, 1, 0)       \
-    X(a, b, c, 3, 64x128, 64, 128, 8, 125, 1, 0)       \
-    X(a, b, c, 4, 128x256p, 128, 256, 4, 95, 1, 1)     \
-    X(a, b, c, 5, 64x256pp, 64, 256, 5, 100, 1, 2)
+    X(a, b, c, 1, 128x128, 128, 128, 6, 110, 0, 0)     \
+    X(a, b, c, 2, 64x256, 64, 256, 5, 111, 0, 0)       \
+    X(a, b, c, 3, 64x128, 64, 128, 8, 164, 0, 0)       \
+    X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1)    \
+    X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2)
 #define PK_CU_WGMMA_TILE_COUNT 6
 #define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
 

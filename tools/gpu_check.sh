@@ -53,7 +53,7 @@
 #             (python/tests) on each with PyTorch's CUDA tensors (issue 21)
 #   untried   the conformance cases of kernels compiled but never run on a
 #             GPU yet (the knob groups in $untried_groups: the Hopper
-#             attention kernel, the Hopper GEMM's trial forms), a group at a
+#             attention kernel), a group at a
 #             time under PK_UNTRIED_TIMEOUT (120 s), then compute-sanitizer
 #             memcheck, racecheck and synccheck on each group that passed
 #             (elsewhere the suite skips those cases on CUDA);
@@ -65,11 +65,10 @@
 #             Hopper attention kernel's cases in the same call, conformance
 #             of attention and the same bench under PORTKERN_CUDA_ATTN=wgmma
 #             (issue 20)
-#   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with the
-#             two production tiles forced (PORTKERN_CUDA_GEMM=128x256,
-#             =128x128) and under the trial plan (=trial: 64-row tiles and
-#             split-K, only where `untried` passed its cases in the same
-#             call), then compute-sanitizer memcheck and racecheck on the
+#   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with each
+#             of the plan's four tiles forced (PORTKERN_CUDA_GEMM=128x256,
+#             =128x128, =64x256, =64x128) and under the trial plan (=trial:
+#             split-K, the pair, ping-pong), then compute-sanitizer memcheck and racecheck on the
 #             Hopper cases (large/ and knob:), then the GEMM workload suites
 #             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS, the
 #             same suites under the trial plan, and under each knob of
@@ -188,7 +187,7 @@ fi
 # under a knob (conformance/conform.h, CF_UNTRIED_KNOBS): the suite skips
 # them on CUDA, and the part `untried` runs them (PORTKERN_CONFORM_UNTRIED=1)
 # group by group under a short limit, so that a hang costs one group.
-untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma knob:64x128 knob:64x256 knob:128x128: knob:128x256: knob:128x256p knob:trial"}
+untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma"}
 # groups that passed `untried` in an earlier call on this tree
 # (PK_UNTRIED_OK) count for `hopper` and `attn90` as if they passed here
 untried_ok=${PK_UNTRIED_OK:-}
@@ -257,10 +256,10 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
   done
 fi
 if [[ $parts == *hopper* ]]; then
-  # the trial plan only where its kernels passed `untried` in this call
-  trial=""
-  [[ " ${untried_ok:-} " == *" knob:trial "* ]] && trial=trial
-  for knob in "" 128x256 128x128 $trial; do
+  # the plan, each of its tiles forced, and the trial plan (split-K, pairs,
+  # ping-pong)
+  trial=trial
+  for knob in "" 128x256 128x128 64x256 64x128 trial; do
     t0=$(date +%s)
     PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
       >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1

@@ -181,10 +181,12 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
     const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
     const int forced = knob.kind == PK_CU_GEMM_KNOB_TILE ? knob.tile : -1;
-    /* fewer rows leave a 128-row tile more than half empty; from 17 rows
-     * on, the 64-row trial tiles, until timed only under the knob (the
-     * mma.sync tiles take them by default, the decode kernel 16 and fewer) */
-    if (p->m < (trial || (forced >= 0 && wgmma_tiles[forced].bm == 64) ? 17 : 64)) return 0;
+    /* fewer rows than 64 leave a 128-row tile more than half empty: from
+     * 17 rows (the decode kernel takes 16 and fewer) the 64-row tiles
+     * alone, which at 32 rows ran 1.4-3x the mma.sync tiles' speed
+     * (bench/RESULTS.md, 2026-12-05) */
+    const int rows_64 = p->m < 64;
+    if (p->m < 17 || (rows_64 && forced >= 0 && wgmma_tiles[forced].bm != 64)) return 0;
     if (sm_count < 1) sm_count = 1;
 
     /* The tile and split whose waves cost least (a wave: every
@@ -192,15 +194,18 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
      * weighed by the tile's cost and each unit by its steps. Even a
      * fraction of a wave of these tiles ran ahead of the mma.sync tiles'
      * many blocks (M = 64 by 4096 x 4096, 32 tiles of 128 x 128: 27 us
-     * against 49; bench/RESULTS.md, 2026-12-04 19:17). Split-K (trial):
-     * where the tiles leave multiprocessors idle, ranges of k fill them. */
+     * against 49; bench/RESULTS.md, 2026-12-04 19:17). Split-K, where the
+     * tiles leave multiprocessors idle, ranges of k filling them, only
+     * under the trial knob: it ran ahead of the unsplit 64 x 128 tile at
+     * 8 and 16 tiles but behind it from 32 on (bench/RESULTS.md,
+     * 2026-12-05), which this model does not yet tell apart. */
     const int64_t k_tiles = cdiv(p->k, PK_CU_WGMMA_BK);
     int best = -1, best_splits = 1;
     int64_t best_steps = k_tiles;
     double best_cost = 0.0;
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
-        if (forced >= 0 ? i != forced : t->trial && !trial) continue;
+        if (forced >= 0 ? i != forced : (t->trial && !trial) || (rows_64 && t->bm != 64)) continue;
         /* a pair's blocks: two rows of tiles each column (the second
          * empty past an odd count) */
         const int pair = t->form == PK_CU_WGMMA_PAIR;
