@@ -20,10 +20,11 @@
  * be opened there); anything else it writes (compiler warnings) is
  * dropped, the last such line kept for the report of a worker that died.
  *
- * A device that the caller has open may be closed to a second process (a
- * GPU in an exclusive compute mode; on the H200 machine the worker's
- * OpenCL listed one device where the caller's listed two). Then the
- * search runs in the caller after all, and the report says why. */
+ * The worker finds the caller's device by index and name, or by name
+ * alone where its own listing differs (open_same). A device that the
+ * caller has open may still be closed to a second process (a GPU in an
+ * exclusive compute mode): then the search runs in the caller after all,
+ * and the report says why, with what the worker listed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -124,6 +125,36 @@ static void w_refused(void *user, const char *why)
     emit("R %s", why);
 }
 
+/* The caller's device here: the same index where its name matches (the
+ * same enumeration), else the one device of that name. A child can list
+ * fewer devices than its parent (on the H200 machine the worker's OpenCL
+ * listed one where the caller's listed two), which moves the indices.
+ * Where neither holds, `why` names what this process lists. */
+static pk_status open_same(pk_backend b, int index, const char *name, pk_context **ctx, char *why, size_t n)
+{
+    int count = 0;
+    pk_status s = pk_device_count(b, &count);
+    if (s != PK_SUCCESS) {
+        snprintf(why, n, "%s", pk_last_error(NULL));
+        return s;
+    }
+    pk_device_info info;
+    int pick = -1, named = 0;
+    size_t at = (size_t)snprintf(why, n, "no device \"%s\" here (%d listed:", name, count);
+    for (int i = 0; i < count; i++) {
+        if (pk_device_info_get(b, i, &info) != PK_SUCCESS) continue;
+        if (at < n) at += (size_t)snprintf(why + at, n - at, "%s %d \"%s\"", i ? "," : "", i, info.name);
+        if (strcmp(info.name, name)) continue;
+        named++;
+        if (pick < 0 || i == index) pick = i;
+    }
+    if (at < n) snprintf(why + at, n - at, ")");
+    if (pick < 0 || (named > 1 && pick != index)) return PK_ERR_NO_DEVICE;
+    s = pk_open(b, pick, ctx);
+    if (s != PK_SUCCESS) snprintf(why, n, "%s", pk_last_error(NULL));
+    return s;
+}
+
 /* argv: BACKEND INDEX FAMILY DEADLINE DEVICE-NAME START-SPEC PARENT-PID */
 int pk_internal_tune_worker(int argc, char **argv)
 {
@@ -140,23 +171,14 @@ int pk_internal_tune_worker(int argc, char **argv)
 #endif
     pk_backend b;
     pk_context *ctx = NULL;
-    pk_status s = pk_backend_from_name(argv[1], &b);
-    if (s == PK_SUCCESS) s = pk_open(b, atoi(argv[2]), &ctx);
-    if (s != PK_SUCCESS) {
-        emit("O %d %s", (int)s, pk_last_error(NULL));
-        return 1;
-    }
-    pk_device_info info;
-    pk_context_info(ctx, &info);
-    /* device indices come from the driver's enumeration, the same in a
-     * child with the same environment; a different name means it was not */
-    if (strcmp(info.name, argv[5])) {
-        emit("O %d %s %s is \"%s\" in the worker, \"%s\" in the caller", (int)PK_ERR_NO_DEVICE, argv[1], argv[2],
-             info.name, argv[5]);
-        pk_close(ctx);
-        return 1;
-    }
     char why[512];
+    pk_status s = pk_backend_from_name(argv[1], &b);
+    if (s != PK_SUCCESS) snprintf(why, sizeof why, "%s", pk_last_error(NULL));
+    if (s == PK_SUCCESS) s = open_same(b, atoi(argv[2]), argv[5], &ctx, why, sizeof why);
+    if (s != PK_SUCCESS) {
+        emit("O %d %s", (int)s, why);
+        return 1;
+    }
     pk_tune_events ev = {w_progress, w_best, w_refused, NULL};
     s = pk_tune_search(ctx, argv[3], argv[6], atof(argv[4]), &ev, why, sizeof why);
     emit("E %d %s", (int)s, why);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pk_internal.h"
@@ -77,6 +78,38 @@ static char *read_all(const char *path)
     buf[n] = 0;
     if (f) fclose(f);
     return buf;
+}
+
+/* The worker run directly, as the tuner runs it, with the caller's device
+ * given as `index` and `name`: its event lines, stdout and stderr (the
+ * worker checks that its parent is the pid passed, which it is here). */
+static void run_worker(const char *index, const char *name, const char *start, char *out, size_t n)
+{
+    const char *exe = getenv("PK_TEST_TUNE_WORKER");
+    out[0] = 0;
+    int fds[2];
+    if (!exe || pipe(fds) != 0) return;
+    char dl[48], parent[24];
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(dl, sizeof dl, "%.6f", (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + 2.0);
+    snprintf(parent, sizeof parent, "%ld", (long)getpid());
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        execl(exe, exe, "opencl", index, "rope", dl, name, start, parent, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t at = 0;
+    ssize_t got;
+    while (pid > 0 && at + 1 < n && (got = read(fds[0], out + at, n - 1 - at)) > 0) at += (size_t)got;
+    out[at] = 0;
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
 }
 
 int main(int argc, char **argv)
@@ -162,6 +195,21 @@ int main(int argc, char **argv)
     printf("%s\n", report);
     CHECK(s == PK_SUCCESS && strstr(report, "rope.wg="), "rope in this process: %s", report);
     unsetenv("PORTKERN_TUNE_WORKER");
+    /* the worker finds the caller's device by its name where its own
+     * listing moved the index; a name it does not list, it reports with
+     * what it does list */
+    if (getenv("PK_TEST_TUNE_WORKER")) {
+        pk_device_info self;
+        pk_context_info(ctx, &self);
+        char spec[4096], out[8192];
+        pk_internal_params(ctx, "get rope", spec, sizeof spec);
+        spec[strcspn(spec, "\n")] = 0;
+        run_worker("7", self.name, spec, out, sizeof out);
+        CHECK(strstr(out, "pk-tune E 0 ") && !strstr(out, "pk-tune O "), "the worker at index 7: %.600s", out);
+        run_worker("0", "no such device", spec, out, sizeof out);
+        CHECK(strstr(out, "pk-tune O ") && strstr(out, "no device \"no such device\"") && strstr(out, self.name),
+              "the worker given a name it does not list: %.600s", out);
+    }
     /* a worker that cannot open the device (here: no OpenCL drivers in its
      * environment; this process listed them before): in this one, saying so */
     const char *icd = getenv("OCL_ICD_VENDORS");
