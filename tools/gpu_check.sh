@@ -20,6 +20,9 @@
 #             decode with --graph (steps replayed from a graph) twice
 #   graph     the llama part's CUDA decode alone: eager, then --graph twice
 #             (issue 21: the same tokens, tokens/s of each)
+#   kprof     Nsight Compute sections (throughput, stalls, occupancy) on
+#             one launch each of the plan's prefill attention kernel, the
+#             Hopper attention kernel and the Hopper GEMM at 4096^3
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -466,6 +469,24 @@ if [[ $parts == *cldecode* && -n "$cl" ]]; then
   timeout "$(lim)" build-gpu/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
     --max-new 128 --backend "opencl:$cl" >"$logs/llama-decode-opencl.txt" 2>&1
   summary+=("llama opencl:$cl rc=$? ($(($(date +%s) - t0)) s): $(grep -h -E 'tokens/s' "$logs/llama-decode-opencl.txt" | tr '\n' ' ')")
+fi
+if [[ $parts == *kprof* ]]; then
+  # One launch each of the prefill attention kernels (the plan's and the
+  # Hopper one, B8 H32 S2048 D128 causal) and of the Hopper GEMM at 4096^3
+  # under Nsight Compute: throughput against the card's peaks, where the
+  # warps stall, occupancy (issues 19, 20)
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  sec="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
+  kp() { # name, kernel regex, env, bench case
+    local t0=$(date +%s)
+    env $3 timeout "$(lim 120)" "$ncu" --clock-control none $sec --kernel-name "regex:$2" \
+      --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 --no-vendor --reps 5 --case "$4" \
+      >"$logs/kprof-$1.txt" 2>&1
+    summary+=("kprof $1 rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'Compute \(SM\) Throughput|Duration' "$logs/kprof-$1.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-200)")
+  }
+  kp attn-plan 'pk_attn_mma' PORTKERN_CUDA_ATTN= "attention B8 H32 S2048 D128 causal"
+  kp attn-wgmma 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
+  kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight
