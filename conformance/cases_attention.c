@@ -421,9 +421,9 @@ void cf_cases_attention(cf_case_list *l)
                     add(l, &a);
                 }
 
-    /* The CUDA Hopper kernel (sm_90a, PORTKERN_CUDA_ATTN=wgmma only): 128
-     * packed rows a block, 128-key tiles (64 at D 256) in a two-stage
-     * ring. Each dtype and head dim, causal and not, with rows and keys
+    /* The CUDA Hopper kernel (sm_90a, PORTKERN_CUDA_ATTN=wgmma or
+     * =wgmma-pp only): 128 packed rows a block, 128-key tiles (64 at D
+     * 256) in a two-stage ring. Each dtype and head dim, causal and not, with rows and keys
      * that are no multiple of the tiles and more key tiles than stages;
      * then, per dtype: causal with Sq < Skv and Sq > Skv (rows that see no
      * key), GQA and MQA with row tiles across heads, windows (whole tiles
@@ -433,67 +433,71 @@ void cf_cases_attention(cf_case_list *l)
      * explicit scale, and a long case over many tiles (GPU only). */
     static const int64_t wg_d[3] = {64, 128, 256};
     static const int32_t wg_lq[3] = {140, 0, 77}, wg_lkv[3] = {200, 9, 150}, wg_nan[2] = {131, 250};
-    for (int t = 1; t < 3; t++) {
-        for (int i = 0; i < 3; i++)
-            for (int causal = 0; causal < 2; causal++) {
-                a = A(dts[t], 1, 150, 300, 2, 2, wg_d[i], causal);
-                a.lse = causal;
-                a.knob = "wgmma";
-                add(l, &a);
-            }
-        a = A(dts[t], 2, 100, 300, 4, 2, 128, 1); /* chunked prefill after 200 cached keys */
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 200, 70, 2, 2, 64, 1); /* the first 130 rows see no key: zeros, lse -inf */
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 100, 260, 8, 2, 128, 1); /* GQA 4: 400 rows a kv head, tiles across heads */
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 50, 333, 4, 1, 256, 0); /* MQA */
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 300, 300, 2, 1, 64, 1);
-        a.wl = 40;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 200, 260, 2, 2, 128, 0);
-        a.wl = 70;
-        a.wr = 20;
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 3, 140, 200, 2, 2, 128, 1);
-        a.lq = wg_lq;
-        a.lkv = wg_lkv;
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 2, 130, 260, 2, 2, t == 1 ? 64 : 256, 1);
-        a.lkv = wg_nan;
-        a.nan_tail = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 150, 150, 2, 2, t == 1 ? 128 : 64, 1);
-        a.nan_v = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 2, 70, 90, 4, 2, t == 1 ? 256 : 128, 0);
-        a.layout = t == 1 ? AL_BHSD : AL_PADDED;
-        a.lse = 1;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 130, 130, 2, 2, 128, 1);
-        a.scale = 0.3f;
-        a.knob = "wgmma";
-        add(l, &a);
-        a = A(dts[t], 1, 520, 1030, 4, 2, t == 1 ? 128 : 256, 1);
-        a.lse = 1;
-        a.large = 1;
-        a.knob = "wgmma";
-        add(l, &a);
+    /* each case twice: the kernel and its ping-pong form (wgmma-pp) */
+    for (int pp = 0; pp < 2; pp++) {
+        const char *wg = pp ? "wgmma-pp" : "wgmma";
+        for (int t = 1; t < 3; t++) {
+            for (int i = 0; i < 3; i++)
+                for (int causal = 0; causal < 2; causal++) {
+                    a = A(dts[t], 1, 150, 300, 2, 2, wg_d[i], causal);
+                    a.lse = causal;
+                    a.knob = wg;
+                    add(l, &a);
+                }
+            a = A(dts[t], 2, 100, 300, 4, 2, 128, 1); /* chunked prefill after 200 cached keys */
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 200, 70, 2, 2, 64, 1); /* the first 130 rows see no key: zeros, lse -inf */
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 100, 260, 8, 2, 128, 1); /* GQA 4: 400 rows a kv head, tiles across heads */
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 50, 333, 4, 1, 256, 0); /* MQA */
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 300, 300, 2, 1, 64, 1);
+            a.wl = 40;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 200, 260, 2, 2, 128, 0);
+            a.wl = 70;
+            a.wr = 20;
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 3, 140, 200, 2, 2, 128, 1);
+            a.lq = wg_lq;
+            a.lkv = wg_lkv;
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 2, 130, 260, 2, 2, t == 1 ? 64 : 256, 1);
+            a.lkv = wg_nan;
+            a.nan_tail = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 150, 150, 2, 2, t == 1 ? 128 : 64, 1);
+            a.nan_v = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 2, 70, 90, 4, 2, t == 1 ? 256 : 128, 0);
+            a.layout = t == 1 ? AL_BHSD : AL_PADDED;
+            a.lse = 1;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 130, 130, 2, 2, 128, 1);
+            a.scale = 0.3f;
+            a.knob = wg;
+            add(l, &a);
+            a = A(dts[t], 1, 520, 1030, 4, 2, t == 1 ? 128 : 256, 1);
+            a.lse = 1;
+            a.large = 1;
+            a.knob = wg;
+            add(l, &a);
+        }
     }
 }

@@ -29,6 +29,8 @@
  *                reads of V included, are released by its own arrival
  *                (one arrival a warp after __syncwarp is a chain that
  *                compute-sanitizer's racecheck does not follow).
+ * PP = 1 (the _pp kernels) adds FlashAttention-3's ping-pong: the two
+ * consumers issue Q K^T in turns, one's products under the other's softmax.
  * Why cp.async and not TMA: the copies need no tensor map, so the
  * argument block and the host code shared with HIP stay as they are; the
  * zero-fill past each batch's len_kv comes free (a TMA box would read
@@ -100,6 +102,9 @@ template <int D_> struct cfg {
     static constexpr int ST = PK_CU_ATTN_WG_ST;
     static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
     static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, each arriving on empty */
+    /* named barriers: 0 the block's, 1 and 2 each consumer's own, TURN and
+     * TURN + 1 the ping-pong's turns */
+    static constexpr int TURN = 3;
     static constexpr int DCH = D / 8;               /* 16-byte chunks of a row */
     static constexpr int Q_WG = WG_ROWS * D * 2;    /* one consumer's Q rows */
     static constexpr int KV = BN * D * 2;           /* one stage of K (or V) */
@@ -162,7 +167,7 @@ template <int DT, class C> __device__ __forceinline__ bool nonfinite(const unsig
 
 #endif /* PK_SM90_ENABLED */
 
-template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn_params &p)
+template <int DT, int D, int PP> __device__ __forceinline__ void attention(const pk_attn_params &p)
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
@@ -275,6 +280,14 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
         bar_sync(bar_id, 128);
     }
     const int lo_max = max(red[8 * cw + 2], red[8 * cw + 6]), hi_min = min(red[8 * cw + 3], red[8 * cw + 7]);
+    /* PP (ping-pong, FlashAttention-3's warpgroup scheduling): the two
+     * consumers take turns to issue S = Q K^T, so that one's products run
+     * under the other's softmax. A consumer waits for its turn on its own
+     * named barrier (C::TURN + cw) and hands the turn over once its
+     * products are issued; consumer 0 goes first. Each barrier sees one
+     * wait and one hand-over a tile: consumer 1 hands over at the start
+     * and not after its last tile. */
+    if (PP && cw == 1 && n_tiles > 0) bar_arrive(C::TURN, 256);
 
     float o[D / 2];
 #pragma unroll
@@ -292,6 +305,7 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
         float sc[BN / 2];
         mbar_wait(full_k + 8 * st, phase);
         fence_proxy_async();
+        if (PP) bar_sync(C::TURN + cw, 256);
         fence_regs(sc);
         wgmma_fence();
 #pragma unroll
@@ -299,6 +313,7 @@ template <int DT, int D> __device__ __forceinline__ void attention(const pk_attn
             mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
                                 desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
         wgmma_commit();
+        if (PP && (cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), 256);
         wgmma_wait<0>();
         fence_regs(sc);
 

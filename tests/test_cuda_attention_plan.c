@@ -82,6 +82,8 @@ static void wgmma_tests(void)
     /* the bench's prefill: taken under the knob on the H200, each dtype and head dim */
     pk_attention_problem p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma-pp", "pk_attn_mma_bf16_d128_rows128", __LINE__);
     /* never without the knob, with another knob, without the module, or before sm_90 */
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "rows128w8", "pk_attn_mma_bf16_d128_rows128w8", __LINE__);
@@ -93,6 +95,7 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_f16_d128", __LINE__);
     p = problem(PK_F16, 4, 2048, 2048, 16, 16, 64);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_f16_d64", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_f16_d64_pp", __LINE__);
     p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d256", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d256_rows", __LINE__);
@@ -119,11 +122,11 @@ static void wgmma_tests(void)
     p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
     expect_wgmma(&p, 90, H200_SMS, 160u * 1024u, 1, "wgmma", "pk_attn_mma_bf16_d256_rows", __LINE__);
 
-    /* the variant lists: the knob's list has the six Hopper kernels on the
-     * H200 with the module, none without it or on the A100; the plan's own
-     * list never has them */
+    /* the variant lists: the knob's list has the twelve Hopper kernels
+     * (each with its ping-pong form) on the H200 with the module, none
+     * without it or on the A100; the plan's own list never has them */
     static const struct { int sm, wgmma, knob, want; } lists[] = {
-        {90, 1, 1, 6}, {90, 0, 1, 0}, {80, 1, 1, 0}, {90, 1, 0, 0},
+        {90, 1, 1, 12}, {90, 0, 1, 0}, {80, 1, 1, 0}, {90, 1, 0, 0},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         int n = 0;

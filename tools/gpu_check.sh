@@ -296,16 +296,17 @@ if [[ $parts == *attn90* ]]; then
   # attention: the plan's kernels timed on the attention suite and the
   # Llama suites' attention cases, PyTorch's SDPA (cuDNN, flash) on the same
   # shapes in the same call (bench/torch_attention_peers.py); then, where
-  # `untried` passed its cases in this call, the Hopper kernel
-  # (PORTKERN_CUDA_ATTN=wgmma) over all of conformance's attention and timed
+  # `untried` passed its cases in this call (group knob:wgmma: both forms),
+  # the Hopper kernel (PORTKERN_CUDA_ATTN=wgmma) and its ping-pong form
+  # (=wgmma-pp) over all of conformance's attention and timed
   wg=""
-  [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg=wgmma
-  if [ -n "$wg" ]; then
+  [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg="wgmma wgmma-pp"
+  for knob in $wg; do
     t0=$(date +%s)
-    PORTKERN_CUDA_ATTN=wgmma timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-wgmma.txt" 2>&1
-    summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=wgmma ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-wgmma.txt")")
-    grep -E '^FAIL' "$logs/conform-attn-wgmma.txt" | cut -c1-220 | head -10
-  fi
+    PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-$knob.txt" 2>&1
+    summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-$knob.txt")")
+    grep -E '^FAIL' "$logs/conform-attn-$knob.txt" | cut -c1-220 | head -10
+  done
   for knob in "" $wg; do
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk bench --backend cuda --suite attention --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \
@@ -486,6 +487,7 @@ if [[ $parts == *kprof* ]]; then
   }
   kp attn-plan 'pk_attn_mma' PORTKERN_CUDA_ATTN= "attention B8 H32 S2048 D128 causal"
   kp attn-wgmma 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
+  kp attn-wgmma-pp 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
   kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"
 fi
 if [[ $parts == *profile* ]]; then

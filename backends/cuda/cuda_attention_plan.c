@@ -31,9 +31,9 @@ enum {
 #define ID_MMA(id, DT, D, tiles) .mma[DT - 1][PK_ATTN_DIM_INDEX(D)][KIND_##tiles] = id,
 #define ID_SIMT(id, DT, D) .simt[DT][PK_ATTN_DIM_INDEX(D)] = id,
 #define ID_MERGE(id, DT) .merge[DT] = id,
-#define ID_WGMMA(id, DT, D) .wgmma[DT - 1][PK_ATTN_DIM_INDEX(D)] = id,
+#define ID_WGMMA(id, DT, D, PP) .wgmma[PP][DT - 1][PK_ATTN_DIM_INDEX(D)] = id,
 static const struct {
-    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3], wgmma[2][5];
+    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3], wgmma[2][2][5];
 } ids = {PK_CU_ATTN_KERNELS(ID)};
 
 /* A tensor-core tile at head dim D: rows a block, threads, shared memory */
@@ -93,6 +93,7 @@ int pk_cu_attn_knob_of(const char *value)
     for (int i = 0; value && i < N_ROWS_VARIANTS; i++)
         if (!strcmp(value, rows_variants[i].name)) return i;
     if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
+    if (value && !strcmp(value, "wgmma-pp")) return PK_CU_ATTN_KNOB_WGMMA_PP;
     return -1;
 }
 
@@ -120,14 +121,14 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     int64_t sms = sm_count > 0 ? sm_count : 1;
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
-    if (knob == PK_CU_ATTN_WGMMA) {
+    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP) {
         if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
             const pk_attn_split sp = wgmma_split(p, rows, sms);
             plan->kind = PK_CU_ATTN_WGMMA;
             plan->bm = 128;
             plan->threads = PK_CU_ATTN_WG_THREADS;
             plan->smem = PK_CU_ATTN_WG_SMEM(p->d);
-            plan->kernel = ids.wgmma[p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)];
+            plan->kernel = ids.wgmma[knob == PK_CU_ATTN_KNOB_WGMMA_PP][p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)];
             plan->merge = ids.merge[p->o.dtype];
             plan->row_tiles = (int)((rows + 127) / 128);
             plan->chunk = (int)sp.chunk;
@@ -207,7 +208,7 @@ static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
     if (!knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
 #define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
-#define CAN_WGMMA(name, DT, D) \
+#define CAN_WGMMA(name, DT, D, PP) \
     if (knob_only && wgmma && sm == 90 && (size_t)PK_CU_ATTN_WG_SMEM(D) <= smem_optin) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }

@@ -38,7 +38,10 @@ int pk_cu_attn_mma_layout(const pk_attention_problem *p);
  * than 16 packed rows, the variant built for its head dim, its tiles
  * fitting); "wgmma" is PK_CU_ATTN_WGMMA, the Hopper kernel, wherever it
  * takes the problem (pk_cu_attn_wgmma_takes), the plan's choice
- * elsewhere; unset (NULL) or any other value is -1, the plan's choice. */
+ * elsewhere, and "wgmma-pp" PK_CU_ATTN_KNOB_WGMMA_PP, the same with its
+ * ping-pong form; unset (NULL) or any other value is -1, the plan's
+ * choice. */
+#define PK_CU_ATTN_KNOB_WGMMA_PP (PK_CU_ATTN_WGMMA + 1) /* a knob value, no kind of plan */
 int pk_cu_attn_knob_of(const char *value);
 
 /* Whether the Hopper kernel (kernels_cuda/attention_wgmma.cuh) takes p on
