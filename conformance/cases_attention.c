@@ -155,6 +155,13 @@ static void add(cf_case_list *l, const acfg *a)
     }
 }
 
+/* a under a knob ("VAR=value" is built by add) */
+static void add_knob(cf_case_list *l, acfg *a, const char *knob)
+{
+    a->knob = knob;
+    add(l, a);
+}
+
 void cf_cases_attention(cf_case_list *l)
 {
     static const pk_dtype dts[3] = {PK_F32, PK_F16, PK_BF16};
@@ -441,63 +448,50 @@ void cf_cases_attention(cf_case_list *l)
                 for (int causal = 0; causal < 2; causal++) {
                     a = A(dts[t], 1, 150, 300, 2, 2, wg_d[i], causal);
                     a.lse = causal;
-                    a.knob = wg;
-                    add(l, &a);
+                    add_knob(l, &a, wg);
                 }
             a = A(dts[t], 2, 100, 300, 4, 2, 128, 1); /* chunked prefill after 200 cached keys */
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 200, 70, 2, 2, 64, 1); /* the first 130 rows see no key: zeros, lse -inf */
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 100, 260, 8, 2, 128, 1); /* GQA 4: 400 rows a kv head, tiles across heads */
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 50, 333, 4, 1, 256, 0); /* MQA */
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 300, 300, 2, 1, 64, 1);
             a.wl = 40;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 200, 260, 2, 2, 128, 0);
             a.wl = 70;
             a.wr = 20;
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 3, 140, 200, 2, 2, 128, 1);
             a.lq = wg_lq;
             a.lkv = wg_lkv;
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 2, 130, 260, 2, 2, t == 1 ? 64 : 256, 1);
             a.lkv = wg_nan;
             a.nan_tail = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 150, 150, 2, 2, t == 1 ? 128 : 64, 1);
             a.nan_v = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 2, 70, 90, 4, 2, t == 1 ? 256 : 128, 0);
             a.layout = t == 1 ? AL_BHSD : AL_PADDED;
             a.lse = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 130, 130, 2, 2, 128, 1);
             a.scale = 0.3f;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
             a = A(dts[t], 1, 520, 1030, 4, 2, t == 1 ? 128 : 256, 1);
             a.lse = 1;
             a.large = 1;
-            a.knob = wg;
-            add(l, &a);
+            add_knob(l, &a, wg);
         }
     }
 }
