@@ -119,12 +119,16 @@ static int cases_of(const char *family, const pk_device_info *info, family_cases
         C(GEMM(PK_F16, 2, 97, 72, 2056, 0));
     } else if (!strcmp(family, "gemm_mma_narrow")) {
         /* timed at M = 64 (a 32-row candidate leaves it to the small
-         * tile, and pays for that here) and 32; checked at M = 17..32, one
-         * row of narrow tiles at either height searched, past the skinny
-         * kernel (M <= 16) */
+         * tile, and pays for that here) and 32, and at M = 64 by N = 1024,
+         * whose few tiles want k split (searched on the two others alone,
+         * max_splits went to 1 and that shape ran 1.4x slower on the H100:
+         * bench/RESULTS.md, 2026-12-05); checked at M = 17..32, one row of
+         * narrow tiles at either height searched, past the skinny kernel
+         * (M <= 16) */
         if (!info->matrix_units) return -1;
         T(GEMM(PK_BF16, 1, 64, 4096, 4096, 1));
         T(GEMM(PK_BF16, 1, 32, 14336, 4096, 1));
+        T(GEMM(PK_BF16, 1, 64, 1024, 4096, 1));
         C(GEMM(PK_BF16, 1, 30, 72, 72, 1));
         C(GEMM(PK_F16, 1, 17, 136, 40, 0));
         /* k long enough to be split */
