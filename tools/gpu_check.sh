@@ -68,10 +68,10 @@
 #             Hopper attention kernel's cases in the same call, conformance
 #             of attention and the same bench under PORTKERN_CUDA_ATTN=wgmma
 #             (issue 20)
-#   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with each
-#             of the plan's four tiles forced (PORTKERN_CUDA_GEMM=128x256,
-#             =128x128, =64x256, =64x128) and under the trial plan (=trial:
-#             split-K, the pair, ping-pong), then compute-sanitizer memcheck and racecheck on the
+#   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with its
+#             128-row tiles forced (PORTKERN_CUDA_GEMM=128x256, =128x128)
+#             and under the trial plan (=trial: split-K, the pair,
+#             ping-pong), then compute-sanitizer memcheck and racecheck on the
 #             Hopper cases (large/ and knob:), then the GEMM workload suites
 #             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS, the
 #             same suites under the trial plan, and under each knob of
@@ -259,10 +259,10 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
   done
 fi
 if [[ $parts == *hopper* ]]; then
-  # the plan, each of its tiles forced, and the trial plan (split-K, pairs,
-  # ping-pong)
+  # the plan, its 128-row tiles forced, and the trial plan (split-K,
+  # pairs, ping-pong); every tile's knob cases run in each
   trial=trial
-  for knob in "" 128x256 128x128 64x256 64x128 trial; do
+  for knob in "" 128x256 128x128 trial; do
     t0=$(date +%s)
     PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
       >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
