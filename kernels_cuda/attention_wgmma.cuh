@@ -287,7 +287,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
      * products are issued; consumer 0 goes first. Each barrier sees one
      * wait and one hand-over a tile: consumer 1 hands over at the start
      * and not after its last tile. */
-    if (PP && cw == 1 && n_tiles > 0) bar_arrive(C::TURN, 256);
+    if (PP && cw == 1 && n_tiles > 0) bar_arrive(C::TURN, C::READERS);
 
     float o[D / 2];
 #pragma unroll
@@ -305,7 +305,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         float sc[BN / 2];
         mbar_wait(full_k + 8 * st, phase);
         fence_proxy_async();
-        if (PP) bar_sync(C::TURN + cw, 256);
+        if (PP) bar_sync(C::TURN + cw, C::READERS);
         fence_regs(sc);
         wgmma_fence();
 #pragma unroll
@@ -313,7 +313,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
                                 desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
         wgmma_commit();
-        if (PP && (cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), 256);
+        if (PP && (cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
         wgmma_wait<0>();
         fence_regs(sc);
 

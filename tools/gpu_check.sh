@@ -261,7 +261,6 @@ fi
 if [[ $parts == *hopper* ]]; then
   # the plan, its 128-row tiles forced, and the trial plan (split-K,
   # pairs, ping-pong); every tile's knob cases run in each
-  trial=trial
   for knob in "" 128x256 128x128 trial; do
     t0=$(date +%s)
     PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
@@ -279,7 +278,7 @@ if [[ $parts == *hopper* ]]; then
   timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  [ -n "$trial" ] && PORTKERN_CUDA_GEMM=trial timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+  PORTKERN_CUDA_GEMM=trial timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
     --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
   echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
   grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150

@@ -186,7 +186,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
      * alone, which at 32 rows ran 1.4-3x the mma.sync tiles' speed
      * (bench/RESULTS.md, 2026-12-05) */
     const int rows_64 = p->m < 64;
-    if (p->m < 17 || (rows_64 && forced >= 0 && wgmma_tiles[forced].bm != 64)) return 0;
+    if (p->m < 17) return 0;
     if (sm_count < 1) sm_count = 1;
 
     /* The tile and split whose waves cost least (a wave: every
@@ -205,7 +205,8 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     double best_cost = 0.0;
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
-        if (forced >= 0 ? i != forced : (t->trial && !trial) || (rows_64 && t->bm != 64)) continue;
+        if (forced >= 0 ? i != forced : t->trial && !trial) continue;
+        if (rows_64 && t->bm != 64) continue; /* a forced one too: then none */
         /* a pair's blocks: two rows of tiles each column (the second
          * empty past an odd count) */
         const int pair = t->form == PK_CU_WGMMA_PAIR;
