@@ -20,15 +20,21 @@
  *                when the whole tile is there; K and V have a full
  *                barrier each, so Q K^T starts before V lands.
  *   warpgroups 1, 2  consumers of rows 64 (wg - 1) .. + 63: each loads
- *                its own Q rows, then per key tile S = Q K^T (wgmma, both
- *                operands in shared memory), the online softmax in
- *                registers (base 2, qscale), O += P V (wgmma, P from
- *                registers), and arrives on the stage's empty barrier,
- *                every consumer thread for itself (256 arrivals), so
- *                that each thread's own reads of the stage, the CUDA-core
- *                reads of V included, are released by its own arrival
- *                (one arrival a warp after __syncwarp is a chain that
- *                compute-sanitizer's racecheck does not follow).
+ *                its own Q rows, then per key tile j issues S_j = Q K_j^T
+ *                (wgmma, both operands in shared memory) and, behind it,
+ *                O += P_{j-1} V_{j-1} (wgmma, P from registers), waits for
+ *                S_j alone, releases K_j's stage, runs the online softmax
+ *                of S_j in registers (base 2, qscale) while P V runs, then
+ *                waits for P V, releases V_{j-1}'s stage and rescales O:
+ *                FlashAttention-3's pipeline inside a warpgroup, the
+ *                tensor cores busy through most of the softmax. K and V
+ *                have empty barriers of their own, so that K's stage
+ *                refills a softmax before V's. Every consumer thread
+ *                arrives for itself (256 arrivals), so that each thread's
+ *                own reads of the stage, the CUDA-core reads of V
+ *                included, are released by its own arrival (one arrival a
+ *                warp after __syncwarp is a chain that compute-sanitizer's
+ *                racecheck does not follow).
  * PP = 1 (the _pp kernels) adds FlashAttention-3's ping-pong: the two
  * consumers issue Q K^T in turns, one's products under the other's softmax.
  * Why cp.async and not TMA: the copies need no tensor map, so the
@@ -83,9 +89,8 @@
  * tile, when its V holds an Inf or NaN, the consumer adds P V on the CUDA
  * cores over the keys each row sees (rare: only non-finite V).
  *
- * The two consumers run in lockstep over the same tiles and each waits
- * for its products (no ping-pong, no overlap of the next Q K^T with this
- * softmax yet: those are the next steps). */
+ * Without PP the two consumers run over the same tiles each at its own
+ * pace, their products queued on the tensor cores as they come. */
 #pragma once
 
 #include "../kernels_gpu/attn_common.h"
@@ -110,8 +115,8 @@ template <int D_> struct cfg {
     static constexpr int KV = BN * D * 2;           /* one stage of K (or V) */
     static constexpr int OFF_K = 2 * Q_WG;
     static constexpr int OFF_V = OFF_K + ST * KV;
-    static constexpr int OFF_BAR = OFF_V + ST * KV; /* full K [ST], full V [ST], empty [ST] */
-    static constexpr int OFF_WIN = OFF_BAR + 3 * ST * 8;
+    static constexpr int OFF_BAR = OFF_V + ST * KV; /* full K, full V, empty K, empty V: [ST] each */
+    static constexpr int OFF_WIN = OFF_BAR + 4 * ST * 8;
     static constexpr int OFF_RED = OFF_WIN + 2 * BM * 4;
     static constexpr int SMEM = 1024 + OFF_RED + 16 * 4;
     static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D), "the plan's count (attention_tiles.h)");
@@ -188,7 +193,8 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
     const uint32_t base = (raw + 1023u) & ~1023u;
     unsigned char *const gen = pk_attn_wg_smem + (base - raw); /* the same bytes, generic address */
     const uint32_t s_q = base, s_k = base + C::OFF_K, s_v = base + C::OFF_V;
-    const uint32_t full_k = base + C::OFF_BAR, full_v = full_k + 8 * ST, empty = full_v + 8 * ST;
+    const uint32_t full_k = base + C::OFF_BAR, full_v = full_k + 8 * ST, empty_k = full_v + 8 * ST,
+                   empty_v = empty_k + 8 * ST;
     int *const s_lo = reinterpret_cast<int *>(gen + C::OFF_WIN);
     int *const s_hi = s_lo + C::BM;
     int *const red = reinterpret_cast<int *>(gen + C::OFF_RED); /* [quarter][lo min, hi max, lo max, hi min] */
@@ -226,7 +232,8 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         for (int i = 0; i < ST; i++) {
             mbar_init(full_k + 8 * i, 128);
             mbar_init(full_v + 8 * i, 128);
-            mbar_init(empty + 8 * i, C::READERS);
+            mbar_init(empty_k + 8 * i, C::READERS);
+            mbar_init(empty_v + 8 * i, C::READERS);
         }
         mbar_init_fence();
     }
@@ -245,10 +252,13 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
 #pragma unroll 1
         for (int it = 0; it < n_tiles; it++) {
             const int st = it % ST, n0 = n_begin + it * BN;
-            /* the consumers' use of this stage ST tiles ago */
-            if (it >= ST) mbar_wait(empty + 8 * st, (uint32_t)(it / ST - 1) & 1u);
+            /* the consumers' use of this stage ST tiles ago: K's ends
+             * with their Q K^T, V's a softmax later */
+            const uint32_t was = (uint32_t)(it / ST - 1) & 1u;
+            if (it >= ST) mbar_wait(empty_k + 8 * st, was);
             load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
             mbar_arrive_cp_async(full_k + 8 * st);
+            if (it >= ST) mbar_wait(empty_v + 8 * st, was);
             load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
             mbar_arrive_cp_async(full_v + 8 * st);
         }
@@ -293,32 +303,68 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
 #pragma unroll
     for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
     float m_run[2] = {-PK_INF, -PK_INF}, l_run[2] = {0.0f, 0.0f};
+    /* Scores are scaled inside the exponent's FFMA (x qscale - max): a
+     * positive scale keeps the order, so the row maximum of the raw
+     * scores, scaled once, is that of the scaled ones. A negative scale
+     * (allowed, if odd) scales the scores first, as before. */
+    const float mul = p.qscale > 0.0f ? p.qscale : 1.0f;
+    /* P of the tile whose O += P V is still to issue (in the next
+     * iteration, after its Q K^T), its stage and phase */
+    uint32_t pa[BN / 16][4] = {};
+    bool pend = false;
+    int pst = 0;
+    uint32_t pphase = 0;
 
 #pragma unroll 1
     for (int it = 0; it < n_tiles; it++) {
         const int st = it % ST, n0 = n_begin + it * BN;
         const uint32_t phase = (uint32_t)(it / ST) & 1u;
-        const uint32_t kt = s_k + st * C::KV, vt = s_v + st * C::KV;
-        const bool edge = !(n0 >= lo_max && n0 + BN - 1 <= hi_min);
+        const uint32_t kt = s_k + st * C::KV;
+        const bool edge = __any_sync(0xffffffffu, !(n0 >= lo_max && n0 + BN - 1 <= hi_min));
 
-        /* S = Q K^T */
+        /* S = Q K^T of this tile, then O += P V of the last one: the
+         * product of P V runs under this tile's softmax */
         float sc[BN / 2];
         mbar_wait(full_k + 8 * st, phase);
+        if (pend) mbar_wait(full_v + 8 * pst, pphase);
         fence_proxy_async();
         if (PP) bar_sync(C::TURN + cw, C::READERS);
         fence_regs(sc);
+        fence_regs(o);
+        /* P's registers written before the fence that the wgmma reading
+         * them as A must follow */
+        fence_regs(pa);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
             mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
                                 desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
         wgmma_commit();
-        if (PP && (cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
-        wgmma_wait<0>();
-        fence_regs(sc);
-
+        /* (the branches around products and barriers here test votes:
+         * ptxas serialises every wgmma of the kernel, C7520, where one
+         * sits on a path it cannot prove warp-uniform) */
+        if (__all_sync(0xffffffffu, pend)) {
+            const uint32_t vt = s_v + pst * C::KV;
+            wgmma_fence();
 #pragma unroll
-        for (int i = 0; i < BN / 2; i++) sc[i] *= p.qscale;
+            for (int kk = 0; kk < BN / 16; kk++)
+                mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
+        }
+        /* (an empty group without P V: the waits below stay the same
+         * instructions on every path, which ptxas needs to keep the
+         * products asynchronous) */
+        wgmma_commit();
+        if (PP && __all_sync(0xffffffffu, cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
+        wgmma_wait<1>();
+        fence_regs(sc);
+        /* K's stage goes back to the producer, whose cp.async writes
+         * (generic proxy) follow the wgmma reads (async proxy) */
+        fence_proxy_async();
+        mbar_arrive(empty_k + 8 * st);
+
+        if (mul != p.qscale)
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) sc[i] *= p.qscale;
         if (edge) {
             /* each row's window relative to this lane's first key, read
              * once per row: one compare with a constant per score */
@@ -347,7 +393,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             /* the 4 lanes of a quad hold one row */
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float mo = m_run[h], mn = fmaxf(mo, mx);
+            const float mo = m_run[h], mn = fmaxf(mo, mx * mul);
             /* no visible key yet: subtract 0, not -inf (-inf - -inf is NaN) */
             const float bias = mn == -PK_INF ? 0.0f : mn;
             alpha[h] = mo == mn ? 1.0f : pk_attn::ex2(mo - bias);
@@ -358,10 +404,29 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
                     float &x = sc[4 * j + 2 * h + c];
-                    x = pk_attn::ex2(x - bias);
+                    x = pk_attn::ex2(fmaf(x, mul, -bias));
                     sum += x;
                 }
             l_run[h] = l_run[h] * alpha[h] + sum; /* this lane's part of the row sum */
+        }
+
+        /* an edge tile's V, checked for Inf and NaN (this branch also
+         * ends the block that ptxas would otherwise start with the wait
+         * below, the softmax queued behind it) */
+        bool slow = false;
+        if (edge) {
+            mbar_wait(full_v + 8 * st, phase);
+            slow = bar_sync_or(bar_id, 128, nonfinite<DT, C>(gen + C::OFF_V + st * C::KV, t));
+        }
+        /* the last tile's P V is done: O is whole to rescale, and V's
+         * stage goes back to the producer */
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_regs(pa);
+        if (__all_sync(0xffffffffu, pend)) {
+            fence_proxy_async();
+            mbar_arrive(empty_v + 8 * pst);
+            pend = false;
         }
         /* once the row maxima settle most tiles move none of the warp's
          * rows; multiplying by 1 would change no bit */
@@ -369,12 +434,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
 #pragma unroll
             for (int i = 0; i < D / 2; i++) o[i] *= alpha[(i >> 1) & 1];
 
-        /* O += P V */
-        mbar_wait(full_v + 8 * st, phase);
-        fence_proxy_async();
-        const bool slow = edge && bar_sync_or(bar_id, 128, nonfinite<DT, C>(gen + C::OFF_V + st * C::KV, t));
         if (!slow) {
-            uint32_t pa[BN / 16][4];
 #pragma unroll
             for (int kk = 0; kk < BN / 16; kk++) {
                 pa[kk][0] = M::pack(sc[8 * kk + 0], sc[8 * kk + 1]);
@@ -382,18 +442,9 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
                 pa[kk][2] = M::pack(sc[8 * kk + 4], sc[8 * kk + 5]);
                 pa[kk][3] = M::pack(sc[8 * kk + 6], sc[8 * kk + 7]);
             }
-            fence_regs(o);
-            /* P's registers written before the fence that the wgmma reading
-             * them as A must follow */
-            fence_regs(pa);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BN / 16; kk++)
-                mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(o);
-            fence_regs(pa);
+            pend = true;
+            pst = st;
+            pphase = phase;
         } else {
             /* Non-finite V in a masked tile: each lane takes its rows'
              * weights from the quad and adds only the keys its rows see.
@@ -425,11 +476,24 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
                         }
                     }
                 }
+            /* this thread's CUDA-core reads of V are done */
+            mbar_arrive(empty_v + 8 * st);
         }
-        /* the stage goes back to the producer, whose cp.async writes
-         * (generic proxy) follow the wgmma reads (async proxy) */
+    }
+    if (__all_sync(0xffffffffu, pend)) {
+        /* the last tile's O += P V */
+        mbar_wait(full_v + 8 * pst, pphase);
         fence_proxy_async();
-        mbar_arrive(empty + 8 * st);
+        fence_regs(o);
+        fence_regs(pa);
+        wgmma_fence();
+        const uint32_t vt = s_v + pst * C::KV;
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; kk++) mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_regs(pa);
     }
 
     /* Normalise into this consumer's Q rows (every warp's last product

@@ -129,8 +129,9 @@ static void wgmma_cases(void)
     /* a fraction of a wave still runs on the Hopper kernel */
     p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 64, 1, __LINE__);
+    /* 8 tiles: k split 8 ways fills 64 multiprocessors */
     p = problem(PK_BF16, 1, 64, 1024, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 8, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 64, 1, __LINE__);
     /* fewer than 64 rows: the 64-row tiles alone (112 tiles of 64 x 256,
      * one wave, against 224 of 64 x 128, two); a 128-row tile not even
      * when the knob names it */
@@ -261,16 +262,32 @@ static void split_cases(void)
     static const char *const bad[] = {"64x128:", "64x128:0", "64x128:17", "64x128:3x", "64x128:-2", "64x12", "128x2560", "Trial"};
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 
-    /* without the knob: never split, never a trial tile */
+    /* without the knob: split only where the unsplit tiles fill a
+     * quarter of the device or less, never a trial tile. 32 tiles of
+     * 64 x 128 leave 100 multiprocessors idle; four ranges of 16 steps
+     * fill 128 of them (two waves of eight ranges, or 64 x 256's doubled
+     * partials, cost more), with the knob or without */
     pk_gemm_problem p = problem(PK_BF16, 1, 64, 4096, 4096, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 1, 64, 32, 1, __LINE__);
-    /* under it: 32 tiles of 64 x 128 leave 100 multiprocessors idle;
-     * four ranges of 16 steps fill 128 of them (two waves of eight
-     * ranges, or 64 x 256's doubled partials, cost more) */
+    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 4, 16, 128, 1, __LINE__);
     expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x128", 4, 16, 128, 1, __LINE__);
-    /* 24 rows: a 64-row tile, split under the knob alone */
+    /* 64 tiles (M = 128): the plan keeps them whole, the knob splits
+     * 64 x 256 four ways */
+    p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
+    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 1, 64, 64, 1, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x256", 4, 16, 128, 1, __LINE__);
+    {
+        /* on 256 multiprocessors 64 tiles are a quarter: split; on 255
+         * not */
+        pk_cu_gemm_plan plan;
+        if (!pk_cu_gemm_plan_wgmma(&p, 256, pk_cu_gemm_knob_of(NULL), &plan) || plan.splits < 2 ||
+            !pk_cu_gemm_plan_wgmma(&p, 255, pk_cu_gemm_knob_of(NULL), &plan) || plan.splits != 1) {
+            failures++;
+            printf("FAIL line %d: the quarter's bound\n", __LINE__);
+        }
+    }
+    /* 24 rows: a 64-row tile, 16 of them, split */
     p = problem(PK_F16, 1, 24, 2048, 1024, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x128", 1, 16, 16, 1, __LINE__);
+    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
     expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
     p = problem(PK_F16, 1, 16, 2048, 1024, 0, 1); /* the decode kernels' */
     expect_split(&p, "trial", NULL, 0, 0, 0, 0, __LINE__);

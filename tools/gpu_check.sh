@@ -68,6 +68,8 @@
 #             Hopper attention kernel's cases in the same call, conformance
 #             of attention and the same bench under PORTKERN_CUDA_ATTN=wgmma
 #             (issue 20)
+#   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
+#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with its
 #             128-row tiles forced (PORTKERN_CUDA_GEMM=128x256, =128x128)
 #             and under the trial plan (=trial: split-K, the pair,
@@ -300,7 +302,9 @@ if [[ $parts == *attn90* ]]; then
   # (=wgmma-pp) over all of conformance's attention and timed
   wg=""
   [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg="wgmma wgmma-pp"
-  for knob in $wg; do
+  # (PK_ATTN90_CONFORM=0: not the whole op again, where `untried` in the
+  # same call checked the knob's own cases and time is short)
+  for knob in $([ "${PK_ATTN90_CONFORM:-1}" = 0 ] || echo $wg); do
     t0=$(date +%s)
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-$knob.txt" 2>&1
     summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-$knob.txt")")
@@ -316,6 +320,18 @@ if [[ $parts == *attn90* ]]; then
   timeout "$(lim)" python3 bench/torch_attention_peers.py --reps 10 "$logs/bench-attn-plan/report.json" \
     >"$logs/attn-peers.md" 2>&1
   cat "$logs/attn-peers.md"
+fi
+if [[ $parts == *gemmplan* ]]; then
+  # the GEMM plan alone: its conformance, then the four GEMM suites beside
+  # cuBLAS (the `hopper` part without the forced tiles, the trial plan and
+  # the sanitizers)
+  t0=$(date +%s)
+  timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-plan.txt" 2>&1
+  summary+=("conform cuda:0 gemm, the plan ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-plan.txt")")
+  grep -E '^FAIL' "$logs/conform-gemm-plan.txt" | cut -c1-220 | head -10
+  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
+    --reps 10 --no-unfused --out "$logs/bench-gemmplan" >"$logs/bench-gemmplan.txt" 2>&1
+  grep -E ' cuda:0 ' "$logs/bench-gemmplan.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
@@ -477,7 +493,8 @@ if [[ $parts == *kprof* ]]; then
   # warps stall, occupancy (issues 19, 20)
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   sec="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
-  kp() { # name, kernel regex, env, bench case
+  kp() { # name, kernel regex, env, bench case; PK_KPROF="name ..." runs those alone
+    [[ -z ${PK_KPROF:-} || " $PK_KPROF " == *" $1 "* ]] || return 0
     local t0=$(date +%s)
     env $3 timeout "$(lim 120)" "$ncu" --clock-control none $sec --kernel-name "regex:$2" \
       --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 --no-vendor --reps 5 --case "$4" \
@@ -488,6 +505,11 @@ if [[ $parts == *kprof* ]]; then
   kp attn-wgmma 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
   kp attn-wgmma-pp 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
   kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"
+  # where the Hopper attention kernel's warps wait, reason by reason, and
+  # how busy its tensor pipe is (a run of its own: a metric name that this
+  # ncu lacks fails only this one)
+  sec="--metrics regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_tensor_op_gmma.*pct_of_peak_sustained_active$,regex:^sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active$"
+  kp attn-wgmma-stalls 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight

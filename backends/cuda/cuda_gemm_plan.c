@@ -168,17 +168,16 @@ static double split_steps(const wgmma_tile *t, int splits)
     return splits * part / step;
 }
 
-int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out)
+/* The least costly tile and split of the tiles the knob allows, with at
+ * most `most_splits` ranges of k where not forced (the model below);
+ * tile -1 where none. */
+typedef struct pick {
+    int tile, splits;
+    int64_t steps, tiles; /* tiles: unsplit */
+} pick;
+
+static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, int most_splits)
 {
-    if (knob.kind == PK_CU_GEMM_KNOB_MMA) return 0;
-    if (p->a.dtype == PK_F32 || mma_layout_a(p) != 'k' || mma_layout_b(p) != 'k') return 0;
-    if (p->a.stride[2] != 1 || p->b.stride[1] != 1) return 0; /* k really contiguous, not just size 1 */
-    if (p->m < 2 || p->n < 2 || !tma_rows(p->a.stride[1], p->k) || !tma_rows(p->b.stride[2], p->k)) return 0;
-    /* a batch plane is a map's third dimension: after the whole matrix, or
-     * the same plane for every batch (stride 0) */
-    if (p->batch > 1 && p->a.stride[0] && p->a.stride[0] < p->m * p->a.stride[1]) return 0;
-    if (p->batch > 1 && p->b.stride[0] && p->b.stride[0] < p->n * p->b.stride[2]) return 0;
-    if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
     const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
     const int forced = knob.kind == PK_CU_GEMM_KNOB_TILE ? knob.tile : -1;
     /* fewer rows than 64 leave a 128-row tile more than half empty: from
@@ -186,22 +185,8 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
      * alone, which at 32 rows ran 1.4-3x the mma.sync tiles' speed
      * (bench/RESULTS.md, 2026-12-05) */
     const int rows_64 = p->m < 64;
-    if (p->m < 17) return 0;
-    if (sm_count < 1) sm_count = 1;
-
-    /* The tile and split whose waves cost least (a wave: every
-     * multiprocessor one unit, a persistent block each), each output
-     * weighed by the tile's cost and each unit by its steps. Even a
-     * fraction of a wave of these tiles ran ahead of the mma.sync tiles'
-     * many blocks (M = 64 by 4096 x 4096, 32 tiles of 128 x 128: 27 us
-     * against 49; bench/RESULTS.md, 2026-12-04 19:17). Split-K, where the
-     * tiles leave multiprocessors idle, ranges of k filling them, only
-     * under the trial knob: it ran ahead of the unsplit 64 x 128 tile at
-     * 8 and 16 tiles but behind it from 32 on (bench/RESULTS.md,
-     * 2026-12-05), which this model does not yet tell apart. */
     const int64_t k_tiles = cdiv(p->k, PK_CU_WGMMA_BK);
-    int best = -1, best_splits = 1;
-    int64_t best_steps = k_tiles;
+    pick best = {-1, 1, k_tiles, 0};
     double best_cost = 0.0;
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
@@ -212,7 +197,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
         const int pair = t->form == PK_CU_WGMMA_PAIR;
         const int64_t tiles = pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
                                    : tiles_of(p, t->bm, t->bn);
-        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : trial ? PK_CU_GEMM_MAX_SPLITS : 1;
+        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : most_splits;
         const int sms = pair ? sm_count - sm_count % 2 : sm_count;
         const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
         /* ping-pong overlaps a block's units: with fewer than two a
@@ -227,16 +212,54 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
             const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_GEMM_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
             const double cost = (double)cdiv(tiles * splits, sms) * t->bm * t->bn * t->cost *
                                 ((double)(splits > 1 ? steps : k_tiles) + fixed + split_steps(t, splits));
-            if (best < 0 || cost < best_cost)
-                best = i, best_cost = cost, best_splits = splits, best_steps = splits > 1 ? steps : k_tiles;
+            if (best.tile < 0 || cost < best_cost) {
+                best.tile = i, best.splits = splits, best.steps = splits > 1 ? steps : k_tiles, best.tiles = tiles;
+                best_cost = cost;
+            }
         }
     }
-    if (best < 0) return 0;
-    const wgmma_tile *t = &wgmma_tiles[best];
+    return best;
+}
+
+int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, pk_cu_gemm_plan *out)
+{
+    if (knob.kind == PK_CU_GEMM_KNOB_MMA) return 0;
+    if (p->a.dtype == PK_F32 || mma_layout_a(p) != 'k' || mma_layout_b(p) != 'k') return 0;
+    if (p->a.stride[2] != 1 || p->b.stride[1] != 1) return 0; /* k really contiguous, not just size 1 */
+    if (p->m < 2 || p->n < 2 || !tma_rows(p->a.stride[1], p->k) || !tma_rows(p->b.stride[2], p->k)) return 0;
+    /* a batch plane is a map's third dimension: after the whole matrix, or
+     * the same plane for every batch (stride 0) */
+    if (p->batch > 1 && p->a.stride[0] && p->a.stride[0] < p->m * p->a.stride[1]) return 0;
+    if (p->batch > 1 && p->b.stride[0] && p->b.stride[0] < p->n * p->b.stride[2]) return 0;
+    if (p->k > 0x7fffffff || p->m > 0x7fffffff || p->n > 0x7fffffff || p->batch > 0x7fffffff) return 0;
+    const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
+    const int forced = knob.kind == PK_CU_GEMM_KNOB_TILE ? knob.tile : -1;
+    if (p->m < 17) return 0; /* the decode kernel's */
+    if (sm_count < 1) sm_count = 1;
+
+    /* The tile and split whose waves cost least (a wave: every
+     * multiprocessor one unit, a persistent block each), each output
+     * weighed by the tile's cost and each unit by its steps. Even a
+     * fraction of a wave of these tiles ran ahead of the mma.sync tiles'
+     * many blocks (M = 64 by 4096 x 4096, 32 tiles of 128 x 128: 27 us
+     * against 49; bench/RESULTS.md, 2026-12-04 19:17). Split-K, ranges of
+     * k filling the multiprocessors that the tiles leave idle, only where
+     * the best unsplit plan fills a quarter of them or less: on the H200
+     * at 8, 16 and 32 tiles of 64 x 128 it ran 1.05-1.7x faster, at 48
+     * and more (64 x 256 or 128 x 256 split in its stead) 1.1-1.3x
+     * slower (bench/RESULTS.md, 2026-12-05 18:27-18:52 UTC), which this model does
+     * not tell apart. Every split under the trial knob. */
+    pick best = pick_wgmma(p, sm_count, knob, trial ? PK_CU_GEMM_MAX_SPLITS : 1);
+    if (!trial && forced < 0 && best.tile >= 0 && best.tiles * 4 <= sm_count)
+        best = pick_wgmma(p, sm_count, knob, PK_CU_GEMM_MAX_SPLITS);
+    const int best_splits = best.splits;
+    const int64_t best_steps = best.steps;
+    if (best.tile < 0) return 0;
+    const wgmma_tile *t = &wgmma_tiles[best.tile];
 
     memset(out, 0, sizeof *out);
     out->kind = PK_CU_GEMM_WGMMA;
-    out->kernel = ids.wgmma[p->a.dtype - 1][best];
+    out->kernel = ids.wgmma[p->a.dtype - 1][best.tile];
     out->tile_m = (unsigned)t->bm;
     out->tile_n = (unsigned)t->bn;
     out->splits = best_splits;
@@ -394,12 +417,12 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 /* from DECODE_MIN_M rows on, only by the knob */
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
-/* the plan's tiles unsplit; a knob: the trial tiles, and split-K (trial
- * until timed) of every tile but the pairs */
+/* the plan's tiles, split-K where the tiles fill a quarter of the
+ * device or less; a knob: the trial tiles, split too; the pairs never */
 #define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form)     \
-    if (has_wgmma) {                                              \
-        if ((trial) == knob_only) fn(ctx, name, 0);               \
-        if (knob_only && (form) != PK_CU_WGMMA_PAIR) fn(ctx, name, 1); \
+    if (has_wgmma && (trial) == knob_only) {                      \
+        fn(ctx, name, 0);                                         \
+        if ((form) != PK_CU_WGMMA_PAIR) fn(ctx, name, 1);         \
     }
     PK_CU_GEMM_KERNELS(CAN)
 }
