@@ -506,9 +506,9 @@ if [[ $parts == *kprof* ]]; then
   kp attn-wgmma-pp 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
   kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"
   # where the Hopper attention kernel's warps wait, reason by reason, and
-  # how busy its tensor pipe is (a run of its own: a metric name that this
-  # ncu lacks fails only this one)
-  sec="--metrics regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_tensor_op_gmma.*pct_of_peak_sustained_active$,regex:^sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active$"
+  # how busy each pipe is (a run of its own: a regex that matches no metric
+  # of this ncu fails only this one, as sm__pipe_tensor_op_gmma did)
+  sec="--metrics regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_.*cycles_active\.avg\.pct_of_peak_sustained_active$"
   kp attn-wgmma-stalls 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
 fi
 if [[ $parts == *profile* ]]; then
