@@ -415,6 +415,28 @@ void cf_cases_attention(cf_case_list *l)
             add(l, &a);
         }
 
+    /* The mma.sync prefill kernels at the Hopper kernel's head dims, which
+     * on sm_90 with its module run only under PORTKERN_CUDA_ATTN=mma (the
+     * plan gives those problems to the Hopper kernel): few rows in one
+     * pass (64-row blocks) and the 128-row blocks' shapes above (D 64 and
+     * 128). Elsewhere the same cases again. */
+    static const int big_wg[2] = {0, 3};
+    for (int t = 1; t < 3; t++) {
+        for (int i = 0; i < 5; i++) {
+            if (hd[i] == 80 || hd[i] == 96) continue;
+            a = A(dts[t], 1, 33, 33, 2, 2, hd[i], (i + t) % 2);
+            if (hd[i] == 256) a.sq = a.skv = 17;
+            add_knob(l, &a, "mma");
+        }
+        for (int j = 0; j < 2; j++) {
+            const int i = big_wg[j];
+            a = A(dts[t], big[i].b, big[i].sq, big[i].skv, big[i].hq, big[i].hkv, hd[i], (i + t + 1) % 2);
+            a.wl = big[i].wl;
+            a.large = 1;
+            add_knob(l, &a, "mma");
+        }
+    }
+
     /* The CUDA 128-row variants that only PORTKERN_CUDA_ATTN picks (32-key
      * tiles; eight warps of 16 rows), at every head dim they are built
      * for: 80 rows in one pass, and 40 rows over 600 keys, split. */

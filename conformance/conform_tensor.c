@@ -253,7 +253,7 @@ int cf_case_runs_on(const cf_case *c, int is_cpu) { return c->size != CF_SIZE_GP
 static int untried(const cf_case *c)
 {
     static const char *const knobs[] = {CF_UNTRIED_KNOBS};
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0] && knobs[i]; i++)
         if (!strncmp(c->knob, knobs[i], strlen(knobs[i]))) return 1;
     return 0;
 }

@@ -9,8 +9,8 @@
  *   MERGE  DT            combines split-KV partials
  *   WGMMA  DT, D, PP     Hopper prefill (attention_wgmma.cuh), in the
  *                        attention_sm90 fatbin (sm_90a only), PP 1 its
- *                        ping-pong form; picked only under
- *                        PORTKERN_CUDA_ATTN=wgmma (PP 0) or =wgmma-pp
+ *                        ping-pong form, the plan's pick on sm_90
+ *                        (PP 0 only under PORTKERN_CUDA_ATTN=wgmma)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16), D the head dim. */
 #ifndef PK_CU_ATTENTION_KERNELS_H
 #define PK_CU_ATTENTION_KERNELS_H

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cuda_devices); d++) {
         const cover_cuda_device *dev = &cover_cuda_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cu_attn_plan_variants(dev->sm, dev->smem_optin, cover_set_add_split_fn, &can);
+        pk_cu_attn_plan_variants(dev->sm, dev->smem_optin, dev->has_wgmma, cover_set_add_split_fn, &can);
         pk_cu_attn_plan_knob_variants(dev->sm, dev->smem_optin, dev->has_wgmma, cover_set_add_split_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];

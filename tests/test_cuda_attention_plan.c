@@ -1,8 +1,9 @@
 /* Unit test of the CUDA attention plan: prefill, decode and fallback
  * problems get the kernel, tile and split the kernels expect, and
  * PORTKERN_CUDA_ATTN (given as the knob) forces a prefill variant only
- * where that variant is built and fits; the Hopper kernel only under
- * PORTKERN_CUDA_ATTN=wgmma, only on sm_90 with its module loaded. */
+ * where that variant is built and fits; the Hopper kernel (its ping-pong
+ * form without a knob, the other under PORTKERN_CUDA_ATTN=wgmma) only on
+ * sm_90 with its module loaded, never under =mma. */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,7 +44,8 @@ static void expect(const pk_attention_problem *p, int sms, size_t smem, const ch
                    int bm, int threads, unsigned smem_bytes, int n_splits, int line)
 {
     pk_cu_attn_plan plan;
-    pk_cu_attn_plan_make_knob(p, 90, sms, smem, 1, pk_cu_attn_knob_of(knob), &plan);
+    /* (the mma.sync plan: as on an sm_90 device without the Hopper module) */
+    pk_cu_attn_plan_make_knob(p, 90, sms, smem, 0, pk_cu_attn_knob_of(knob), &plan);
     int64_t rows = p->sq * (p->hq / p->hkv);
     if (plan.kind != (int)kind || plan.bm != bm || plan.threads != threads ||
         (smem_bytes && plan.smem != smem_bytes) || plan.n_splits != n_splits ||
@@ -68,7 +70,7 @@ static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t 
     if (taken)
         ok = ok && plan.bm == 128 && plan.threads == 384 && plan.n_splits == 1 &&
              plan.row_tiles == (int)((rows + 127) / 128) && plan.chunk % 64 == 0 && plan.chunk >= p->skv &&
-             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : 128) * p->d * 2 + 48 + 1024 + 64);
+             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : 128) * p->d * 2 + 64 + 1024 + 64);
     if (!ok) {
         failures++;
         printf("FAIL line %d: got %s (kind %d, bm %d, threads %d, smem %u, splits %d, chunk %d); want %s\n", line,
@@ -79,13 +81,18 @@ static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t 
 
 static void wgmma_tests(void)
 {
-    /* the bench's prefill: taken under the knob on the H200, each dtype and head dim */
+    /* the bench's prefill on the H200: the ping-pong form without a knob
+     * (or an unknown one) and under wgmma-pp, the other under wgmma, each
+     * dtype and head dim */
     pk_attention_problem p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "bogus", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma-pp", "pk_attn_mma_bf16_d128_rows128", __LINE__);
-    /* never without the knob, with another knob, without the module, or before sm_90 */
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    /* never under mma or a tile's knob, without the module, or before sm_90 */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "mma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "rows128w8", "pk_attn_mma_bf16_d128_rows128w8", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
     expect_wgmma(&p, 80, A100_SMS, A100_SMEM, 0, "wgmma", "pk_attn_mma_bf16_d128_rows128", __LINE__);
@@ -98,7 +105,8 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_f16_d64_pp", __LINE__);
     p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d256", __LINE__);
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d256_rows", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d256_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "mma", "pk_attn_mma_bf16_d256_rows", __LINE__);
     /* long context GQA (B1 Hq32 Hkv8 S8192): many row tiles, one pass */
     p = problem(PK_BF16, 1, 8192, 8192, 32, 8, 128);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
@@ -115,25 +123,27 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_simt_bf16_d64", __LINE__);
     p = problem(PK_BF16, 1, 1, 32768, 32, 8, 128);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_keys", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d128_keys", __LINE__);
     p = problem(PK_BF16, 1, 40, 8192, 2, 2, 128);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_mma_bf16_d128_rows", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_mma_bf16_d128_rows", __LINE__);
     p = problem(PK_BF16, 1, 40, 300, 2, 2, 128); /* few rows, short keys: one pass, taken */
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
     p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
     expect_wgmma(&p, 90, H200_SMS, 160u * 1024u, 1, "wgmma", "pk_attn_mma_bf16_d256_rows", __LINE__);
 
-    /* the variant lists: the knob's list has the twelve Hopper kernels
-     * (each with its ping-pong form) on the H200 with the module, none
-     * without it or on the A100; the plan's own list never has them */
+    /* the variant lists on the H200 with the module: the plan's has the six
+     * ping-pong kernels (2 dtypes x 3 head dims), the knob's the six
+     * others; neither has any without the module or on the A100 */
     static const struct { int sm, wgmma, knob, want; } lists[] = {
-        {90, 1, 1, 12}, {90, 0, 1, 0}, {80, 1, 1, 0}, {90, 1, 0, 0},
+        {90, 1, 1, 6}, {90, 1, 0, 6}, {90, 0, 1, 0}, {90, 0, 0, 0}, {80, 1, 1, 0}, {80, 1, 0, 0},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         int n = 0;
         if (lists[i].knob)
             pk_cu_attn_plan_knob_variants(lists[i].sm, H200_SMEM, lists[i].wgmma, count_wgmma, &n);
         else
-            pk_cu_attn_plan_variants(lists[i].sm, H200_SMEM, count_wgmma, &n);
+            pk_cu_attn_plan_variants(lists[i].sm, H200_SMEM, lists[i].wgmma, count_wgmma, &n);
         if (n != lists[i].want) {
             failures++;
             printf("FAIL: sm %d, module %d, knob list %d: %d Hopper variants, want %d\n", lists[i].sm,
@@ -188,7 +198,8 @@ int main(void)
     p.q.stride[3] = 2;
     expect(&p, H200_SMS, H200_SMEM, "rows", PK_CU_ATTN_SIMT, 64, 256, 0, 1, __LINE__);
 
-    /* each kind's kernel by dtype and head dim, the merge by o's dtype */
+    /* each mma.sync kind's kernel by dtype and head dim, the merge by o's
+     * dtype (the Hopper kernels' names: wgmma_tests) */
     static const struct {
         pk_dtype dt, o;
         int64_t sq, d;
@@ -204,7 +215,7 @@ int main(void)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         p = problem(names[i].dt, 8, names[i].sq, 4096, 32, 8, names[i].d);
         p.o.dtype = names[i].o;
-        pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, 1, pk_cu_attn_knob_of(names[i].knob), &plan);
+        pk_cu_attn_plan_make_knob(&p, 90, H200_SMS, H200_SMEM, 0, pk_cu_attn_knob_of(names[i].knob), &plan);
         if (strcmp(pk_cu_attn_kernel_names[plan.kernel], names[i].kernel) ||
             strcmp(pk_cu_attn_kernel_names[plan.merge], names[i].merge)) {
             failures++;

@@ -21,8 +21,9 @@
 #   graph     the llama part's CUDA decode alone: eager, then --graph twice
 #             (issue 21: the same tokens, tokens/s of each)
 #   kprof     Nsight Compute sections (throughput, stalls, occupancy) on
-#             one launch each of the plan's prefill attention kernel, the
-#             Hopper attention kernel and the Hopper GEMM at 4096^3
+#             one launch each of the mma.sync prefill attention kernel, the
+#             Hopper attention kernel's two forms and the Hopper GEMM at
+#             4096^3 (PK_KPROF="attn-mma ..." picks some)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -62,12 +63,12 @@
 #             (elsewhere the suite skips those cases on CUDA);
 #             PK_UNTRIED_GROUPS narrows the groups, PK_UNTRIED_TOOLS the
 #             sanitizer tools ("" for none)
-#   attn90    the attention cases of the attention and Llama suites timed,
-#             PyTorch's SDPA (cuDNN, flash) on the same shapes beside them
-#             (bench/torch_attention_peers.py); where `untried` passed the
-#             Hopper attention kernel's cases in the same call, conformance
-#             of attention and the same bench under PORTKERN_CUDA_ATTN=wgmma
-#             (issue 20)
+#   attn90    the attention cases of the attention and Llama suites timed
+#             under the plan, PORTKERN_CUDA_ATTN=mma (the mma.sync kernels)
+#             and =wgmma (the Hopper kernel without its turns), conformance
+#             of attention under the two knobs, PyTorch's SDPA (cuDNN,
+#             flash) on the same shapes beside them
+#             (bench/torch_attention_peers.py) (issue 20)
 #   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
 #             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with its
@@ -191,7 +192,10 @@ fi
 # Kernels compiled but not yet run on a GPU, reached by conformance cases
 # under a knob (conformance/conform.h, CF_UNTRIED_KNOBS): the suite skips
 # them on CUDA, and the part `untried` runs them (PORTKERN_CONFORM_UNTRIED=1)
-# group by group under a short limit, so that a hang costs one group.
+# group by group under a short limit, so that a hang costs one group, then
+# under the sanitizers. The list is empty now; the default group is the
+# Hopper attention kernel's own cases (both forms), a kernel that changes
+# often.
 untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma"}
 # groups that passed `untried` in an earlier call on this tree
 # (PK_UNTRIED_OK) count for `hopper` and `attn90` as if they passed here
@@ -294,23 +298,20 @@ if [[ $parts == *hopper* ]]; then
   done
 fi
 if [[ $parts == *attn90* ]]; then
-  # attention: the plan's kernels timed on the attention suite and the
-  # Llama suites' attention cases, PyTorch's SDPA (cuDNN, flash) on the same
-  # shapes in the same call (bench/torch_attention_peers.py); then, where
-  # `untried` passed its cases in this call (group knob:wgmma: both forms),
-  # the Hopper kernel (PORTKERN_CUDA_ATTN=wgmma) and its ping-pong form
-  # (=wgmma-pp) over all of conformance's attention and timed
-  wg=""
-  [[ " ${untried_ok:-} " == *" knob:wgmma "* ]] && wg="wgmma wgmma-pp"
-  # (PK_ATTN90_CONFORM=0: not the whole op again, where `untried` in the
-  # same call checked the knob's own cases and time is short)
-  for knob in $([ "${PK_ATTN90_CONFORM:-1}" = 0 ] || echo $wg); do
+  # attention: the plan (on sm_90 the Hopper kernel's ping-pong form where
+  # it takes the problem), the mma.sync kernels (PORTKERN_CUDA_ATTN=mma)
+  # and the Hopper kernel without the turns (=wgmma), each over all of
+  # conformance's attention (PK_ATTN90_CONFORM=0: not, where time is short
+  # and the suite ran in the same call) and timed on the attention suite
+  # and the Llama suites' attention cases, PyTorch's SDPA (cuDNN, flash)
+  # on the same shapes in the same call (bench/torch_attention_peers.py)
+  for knob in $([ "${PK_ATTN90_CONFORM:-1}" = 0 ] || echo mma wgmma); do
     t0=$(date +%s)
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-$knob.txt" 2>&1
     summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-$knob.txt")")
     grep -E '^FAIL' "$logs/conform-attn-$knob.txt" | cut -c1-220 | head -10
   done
-  for knob in "" $wg; do
+  for knob in "" mma wgmma; do
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk bench --backend cuda --suite attention --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \
       --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
@@ -501,7 +502,7 @@ if [[ $parts == *kprof* ]]; then
       >"$logs/kprof-$1.txt" 2>&1
     summary+=("kprof $1 rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'Compute \(SM\) Throughput|Duration' "$logs/kprof-$1.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-200)")
   }
-  kp attn-plan 'pk_attn_mma' PORTKERN_CUDA_ATTN= "attention B8 H32 S2048 D128 causal"
+  kp attn-mma 'pk_attn_mma' PORTKERN_CUDA_ATTN=mma "attention B8 H32 S2048 D128 causal"
   kp attn-wgmma 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
   kp attn-wgmma-pp 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
   kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"

@@ -94,6 +94,7 @@ int pk_cu_attn_knob_of(const char *value)
         if (!strcmp(value, rows_variants[i].name)) return i;
     if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
     if (value && !strcmp(value, "wgmma-pp")) return PK_CU_ATTN_KNOB_WGMMA_PP;
+    if (value && !strcmp(value, "mma")) return PK_CU_ATTN_KNOB_MMA;
     return -1;
 }
 
@@ -121,6 +122,7 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     int64_t sms = sm_count > 0 ? sm_count : 1;
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
+    if (knob == -1) knob = PK_CU_ATTN_KNOB_WGMMA_PP; /* the Hopper kernel wherever it takes the problem */
     if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP) {
         if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
             const pk_attn_split sp = wgmma_split(p, rows, sms);
@@ -137,6 +139,7 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
         }
         knob = -1; /* the plan's own choice where the Hopper kernel does not apply */
     }
+    if (knob == PK_CU_ATTN_KNOB_MMA) knob = -1;
     plan->kind = PK_CU_ATTN_SIMT;
     if (sm >= 80 && pk_cu_attn_mma_layout(p)) {
         unsigned keys = keys_smem(p->d);
@@ -185,38 +188,43 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
 
 /* The variants of one tensor-core kernel, as variants() below. keys: at
  * most 16 rows, split or not; rows: 17 to 64 rows split, more in one pass;
- * rows128 never splits (more than 64 rows). */
-static void mma_variants(int sm, size_t smem_optin, int knob_only, int kind, int d, const char *name,
+ * rows128 never splits (more than 64 rows). On sm_90 with the Hopper
+ * module (wgmma), one pass at its head dims is the Hopper kernel's: there
+ * the rows tiles' unsplit variants only a knob gives. */
+static void mma_variants(int sm, size_t smem_optin, int wgmma, int knob_only, int kind, int d, const char *name,
                          void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
     const rows_variant *v = kind == PK_CU_ATTN_MMA_KEYS ? NULL : &rows_variants[kind];
-    if (sm < 80 || knob_only != (kind == PK_CU_ATTN_MMA_ROWS128N32 || kind == PK_CU_ATTN_MMA_ROWS128W8)) return;
+    if (sm < 80) return;
     if (v ? !variant_fits(v, d, smem_optin) : keys_smem(d) > smem_optin) return;
-    fn(ctx, name, 0);
-    if (kind != PK_CU_ATTN_MMA_ROWS128) fn(ctx, name, 1);
+    const int knob_tile = kind == PK_CU_ATTN_MMA_ROWS128N32 || kind == PK_CU_ATTN_MMA_ROWS128W8;
+    const int hopper = v && wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d) <= smem_optin;
+    if ((knob_tile || hopper) == knob_only) fn(ctx, name, 0);
+    if (kind != PK_CU_ATTN_MMA_ROWS128 && knob_tile == knob_only) fn(ctx, name, 1);
 }
 
 /* Every variant of the list's kernels the plan can give (knob_only: those
  * only the knob gives). The CUDA cores take f32 and the 16-bit layouts the
  * tensor-core kernels cannot read, split for few rows and long keys. The
- * Hopper kernels (knob only) where the module loads, in one pass. */
+ * Hopper kernels where the module loads, in one pass: the ping-pong form
+ * the plan's, the other the knob's. */
 static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
                      void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
 #define CAN(kind, module, name, ...) CAN_##kind(pk_cu_attn_kernel_names[PK_CU_##name], __VA_ARGS__)
 #define CAN_SIMT(name, DT, D) \
     if (!knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
-#define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, knob_only, KIND_##tiles, D, name, fn, ctx);
+#define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, wgmma, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
 #define CAN_WGMMA(name, DT, D, PP) \
-    if (knob_only && wgmma && sm == 90 && (size_t)PK_CU_ATTN_WG_SMEM(D) <= smem_optin) fn(ctx, name, 0);
+    if (knob_only == !(PP) && wgmma && sm == 90 && (size_t)PK_CU_ATTN_WG_SMEM(D) <= smem_optin) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }
 
-void pk_cu_attn_plan_variants(int sm, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
-                              void *ctx)
+void pk_cu_attn_plan_variants(int sm, size_t smem_optin, int wgmma,
+                              void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
-    variants(sm, smem_optin, 0, 0, fn, ctx);
+    variants(sm, smem_optin, 0, wgmma, fn, ctx);
 }
 
 void pk_cu_attn_plan_knob_variants(int sm, size_t smem_optin, int wgmma,
