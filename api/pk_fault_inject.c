@@ -10,9 +10,9 @@ pk_status pk_internal_fault_inject(pk_context *ctx, pk_internal_fault_kind kind,
 {
     static const char FN[] = "pk_internal_fault_inject";
     if (!ctx) return pk_fail(NULL, PK_ERR_NULL_ARGUMENT, "%s: 'ctx' is NULL", FN);
-    if ((unsigned)kind > PK_INTERNAL_FAULT_DEVICE)
+    if ((unsigned)kind > PK_INTERNAL_FAULT_LAUNCH)
         return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: 'kind' %d is not a fault", FN, (int)kind);
-    if (kind == PK_INTERNAL_FAULT_ALLOC && n < 0)
+    if ((kind == PK_INTERNAL_FAULT_ALLOC || kind == PK_INTERNAL_FAULT_LAUNCH) && n < 0)
         return pk_fail(ctx, PK_ERR_INVALID_ARGUMENT, "%s: 'n' = %d is negative", FN, n);
     if (!ctx->be->fault_inject)
         return pk_fail(ctx, PK_ERR_UNSUPPORTED, "%s: backend %s takes no fault injection", FN,
@@ -24,6 +24,7 @@ pk_status pk_internal_fault_inject(pk_context *ctx, pk_internal_fault_kind kind,
     if (kind != PK_INTERNAL_FAULT_OFF) plan.dev = ctx->dev;
     /* -1 is a count no site reaches: only ALLOC fails an allocation */
     plan.countdown = kind == PK_INTERNAL_FAULT_ALLOC ? n : -1;
+    plan.launch = kind == PK_INTERNAL_FAULT_LAUNCH ? n : -1;
     plan.device_fault = kind == PK_INTERNAL_FAULT_DEVICE;
     pk_fault_attach(&plan); /* ref lives in this image */
     pk_msg msg = {{0}};

@@ -22,16 +22,27 @@ PK_API pk_status pk_internal_open_ref_f32(pk_context **out);
  *    and HIP on NVIDIA queue a kernel that stores through a null pointer
  *    on ctx's stream; ref, OpenCL and HIP on AMD have no such kernel and
  *    their next finish reports a simulated fault instead.
+ *  - PK_INTERNAL_FAULT_LAUNCH: of the kernel launches from now on (0: the
+ *    next), the one numbered n is refused, once, as NVIDIA's OpenCL
+ *    refuses a launch that does not fit the device (CL_OUT_OF_RESOURCES
+ *    while the queue is healthy): the op returns PK_ERR_UNSUPPORTED with a
+ *    message ending "(injected)" and the context goes on. Counted on every
+ *    context of the backend in this process, ctx's and those opened after
+ *    (the tuner's own, which tests reach no other way): arm it while no
+ *    other thread runs ops on any context. OpenCL only: elsewhere no
+ *    launch is refused.
  *  - PK_INTERNAL_FAULT_OFF: disarms.
  * PK_ERR_UNSUPPORTED where the backend takes no injection. */
 typedef enum pk_internal_fault_kind {
     PK_INTERNAL_FAULT_OFF = 0,
     PK_INTERNAL_FAULT_ALLOC,
     PK_INTERNAL_FAULT_DEVICE,
+    PK_INTERNAL_FAULT_LAUNCH,
 } pk_internal_fault_kind;
 PK_API pk_status pk_internal_fault_inject(pk_context *ctx, pk_internal_fault_kind kind, int n);
 /* Allocation sites ctx's ops reached since the plan was armed, and whether
- * the failing one was among them (both 0 when ctx is not the armed one). */
+ * the failing one (or the refused launch) was among them (both 0 when ctx
+ * is not the armed one). */
 PK_API pk_status pk_internal_fault_report(const pk_context *ctx, int *reached, int *fired);
 
 /* The named kernel parameters of ctx's backend (OpenCL: one text request

@@ -11,7 +11,11 @@
  * than the noise, until a pass changes nothing or the time is up. Every
  * candidate is first run on the check cases and compared with the
  * reference backend on the same inputs; one that fails to build or run, or
- * that differs from the reference, is refused and never timed. Timed
+ * that differs from the reference, is refused and never timed (a launch
+ * that does not fit the device is such a failure: the OpenCL backend says
+ * PK_ERR_UNSUPPORTED and the context goes on). A failure that loses the
+ * context (a device fault) ends the search there, naming the candidate:
+ * every later one would be refused for the lost context alone. Timed
  * inputs rotate through copies larger than a GPU's L2 cache, as the
  * bench's do, so that a memory-bound kernel is timed on memory. */
 #include <math.h>
@@ -560,38 +564,42 @@ typedef struct search {
     pk_internal_tune_progress prog;
     const pk_tune_events *ev;
     double t0;
+    char lost_by[512]; /* the candidate whose failure lost the context, and why */
 } search;
 
-static void refused(search *se, const char *spec, const char *why)
+/* evaluate's answer for a candidate after which the context is lost */
+#define LOST (-2.0)
+
+/* Refuses a candidate; LOST where its failure lost the context (a device
+ * failure: every later candidate would be refused for that alone, so the
+ * search stops there and names it), else -1. */
+static double refused(search *se, const char *spec, const char *why)
 {
     char line[512];
     snprintf(line, sizeof line, "%.300s: %.200s", spec, why);
     se->prog.rejected++;
     if (se->ev->refused) se->ev->refused(se->ev->user, line);
+    const pk_status f = pk_finish(se->ctx);
+    if (f != PK_ERR_CONTEXT_LOST && f != PK_ERR_DEVICE_FAILURE) return -1;
+    snprintf(se->lost_by, sizeof se->lost_by, "%.511s", line);
+    return LOST;
 }
 
 /* The geometric mean of the timed cases' medians relative to the starting
- * values' (1: as fast); < 0 when the candidate is refused. */
+ * values' (1: as fast); -1 when the candidate is refused, LOST when that
+ * lost the context. */
 static double evaluate(search *se, const char *spec, int first)
 {
     char req[2048], reply[2048], why[200];
     snprintf(req, sizeof req, "set %s", spec);
-    if (pk_internal_params(se->ctx, req, reply, sizeof reply) != PK_SUCCESS) {
-        refused(se, spec, pk_last_error(se->ctx));
-        return -1;
-    }
+    if (pk_internal_params(se->ctx, req, reply, sizeof reply) != PK_SUCCESS)
+        return refused(se, spec, pk_last_error(se->ctx));
     for (int i = 0; i < se->ncheck; i++)
-        if (check_candidate(se->ctx, &se->check[i], why, sizeof why)) {
-            refused(se, spec, why);
-            return -1;
-        }
+        if (check_candidate(se->ctx, &se->check[i], why, sizeof why)) return refused(se, spec, why);
     double logsum = 0;
     for (int i = 0; i < se->ntime; i++) {
         double ms = time_case(se->ctx, &se->time[i]);
-        if (ms <= 0) {
-            refused(se, spec, pk_last_error(se->ctx));
-            return -1;
-        }
+        if (ms <= 0) return refused(se, spec, pk_last_error(se->ctx));
         if (first) se->base[i] = ms;
         logsum += log(ms / se->base[i]);
     }
@@ -664,7 +672,9 @@ pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start,
     if (s == PK_SUCCESS) {
         spec_of(ps, np, best, first, sizeof first);
         best_score = evaluate(se, first, 1);
-        if (best_score < 0) {
+        if (best_score == LOST) {
+            s = PK_ERR_DEVICE_FAILURE;
+        } else if (best_score < 0) {
             /* the starting values themselves fail: any candidate that passes wins */
             for (int i = 0; i < se->ntime; i++) se->base[i] = 1;
             best_score = INFINITY;
@@ -689,7 +699,7 @@ pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start,
 #define TIME_LEFT() (pk_tune_now() + slowest < deadline)
     for (int improved = 1; s == PK_SUCCESS && improved;) {
         improved = 0;
-        for (int p = 0; p < np && TIME_LEFT(); p++)
+        for (int p = 0; p < np && s == PK_SUCCESS && TIME_LEFT(); p++)
             for (int c = 0; c < ps[p].nchoices && TIME_LEFT(); c++) {
                 int cand[MAX_PARAMS];
                 memcpy(cand, best, sizeof cand);
@@ -703,6 +713,11 @@ pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start,
                 double t1 = pk_tune_now();
                 double score = evaluate(se, spec, 0);
                 if (pk_tune_now() - t1 > slowest) slowest = pk_tune_now() - t1;
+                if (score == LOST) {
+                    s = PK_ERR_DEVICE_FAILURE;
+                    report_progress(se);
+                    break;
+                }
                 if (score >= 0) {
                     se->prog.tried++;
                     /* 2%: more than the spread of a median on a quiet device */
@@ -721,7 +736,10 @@ pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start,
     }
 #undef TIME_LEFT
 
-    if (s == PK_SUCCESS && isinf(best_score)) {
+    if (se->lost_by[0]) {
+        snprintf(why, n, "%s: stopped after %d timed and %d refused: the device failed under %.300s, which lost the context",
+                 family, se->prog.tried, se->prog.rejected, se->lost_by);
+    } else if (s == PK_SUCCESS && isinf(best_score)) {
         snprintf(why, n, "%s: every candidate was refused", family);
         s = PK_ERR_INVALID_ARGUMENT;
     } else if (s == PK_SUCCESS) {

@@ -23,8 +23,9 @@ typedef struct pk_tune_events {
  * while one as slow as the slowest so far ends before `deadline`
  * (pk_tune_now's clock). Leaves the winner set on ctx and returns
  * PK_SUCCESS, or returns an error with the reason in why (every candidate
- * refused: ctx keeps the last one's values, so use a context of its own);
- * stores nothing. A candidate that runs past the deadline is not stopped:
+ * refused: ctx keeps the last one's values, so use a context of its own;
+ * PK_ERR_DEVICE_FAILURE where a candidate's failure lost ctx, which why
+ * names); stores nothing. A candidate that runs past the deadline is not stopped:
  * pk_tune_proc.c stops it. */
 pk_status pk_tune_search(pk_context *ctx, const char *family, const char *start, double deadline,
                          const pk_tune_events *ev, char *why, size_t n);

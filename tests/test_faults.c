@@ -13,7 +13,11 @@
  *    (each in a child process: the registry loads a module once per
  *    process). On OpenCL, truncated and garbage binaries in the program
  *    cache are rebuilt from source, with the same bytes out.
- * 3. Device faults: after PK_INTERNAL_FAULT_DEVICE, pk_finish returns
+ * 3. On OpenCL, launches that do not fit: each op's first kernel launch
+ *    refused as NVIDIA's OpenCL refuses one too large for the device
+ *    (PK_INTERNAL_FAULT_LAUNCH) gives PK_ERR_UNSUPPORTED, loses nothing,
+ *    and the op right after gives the bytes of a fresh context.
+ * 4. Device faults: after PK_INTERNAL_FAULT_DEVICE, pk_finish returns
  *    PK_ERR_DEVICE_FAILURE, every later call on the context
  *    PK_ERR_CONTEXT_LOST, pk_free and pk_close still succeed, and once it
  *    is closed a new context on the device works.
@@ -381,6 +385,58 @@ static void alloc_faults(void)
     }
 }
 
+/* ------------------------------------------------------------ launches that do not fit */
+
+/* OpenCL: each op's first kernel launch refused as NVIDIA's OpenCL refuses
+ * one too large for the device (CL_OUT_OF_RESOURCES on a healthy queue):
+ * PK_ERR_UNSUPPORTED saying so, the context not lost, no buffer changed,
+ * and the same op right after gives the bytes of a context without it. */
+static void launch_faults(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const op_case *c = &cases[i];
+        snapshot init = {0}, want = {0}, got = {0};
+        init.n = n_bufs(c);
+        int ok = 1;
+        for (int j = 0; j < init.n; j++) ok = ok && (init.data[j] = initial_bytes(c, j));
+        pk_context *ctx = NULL;
+        bufs b = {0};
+        if (!ok || !reference(c, &init, &want) || !open_ctx(&ctx)) goto next;
+        if (!setup(ctx, c, &init, &b)) goto next;
+        int reached = 0, fired = 0;
+        pk_status si = pk_internal_fault_inject(ctx, PK_INTERNAL_FAULT_LAUNCH, 0);
+        pk_status s = c->run(ctx, &b);
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pk_last_error(ctx));
+        pk_internal_fault_report(ctx, &reached, &fired);
+        pk_internal_fault_inject(ctx, PK_INTERNAL_FAULT_OFF, 0);
+        ok = check(si == PK_SUCCESS, "%s: inject launch: %s", c->name, pk_last_error(ctx)) &&
+             check(fired, "%s: no kernel launch reached", c->name) &&
+             check(s == PK_ERR_UNSUPPORTED && strstr(msg, "did not fit") && strstr(msg, "injected"),
+                   "%s: a launch that does not fit: got %s \"%s\", want PK_ERR_UNSUPPORTED saying so", c->name,
+                   pk_status_string(s), msg) &&
+             check(pk_finish(ctx) == PK_SUCCESS, "%s: pk_finish after the refused launch: %s", c->name,
+                   pk_last_error(ctx)) &&
+             download_all(ctx, &b, &got) &&
+             check(same_bytes(&b, &got, &init), "%s: a buffer changed under the refused launch", c->name);
+        snapshot_free(&got);
+        if (ok) {
+            s = c->run(ctx, &b);
+            ok = check(s == PK_SUCCESS, "%s: the op after the refused launch: %s: %s", c->name, pk_status_string(s),
+                       pk_last_error(ctx)) &&
+                 download_all(ctx, &b, &got) &&
+                 check(same_bytes(&b, &got, &want), "%s: the op after the refused launch gives other bytes", c->name);
+        }
+        if (i == 0) printf("launch fault: %s\n", msg);
+        printf("launch faults: %-18s %s\n", c->name, ok ? "refused, context kept" : "FAILED");
+    next:
+        if (ctx) pk_close(ctx);
+        snapshot_free(&got);
+        snapshot_free(&init);
+        snapshot_free(&want);
+    }
+}
+
 /* ------------------------------------------------------------ device faults */
 
 typedef struct later_call {
@@ -716,7 +772,10 @@ int main(int argc, char **argv)
         return n_failed ? 1 : 77;
     }
     alloc_faults();
-    if (backend == PK_BACKEND_OPENCL) cache_faults();
+    if (backend == PK_BACKEND_OPENCL) {
+        cache_faults();
+        launch_faults();
+    }
     device_fault();
     remove_tree(tmp_root);
     printf("test_faults: %d checks, %d failed\n", n_checks, n_failed);

@@ -5,7 +5,8 @@
  * cannot open the device) runs in this one,
  * PORTKERN_CL_TUNED=off and a damaged, stale or invalid cache file are
  * ignored, PORTKERN_CL_PARAMS sets values over them (or stops an open
- * with values that break a rule), bad requests are refused with a message, and the inline PTX
+ * with values that break a rule), a candidate whose launch does not fit
+ * the device is refused and the search goes on, bad requests are refused with a message, and the inline PTX
  * state agrees with the device's matrix units and PORTKERN_OPENCL_PTX.
  * Usage: test_tune [device index]; skips (exit 77) without OpenCL. */
 #include <stdio.h>
@@ -194,6 +195,22 @@ int main(int argc, char **argv)
     s = pk_internal_tune(ctx, "rope", &quick, report, sizeof report);
     printf("%s\n", report);
     CHECK(s == PK_SUCCESS && strstr(report, "rope.wg="), "rope in this process: %s", report);
+    /* a candidate whose launch does not fit the device (injected into the
+     * search's first kernel launch, the starting values' check, as NVIDIA's
+     * OpenCL refuses one: CL_OUT_OF_RESOURCES on a healthy queue) is
+     * refused, and the search goes on to a winner on the same context */
+    int reached = 0, fired = 0, refused = 0;
+    CHECK(pk_internal_fault_inject(ctx, PK_INTERNAL_FAULT_LAUNCH, 0) == PK_SUCCESS, "inject: %s",
+          pk_last_error(ctx));
+    s = pk_internal_tune(ctx, "rope", &quick, report, sizeof report);
+    pk_internal_fault_report(ctx, &reached, &fired);
+    pk_internal_fault_inject(ctx, PK_INTERNAL_FAULT_OFF, 0);
+    printf("%s\n", report);
+    const char *rc = strstr(report, " refused, ");
+    while (rc && rc > report && rc[-1] >= '0' && rc[-1] <= '9') rc--;
+    if (rc) refused = atoi(rc);
+    CHECK(fired && s == PK_SUCCESS && strstr(report, "rope.wg=") && refused >= 1,
+          "rope with a launch that does not fit (fired %d, %d refused): %s", fired, refused, report);
     unsetenv("PORTKERN_TUNE_WORKER");
     /* the worker finds the caller's device by its name where its own
      * listing moved the index; a name it does not list, it reports with

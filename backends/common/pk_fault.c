@@ -24,6 +24,15 @@ int pk_fault_device(const void *dev)
     return 1;
 }
 
+int pk_fault_launch(void)
+{
+    pk_fault_plan *p = active;
+    if (!p || !p->dev || p->launch < 0) return 0;
+    if (p->launch-- > 0) return 0;
+    p->fired = 1;
+    return 1;
+}
+
 /* PTX, so that the driver builds it for whatever NVIDIA GPU it runs on and
  * no kernel of the library carries a fault on purpose. Given address 0 it
  * stores through a null pointer: CUDA_ERROR_ILLEGAL_ADDRESS at the next

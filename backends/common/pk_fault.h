@@ -17,6 +17,7 @@ typedef struct pk_fault_plan {
     int reached;       /* sites reached on dev since the plan was armed */
     int fired;         /* the failing site was reached (it fails only once) */
     int device_fault;  /* simulated device fault pending on dev (ref, OpenCL) */
+    int launch;        /* kernel launches let through, on any device, before one is refused; -1: none */
 } pk_fault_plan;
 
 /* Makes this image's sites consult `plan` (the router's). */
@@ -29,6 +30,11 @@ int pk_fault_alloc(const void *dev);
 /* Nonzero once, when a simulated device fault is pending on `dev`: the
  * backend's wait (finish) then reports PK_ERR_DEVICE_FAILURE. */
 int pk_fault_device(const void *dev);
+
+/* A kernel launch (OpenCL's pk_cl_run), on any device of the process
+ * while a plan is armed (the tuner's own contexts too): nonzero means
+ * refuse it as too large for the device. */
+int pk_fault_launch(void);
 
 /* PTX of pk_fault_store(u64 address): stores 1 there (CUDA, HIP on
  * NVIDIA: launched with address 0, a real device fault). */

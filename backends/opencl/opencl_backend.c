@@ -11,6 +11,7 @@
 #define PK_CL_MAX_DEVICES 64
 /* Vendor queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query). */
 #define PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define PK_CL_DEVICE_REGISTERS_PER_BLOCK_NV 0x4002
 #define PK_CL_DEVICE_WARP_SIZE_NV 0x4003
 #define PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 
@@ -191,6 +192,11 @@ static pk_status cl_open(int index, void *queue, void **out, pk_msg *msg)
     if (clGetDeviceInfo(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg, &d->max_wg, NULL) != CL_SUCCESS ||
         !d->max_wg)
         d->max_wg = 1;
+    /* the register file a work-group's bound must fit (opencl_tuned.c) */
+    if (has_extension(d->device, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(d->device, PK_CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof d->nv_regs, &d->nv_regs, NULL) !=
+            CL_SUCCESS)
+        d->nv_regs = 0;
     s = pk_cl_params_load(d, msg);
     if (s != PK_SUCCESS) {
         free(d);

@@ -29,6 +29,7 @@ typedef struct pk_cl_device {
     size_t counters_size;
     pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    cl_uint nv_regs;      /* CL_DEVICE_REGISTERS_PER_BLOCK_NV; 0: not NVIDIA, or not said */
     pk_cl_params prm;     /* the kernels' parameters (opencl_tuned.c) */
     char prm_from[PK_CL_FAMILY_COUNT]; /* per family: 't'able, tune'd' (the cache), 's'et by a caller */
     int autotune;                        /* families are tuned on first use (opencl_autotune.c) */

@@ -9,6 +9,7 @@
 
 #include "opencl_attention_plan.h"
 #include "opencl_gemm_plan.h"
+#include "opencl_launch.h"
 #include "opencl_params.h"
 #include "opencl_rows_plan.h"
 
@@ -189,7 +190,45 @@ static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
         }                                                                                         \
     } while (0)
 
-int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t n)
+int pk_cl_family_regs(const pk_cl_params *p, pk_cl_family f, size_t *items)
+{
+    *items = 0;
+    switch (f) {
+    case PK_CL_FAMILY_GEMM_LARGE:
+    case PK_CL_FAMILY_GEMM_SMALL:
+    case PK_CL_FAMILY_GEMM_DECODE: {
+        const pk_cl_gemm_tile *t = &p->gemm[f - PK_CL_FAMILY_GEMM_LARGE];
+        if (t->wm > 0 && t->wn > 0) *items = pk_cl_gemm_tile_threads(t);
+        return t->regs;
+    }
+    case PK_CL_FAMILY_GEMM_MMA:
+    case PK_CL_FAMILY_GEMM_MMA_SMALL:
+    case PK_CL_FAMILY_GEMM_MMA_NARROW: {
+        const pk_cl_mma_tile *t = &p->mma[f - PK_CL_FAMILY_GEMM_MMA];
+        *items = (size_t)32 * (size_t)t->warps_m * (size_t)t->warps_n * (size_t)(t->kwarp > 0 ? t->kwarp : 1);
+        return t->regs;
+    }
+    case PK_CL_FAMILY_DECODE:
+        /* the decode kernel's work-group: slots x tpk items, at most wg (or
+         * one warp, where a row's runs outnumber wg) */
+        *items = (size_t)(p->decode.wg > 32 ? p->decode.wg : 32);
+        return p->decode.regs;
+    default: return 0;
+    }
+}
+
+int pk_cl_params_check_regs(const pk_cl_params *p, pk_cl_family f, uint64_t regs_per_block, char *why, size_t n)
+{
+    size_t items;
+    const int regs = pk_cl_family_regs(p, f, &items);
+    RULE(pk_cl_regs_fit(regs, items, regs_per_block),
+         "regs (%d) x %zu work-items is over the %llu registers of a work-group (NVIDIA)", regs, items,
+         (unsigned long long)regs_per_block);
+    return 0;
+}
+
+/* the family's own rules (pk_cl_params_check: then its registers) */
+static int check_rules(const pk_cl_params *p, pk_cl_family f, char *why, size_t n)
 {
     switch (f) {
     case PK_CL_FAMILY_GEMM_LARGE:
@@ -251,6 +290,12 @@ int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
         return 0;
     default: return 0;
     }
+}
+
+int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t n)
+{
+    if (check_rules(p, f, why, n)) return -1;
+    return pk_cl_params_check_regs(p, f, PK_CL_NV_REGS_PER_BLOCK, why, n);
 }
 
 static const pk_cl_param *find(const char *family, size_t flen, const char *name, size_t nlen)

@@ -219,8 +219,24 @@ int pk_cl_params_format(const pk_cl_params *p, pk_cl_family f, char *buf, size_t
 
 /* Whether family f's values in *p obey the rules its kernels rely on
  * (divisibility, powers of two, bounds a device does not set). 0, or -1
- * with the reason in why. What a given device can run (local memory,
+ * with the reason in why. Among them: a register bound that a work-group
+ * cannot hold on NVIDIA (pk_cl_params_check_regs with
+ * PK_CL_NV_REGS_PER_BLOCK). What a given device can run (local memory,
  * work-group limits) the plans check and fall back from. */
 int pk_cl_params_check(const pk_cl_params *p, pk_cl_family f, char *why, size_t n);
+
+/* The register bound of family f (regs: NVIDIA's -cl-nv-maxrregcount) and
+ * the most work-items a work-group of its kernel takes with p's values
+ * (gemm tiles: (tn / wn) x (tm / wm); tensor-core tiles: 32 warps_m warps_n,
+ * times kwarp; attn_decode: wg); 0 for a family without a bound. */
+int pk_cl_family_regs(const pk_cl_params *p, pk_cl_family f, size_t *items);
+/* Whether family f's work-groups, each work-item allowed its register
+ * bound, fit a register file of regs_per_block (opencl_launch.h's
+ * pk_cl_regs_fit): a bound over it would have NVIDIA's OpenCL refuse the
+ * launch (CL_OUT_OF_RESOURCES). 0, or -1 with the reason in why.
+ * pk_cl_params_check applies it with PK_CL_NV_REGS_PER_BLOCK; a device
+ * that reports a smaller file (CL_DEVICE_REGISTERS_PER_BLOCK_NV) also with
+ * its own where values are set (opencl_tuned.c). */
+int pk_cl_params_check_regs(const pk_cl_params *p, pk_cl_family f, uint64_t regs_per_block, char *why, size_t n);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "opencl_launch.h"
 #include "pk_disk_cache.h"
 #include "pk_fault.h"
 
@@ -250,16 +251,70 @@ pk_status pk_cl_set_args(pk_cl_kern *k, const pk_cl_arg *args, int nargs, pk_msg
     return PK_SUCCESS;
 }
 
+_Static_assert(PK_CL_SUCCESS == CL_SUCCESS && PK_CL_OUT_OF_RESOURCES == CL_OUT_OF_RESOURCES &&
+                   PK_CL_INVALID_WORK_GROUP_SIZE == CL_INVALID_WORK_GROUP_SIZE,
+               "opencl_launch.h's codes are CL/cl.h's");
+
+/* "256" or "16x16": a launch's work-group */
+static void wg_text(char *buf, size_t n, cl_uint dims, const size_t *local, size_t *items)
+{
+    size_t at = 0;
+    *items = 1;
+    buf[0] = 0;
+    for (cl_uint i = 0; local && i < dims && at < n; i++) {
+        at += (size_t)snprintf(buf + at, n - at, "%s%zu", i ? "x" : "", local[i]);
+        *items *= local[i];
+    }
+    if (!local) snprintf(buf, n, "the runtime's choice");
+}
+
+/* The one place a kernel launch is queued (every op goes through
+ * pk_cl_run), so the one place that tells a launch this device cannot run
+ * (opencl_launch.h: the context stays usable, PK_ERR_UNSUPPORTED) from a
+ * device that failed (PK_ERR_DEVICE_FAILURE: the context is lost). */
 pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg)
 {
+    char wg[48];
+    size_t items;
+    wg_text(wg, sizeof wg, dims, local, &items);
+    /* the kernel's own limit (its registers on NVIDIA) before the driver's
+     * answer, which tells a launch too large from a fault only by a wait */
+    if (local && k->max_wg && items > k->max_wg)
+        return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                       "kernel %s: a work-group of %s work-items does not fit this device, which runs at most %zu "
+                       "of this kernel (CL_KERNEL_WORK_GROUP_SIZE; on NVIDIA what its registers a work-item leave "
+                       "room for); nothing was launched",
+                       k->name, wg, k->max_wg);
     pk_status s = pk_cl_set_args(k, args, nargs, msg);
     if (s != PK_SUCCESS) return s;
     size_t g[3];
     for (cl_uint i = 0; i < dims; i++)
         g[i] = local ? (global[i] + local[i] - 1) / local[i] * local[i] : global[i];
-    return pk_cl_check(clEnqueueNDRangeKernel(d->queue, k->kernel, dims, NULL, g, local, 0, NULL, NULL),
-                       "clEnqueueNDRangeKernel", msg);
+    /* a test's refusal (pk_internal_fault_inject) takes the same way */
+    const int injected = pk_fault_launch();
+    const cl_int err =
+        injected ? CL_OUT_OF_RESOURCES : clEnqueueNDRangeKernel(d->queue, k->kernel, dims, NULL, g, local, 0, NULL, NULL);
+    if (err == CL_SUCCESS) return PK_SUCCESS;
+    if (pk_cl_launch_may_not_fit(err)) {
+        const cl_int fin = clFinish(d->queue);
+        if (pk_cl_launch_status(err, fin) == PK_ERR_UNSUPPORTED) {
+            cl_ulong lmem = 0;
+            if (clGetKernelWorkGroupInfo(k->kernel, d->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL) !=
+                CL_SUCCESS)
+                lmem = 0;
+            return pk_msgf(msg, PK_ERR_UNSUPPORTED,
+                           "kernel %s: the launch of work-groups of %s work-items did not fit this device "
+                           "(clEnqueueNDRangeKernel: %s; its registers a work-item x work-items or its %llu bytes of "
+                           "local memory are more than a multiprocessor has); the queue is healthy (clFinish "
+                           "succeeded), nothing was launched%s",
+                           k->name, wg, pk_cl_error_name(err), (unsigned long long)lmem, injected ? " (injected)" : "");
+        }
+        return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "kernel %s, work-groups of %s: clEnqueueNDRangeKernel: %s (%d), "
+                       "then clFinish: %s (%d): the device failed", k->name, wg, pk_cl_error_name(err), (int)err,
+                       pk_cl_error_name(fin), (int)fin);
+    }
+    return pk_cl_check(err, "clEnqueueNDRangeKernel", msg);
 }
 
 size_t pk_cl_kern_max_wg(const pk_cl_kern *k) { return k->max_wg; }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "opencl_internal.h"
+#include "opencl_launch.h"
 #include "pk_disk_cache.h"
 
 #define TUNED_MAGIC "portkern-tuned 1"
@@ -112,8 +113,20 @@ static int set_over(pk_cl_device *d, const char *spec, char *why, size_t n)
     if (pk_cl_params_set(&next, spec, why, n)) return -1;
     int count;
     const pk_cl_param *ps = pk_cl_param_list(&count);
+    char changed[PK_CL_FAMILY_COUNT] = {0};
     for (int i = 0; i < count; i++)
-        if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) d->prm_from[ps[i].family] = FROM_SET;
+        if (pk_cl_param_get(&next, &ps[i]) != pk_cl_param_get(&d->prm, &ps[i])) changed[ps[i].family] = 1;
+    /* pk_cl_params_set held the register bounds to NVIDIA's usual file;
+     * a device that says it has less holds them to its own */
+    for (int f = 0; f < PK_CL_FAMILY_COUNT && d->nv_regs && d->nv_regs < PK_CL_NV_REGS_PER_BLOCK; f++) {
+        char rule[160];
+        if (changed[f] && pk_cl_params_check_regs(&next, (pk_cl_family)f, d->nv_regs, rule, sizeof rule)) {
+            snprintf(why, n, "%s: %s", pk_cl_family_get((pk_cl_family)f)->name, rule);
+            return -1;
+        }
+    }
+    for (int f = 0; f < PK_CL_FAMILY_COUNT; f++)
+        if (changed[f]) d->prm_from[f] = FROM_SET;
     d->prm = next;
     return 0;
 }
