@@ -510,7 +510,10 @@ if [[ $parts == *kprof* ]]; then
   # how busy each pipe is (a run of its own: a regex that matches no metric
   # of this ncu fails only this one, as sm__pipe_tensor_op_gmma did)
   sec="--metrics regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,regex:^sm__pipe_.*cycles_active\.avg\.pct_of_peak_sustained_active$"
-  kp attn-wgmma-stalls 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
+  kp attn-wgmma-stalls 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
+  # the same kernel's stalls by instruction (the SASS lines most waited on)
+  sec="--section SourceCounters --section WarpStateStats --print-details all"
+  kp attn-wgmma-sources 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight
