@@ -101,6 +101,13 @@ int pk_cu_attn_knob_of(const char *value)
 /* The Hopper kernel's head dims (attention_kernels.h) */
 static int wgmma_dim(int64_t d) { return d == 64 || d == 128 || d == 256; }
 
+/* Whether the Hopper kernel of head dim d runs here: sm_90 with the module
+ * loaded (wgmma), and its shared memory fits */
+static int wgmma_fits(int sm, int wgmma, int64_t d, size_t smem_optin)
+{
+    return wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d) <= smem_optin;
+}
+
 /* One 128-row block per row tile, one resident per multiprocessor (its
  * 384 threads take the register file) */
 static pk_attn_split wgmma_split(const pk_attention_problem *p, int64_t rows, int64_t sms)
@@ -111,8 +118,8 @@ static pk_attn_split wgmma_split(const pk_attention_problem *p, int64_t rows, in
 int pk_cu_attn_wgmma_takes(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma)
 {
     const int64_t rows = p->sq * (p->hq / p->hkv);
-    return wgmma && sm == 90 && pk_cu_attn_mma_layout(p) && wgmma_dim(p->d) && rows > 16 &&
-           (size_t)PK_CU_ATTN_WG_SMEM(p->d) <= smem_optin && wgmma_split(p, rows, sm_count > 0 ? sm_count : 1).n == 1;
+    return wgmma_fits(sm, wgmma, p->d, smem_optin) && pk_cu_attn_mma_layout(p) && rows > 16 &&
+           wgmma_split(p, rows, sm_count > 0 ? sm_count : 1).n == 1;
 }
 
 void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma,
@@ -198,7 +205,7 @@ static void mma_variants(int sm, size_t smem_optin, int wgmma, int knob_only, in
     if (sm < 80) return;
     if (v ? !variant_fits(v, d, smem_optin) : keys_smem(d) > smem_optin) return;
     const int knob_tile = kind == PK_CU_ATTN_MMA_ROWS128N32 || kind == PK_CU_ATTN_MMA_ROWS128W8;
-    const int hopper = v && wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d) <= smem_optin;
+    const int hopper = v && wgmma_fits(sm, wgmma, d, smem_optin);
     if ((knob_tile || hopper) == knob_only) fn(ctx, name, 0);
     if (kind != PK_CU_ATTN_MMA_ROWS128 && knob_tile == knob_only) fn(ctx, name, 1);
 }
@@ -217,7 +224,7 @@ static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
 #define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, wgmma, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
 #define CAN_WGMMA(name, DT, D, PP) \
-    if (knob_only == !(PP) && wgmma && sm == 90 && (size_t)PK_CU_ATTN_WG_SMEM(D) <= smem_optin) fn(ctx, name, 0);
+    if (knob_only == !(PP) && wgmma_fits(sm, wgmma, D, smem_optin)) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }
 

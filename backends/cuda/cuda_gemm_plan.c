@@ -252,8 +252,6 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     pick best = pick_wgmma(p, sm_count, knob, trial ? PK_CU_GEMM_MAX_SPLITS : 1);
     if (!trial && forced < 0 && best.tile >= 0 && best.tiles * 4 <= sm_count)
         best = pick_wgmma(p, sm_count, knob, PK_CU_GEMM_MAX_SPLITS);
-    const int best_splits = best.splits;
-    const int64_t best_steps = best.steps;
     if (best.tile < 0) return 0;
     const wgmma_tile *t = &wgmma_tiles[best.tile];
 
@@ -262,16 +260,16 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     out->kernel = ids.wgmma[p->a.dtype - 1][best.tile];
     out->tile_m = (unsigned)t->bm;
     out->tile_n = (unsigned)t->bn;
-    out->splits = best_splits;
-    out->steps = (int)best_steps;
-    out->part_bytes = best_splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best_splits * (size_t)t->bm *
+    out->splits = best.splits;
+    out->steps = (int)best.steps;
+    out->part_bytes = best.splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best.splits * (size_t)t->bm *
                                             (size_t)t->bn * sizeof(float)
                                       : 0;
     out->pair = t->form == PK_CU_WGMMA_PAIR;
     /* persistent: one block per multiprocessor walks the units (a pair of
      * blocks, pairs of units) */
     const int64_t sms = out->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
-    int64_t units = (out->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best_splits;
+    int64_t units = (out->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best.splits;
     int64_t per_batch = units < sms ? units : sms;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sms) /* several batches: fill the device, not more */
