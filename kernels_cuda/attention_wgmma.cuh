@@ -170,6 +170,16 @@ template <int DT, class C> __device__ __forceinline__ bool nonfinite(const unsig
     return bad;
 }
 
+/* Issues O += P V over one stage of V (vt), P from registers (after the
+ * caller's wgmma fence) */
+template <int DT, class C>
+__device__ __forceinline__ void pv_products(float (&o)[C::D / 2], const uint32_t (&pa)[C::BN / 16][4], uint32_t vt)
+{
+#pragma unroll
+    for (int kk = 0; kk < C::BN / 16; kk++)
+        pk_sm90::mma_rs<DT, C::D>::run(o, pa[kk], pk_sm90::desc_sw128(vt + kk * 16 * 128, C::BN * 128, 1024));
+}
+
 #endif /* PK_SM90_ENABLED */
 
 template <int DT, int D, int PP> __device__ __forceinline__ void attention(const pk_attn_params &p)
@@ -344,11 +354,8 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
          * ptxas serialises every wgmma of the kernel, C7520, where one
          * sits on a path it cannot prove warp-uniform) */
         if (__all_sync(0xffffffffu, pend)) {
-            const uint32_t vt = s_v + pst * C::KV;
             wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BN / 16; kk++)
-                mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
+            pv_products<DT, C>(o, pa, s_v + pst * C::KV);
         }
         /* (an empty group without P V: the waits below stay the same
          * instructions on every path, which ptxas needs to keep the
@@ -487,9 +494,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         fence_regs(o);
         fence_regs(pa);
         wgmma_fence();
-        const uint32_t vt = s_v + pst * C::KV;
-#pragma unroll
-        for (int kk = 0; kk < BN / 16; kk++) mma_rs<DT, D>::run(o, pa[kk], desc_sw128(vt + kk * 16 * 128, BN * 128, 1024));
+        pv_products<DT, C>(o, pa, s_v + pst * C::KV);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(o);
