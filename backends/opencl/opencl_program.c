@@ -255,17 +255,15 @@ _Static_assert(PK_CL_SUCCESS == CL_SUCCESS && PK_CL_OUT_OF_RESOURCES == CL_OUT_O
                    PK_CL_INVALID_WORK_GROUP_SIZE == CL_INVALID_WORK_GROUP_SIZE,
                "opencl_launch.h's codes are CL/cl.h's");
 
-/* "256" or "16x16": a launch's work-group */
-static void wg_text(char *buf, size_t n, cl_uint dims, const size_t *local, size_t *items)
+/* "256" or "16x16": a launch's work-group, for messages */
+static const char *wg_text(char *buf, size_t n, cl_uint dims, const size_t *local)
 {
     size_t at = 0;
-    *items = 1;
     buf[0] = 0;
-    for (cl_uint i = 0; local && i < dims && at < n; i++) {
+    for (cl_uint i = 0; local && i < dims && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%zu", i ? "x" : "", local[i]);
-        *items *= local[i];
-    }
     if (!local) snprintf(buf, n, "the runtime's choice");
+    return buf;
 }
 
 /* The one place a kernel launch is queued (every op goes through
@@ -275,9 +273,9 @@ static void wg_text(char *buf, size_t n, cl_uint dims, const size_t *local, size
 pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int nargs, cl_uint dims,
                     const size_t *global, const size_t *local, pk_msg *msg)
 {
-    char wg[48];
-    size_t items;
-    wg_text(wg, sizeof wg, dims, local, &items);
+    char wg[48]; /* the work-group as text: only the failures below say it */
+    size_t items = 1;
+    for (cl_uint i = 0; local && i < dims; i++) items *= local[i];
     /* the kernel's own limit (its registers on NVIDIA) before the driver's
      * answer, which tells a launch too large from a fault only by a wait */
     if (local && k->max_wg && items > k->max_wg)
@@ -285,7 +283,7 @@ pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int n
                        "kernel %s: a work-group of %s work-items does not fit this device, which runs at most %zu "
                        "of this kernel (CL_KERNEL_WORK_GROUP_SIZE; on NVIDIA what its registers a work-item leave "
                        "room for); nothing was launched",
-                       k->name, wg, k->max_wg);
+                       k->name, wg_text(wg, sizeof wg, dims, local), k->max_wg);
     pk_status s = pk_cl_set_args(k, args, nargs, msg);
     if (s != PK_SUCCESS) return s;
     size_t g[3];
@@ -308,11 +306,12 @@ pk_status pk_cl_run(pk_cl_device *d, pk_cl_kern *k, const pk_cl_arg *args, int n
                            "(clEnqueueNDRangeKernel: %s; its registers a work-item x work-items or its %llu bytes of "
                            "local memory are more than a multiprocessor has); the queue is healthy (clFinish "
                            "succeeded), nothing was launched%s",
-                           k->name, wg, pk_cl_error_name(err), (unsigned long long)lmem, injected ? " (injected)" : "");
+                           k->name, wg_text(wg, sizeof wg, dims, local), pk_cl_error_name(err),
+                           (unsigned long long)lmem, injected ? " (injected)" : "");
         }
         return pk_msgf(msg, PK_ERR_DEVICE_FAILURE, "kernel %s, work-groups of %s: clEnqueueNDRangeKernel: %s (%d), "
-                       "then clFinish: %s (%d): the device failed", k->name, wg, pk_cl_error_name(err), (int)err,
-                       pk_cl_error_name(fin), (int)fin);
+                       "then clFinish: %s (%d): the device failed", k->name, wg_text(wg, sizeof wg, dims, local),
+                       pk_cl_error_name(err), (int)err, pk_cl_error_name(fin), (int)fin);
     }
     return pk_cl_check(err, "clEnqueueNDRangeKernel", msg);
 }
