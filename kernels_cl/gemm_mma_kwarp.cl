@@ -29,14 +29,7 @@
  * and columns past n read the last row or column (their sums are not
  * stored); k past the end is zeros in both operands.
  *
- * A_LDS > 0: a goes through local memory instead, in rounds of WK steps
- * (one a warp group) through a ring of A_LDS rounds filled by cp.async,
- * one barrier a round: each work-group reads a from L2 once, not once a
- * warp row, and a's copies in flight hold no registers, which then hold
- * deeper weight pipelines. The ring and the sums' buffer share the local
- * memory (the sums come after the loop).
- *
- * Build defines: BM BN WM WN WK DEPTH RED_MT SPLITS A_LDS, DT_A (1 f16, 2 bf16),
+ * Build defines: BM BN WM WN WK DEPTH RED_MT SPLITS, DT_A (1 f16, 2 bf16),
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_CL_PARAMS), and with SPLITS > 1 the pieces' sums in
  * part (part[((sp * batch + z) * m + row) * pn + col], pn: n rounded up to
@@ -57,30 +50,9 @@
 #else
 #define KW_PART
 #endif
-#ifndef A_LDS
-#define A_LDS 0
-#endif
-#define RED_FLOATS (WK * RROWS * RS)
-/* a's ring: A_LDS rounds of WK steps of BM rows of 32 k (64 bytes) */
-#define RING_FLOATS (A_LDS * WK * BM * 16)
-#define LDS_FLOATS (RING_FLOATS > RED_FLOATS ? RING_FLOATS : RED_FLOATS)
 typedef ushort e_t;
 typedef PK_TYPE(DT_A) a_t;
 typedef PK_TYPE(DT_D) d_t;
-
-/* the weights of step s alone: a whole step, or the last of k */
-inline __attribute__((always_inline)) void kw_load_w_whole(uint4 xw[NT], __global const e_t *const pw[NT], long s)
-{
-#pragma unroll
-    for (int j = 0; j < NT; j++) xw[j] = pk_ld_stream16(pw[j] + s * BK);
-}
-inline __attribute__((always_inline)) void kw_load_w(uint4 xw[NT], __global const e_t *const pw[NT], long s, long k,
-                                                      int q)
-{
-    const long valid = k - s * BK - 8 * q;
-#pragma unroll
-    for (int j = 0; j < NT; j++) xw[j] = pk_ld16_part(pw[j] + s * BK, valid);
-}
 
 /* step s's operands into one register set: xa[i][h] a's row g + 8h of
  * m16 tile i, xw[j] weight row g of block j (pointers at the lane's 8q of
@@ -92,7 +64,8 @@ inline __attribute__((always_inline)) void kw_load_whole(uint4 xa[MT][2], uint4 
                                                           __global const e_t *const pa[MT][2],
                                                           __global const e_t *const pw[NT], long s)
 {
-    kw_load_w_whole(xw, pw, s);
+#pragma unroll
+    for (int j = 0; j < NT; j++) xw[j] = pk_ld_stream16(pw[j] + s * BK);
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
@@ -102,7 +75,8 @@ inline __attribute__((always_inline)) void kw_load(uint4 xa[MT][2], uint4 xw[NT]
                                                     __global const e_t *const pw[NT], long s, long k, int q)
 {
     const long valid = k - s * BK - 8 * q;
-    kw_load_w(xw, pw, s, k, q);
+#pragma unroll
+    for (int j = 0; j < NT; j++) xw[j] = pk_ld16_part(pw[j] + s * BK, valid);
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
@@ -117,37 +91,10 @@ inline __attribute__((always_inline)) void kw_mma(float acc[MT][NT][4], uint4 xa
         for (int j = 0; j < NT; j++) pk_mma_k32_of(DT_A)(acc[i][j], xa[i][0], xa[i][1], xw[j]);
 }
 
-#if A_LDS
-/* Round r's a into ring slot r % A_LDS: step w of the round (the piece's
- * step first + r WK + w) at [w][row][16-byte chunk], rows past m reading
- * row m - 1, k past the end zeros. A round's last steps may lie past the
- * piece (read, not multiplied). Rows of 64 bytes: the 8 lanes of a
- * quarter-warp's 16-byte reads (rows g, g + 1, chunks 0..3) take 128
- * consecutive bytes, no bank twice. A work-item copies the same CPT
- * chunks c = tid + i WG of every round: row[i] is chunk c's row of a,
- * kc[i] its k in round 0 (round r: r WK BK on). */
-#define CPT ((WK * BM * 4 + WG - 1) / WG)
-inline __attribute__((always_inline)) void kw_copy_a(__local uint4 *ring, __global const e_t *const row[CPT],
-                                                      const long kc[CPT], long k, int r, int tid)
-{
-    __local uint4 *slot = ring + (r % A_LDS) * (WK * BM * 4);
-#pragma unroll
-    for (int i = 0; i < CPT; i++) {
-        const int c = tid + i * WG;
-        const long kk = kc[i] + (long)r * (WK * BK);
-        if (c >= WK * BM * 4) continue;
-        if (kk + 8 <= k)
-            pk_cp_async16(slot + c, row[i] + kk);
-        else
-            pk_cp_async16_zfill(slot + c, kk < k ? row[i] + kk : row[i], kk < k ? (uint)(2 * (k - kk)) : 0u);
-    }
-}
-#endif
-
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_mma_kwarp(PK_GEMM_CL_PARAMS(a_, b_) KW_PART)
 {
     PK_GEMM_CL_UNPACK;
-    __local float red[LDS_FLOATS] __attribute__((aligned(16)));
+    __local float red[WK * RROWS * RS] __attribute__((aligned(16)));
     __global const e_t *a = (__global const e_t *)a_, *b = (__global const e_t *)b_;
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
     const int wn = warp % WN, wm = warp / WN % WM, wk = warp / (WN * WM);
@@ -164,16 +111,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_mma_kwarp(PK_
         const int mine = s_end > s0 ? (int)((s_end - s0 + WK - 1) / WK) : 0;
         for (long mt = get_group_id(1); mt < m_tiles; mt += get_num_groups(1)) {
             const long m0 = mt * BM;
-            __global const e_t *pw[NT];
-#if !A_LDS
-            __global const e_t *pa[MT][2];
+            __global const e_t *pa[MT][2], *pw[NT];
 #pragma unroll
             for (int i = 0; i < MT; i++)
 #pragma unroll
                 for (int h = 0; h < 2; h++)
                     pa[i][h] = a + a_off + z * a_sb + min(m0 + wm * WTM + i * 16 + g + 8 * h, m - 1) * a_sm + 8 * q +
                                s0 * BK;
-#endif
 #pragma unroll
             for (int j = 0; j < NT; j++)
                 pw[j] = b + b_off + z * b_sb + min(n0 + wn * WTN + j * 8 + g, n - 1) * b_sn + 8 * q + s0 * BK;
@@ -183,67 +127,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_mma_kwarp(PK_
 #pragma unroll
                 for (int j = 0; j < NT; j++) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
 
-            const long kw = k - s0 * BK;
-            const int whole = kw >= BK ? min(mine, (int)((kw - BK) / (WK * BK)) + 1) : 0;
-#if A_LDS
-            /* every warp takes part in every round (its barrier), with or
-             * without a step of its own in it (t < mine) */
-            const long first = sp * per_split;
-            const int rounds = s_end > first ? (int)((s_end - first + WK - 1) / WK) : 0;
-            __local uint4 *ring = (__local uint4 *)red;
-            __global const e_t *crow[CPT];
-            long ck[CPT];
-#pragma unroll
-            for (int i = 0; i < CPT; i++) {
-                const int c = min(tid + i * WG, WK * BM * 4 - 1), w = c / (BM * 4), row = c / 4 % BM;
-                crow[i] = a + a_off + z * a_sb + min(m0 + row, m - 1) * a_sm;
-                ck[i] = (first + w) * BK + 8 * (c % 4);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE); /* the last block's sums have been read */
-#pragma unroll
-            for (int r = 0; r < A_LDS - 1; r++) {
-                if (r < rounds) kw_copy_a(ring, crow, ck, k, r, tid);
-                pk_cp_async_commit();
-            }
-            uint4 xa[MT][2], xw[DEPTH][NT];
-#pragma unroll
-            for (int t = 0; t < DEPTH - 1; t++) {
-                if (t < whole) kw_load_w_whole(xw[t], pw, (long)t * WK);
-                else if (t < mine) kw_load_w(xw[t], pw, (long)t * WK, kw, q);
-            }
-            for (int t0 = 0; t0 < rounds; t0 += DEPTH) {
-#pragma unroll
-                for (int s = 0; s < DEPTH; s++) {
-                    const int t = t0 + s;
-                    if (t >= rounds) break;
-                    /* round t's a has landed (A_LDS - 2 later rounds may be
-                     * in flight) and every warp is done with round t - 1,
-                     * whose slot round t + A_LDS - 1 takes */
-                    pk_cp_async_wait(A_LDS - 2);
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    if (t + A_LDS - 1 < rounds) kw_copy_a(ring, crow, ck, k, t + A_LDS - 1, tid);
-                    pk_cp_async_commit();
-                    const int nx = t + DEPTH - 1;
-                    if (nx < whole) kw_load_w_whole(xw[(s + DEPTH - 1) % DEPTH], pw, (long)nx * WK);
-                    else if (nx < mine) kw_load_w(xw[(s + DEPTH - 1) % DEPTH], pw, (long)nx * WK, kw, q);
-                    if (t < mine) {
-                        __local const uint4 *slot = ring + ((t % A_LDS) * WK + wk) * (BM * 4);
-#pragma unroll
-                        for (int i = 0; i < MT; i++)
-#pragma unroll
-                            for (int h = 0; h < 2; h++) xa[i][h] = slot[(wm * WTM + i * 16 + g + 8 * h) * 4 + q];
-                        kw_mma(acc, xa, xw[s]);
-                    }
-                }
-            }
-            pk_cp_async_wait(0);
-#else
             /* register set t % DEPTH holds the warp's t-th step; the set's
              * index is a literal in each copy of the unrolled loop, as
              * registers need. Pointers sit at the warp's first step: its
              * t-th is t WK steps on, at k from (s0 + t WK) BK. All its steps
              * but the last of k are whole (kw_load_whole); that one, if it
              * is the warp's, comes after the loop. */
+            const long kw = k - s0 * BK;
+            const int whole = kw >= BK ? min(mine, (int)((kw - BK) / (WK * BK)) + 1) : 0;
             uint4 xa[DEPTH][MT][2], xw[DEPTH][NT];
 #pragma unroll
             for (int t = 0; t < DEPTH - 1; t++)
@@ -263,7 +154,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_mma_kwarp(PK_
                 kw_load(xa[0], xw[0], pa, pw, (long)whole * WK, kw, q);
                 kw_mma(acc, xa[0], xw[0]);
             }
-#endif
 
             /* the warp groups' sums, RED_MT m16 tiles of each warp row at a
              * time: each warp's into its rows of red, then each work-item

@@ -154,9 +154,9 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     char options[512];
     if (t->kwarp)
         pk_cl_options(options, sizeof options,
-                      "-DPK_PTX=1 -DBM=%d -DBN=%d -DWM=%d -DWN=%d -DWK=%d -DDEPTH=%d -DRED_MT=%d -DSPLITS=%d -DA_LDS=%d",
-                      t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp, t->stages,
-                      pk_cl_mma_red_mt(t, d->info.local_mem_bytes), splits, t->alds);
+                      "-DPK_PTX=1 -DBM=%d -DBN=%d -DWM=%d -DWN=%d -DWK=%d -DDEPTH=%d -DRED_MT=%d -DSPLITS=%d", t->bm,
+                      t->bn, t->warps_m, t->warps_n, t->kwarp, t->stages,
+                      pk_cl_mma_red_mt(t, d->info.local_mem_bytes), splits);
     else
         pk_cl_options(options, sizeof options,
                       "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d "

@@ -193,20 +193,10 @@ const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
-    /* kwarp: the warps' sums of one m16 tile at least (pk_cl_mma_red_mt),
-     * in the same bytes as a's ring (alds) */
-    if (t->kwarp) {
-        const size_t red = pk_cl_mma_red_bytes(t, 1), ring = pk_cl_mma_ring_bytes(t);
-        return red > ring ? red : ring;
-    }
+    /* kwarp: the warps' sums of one m16 tile at least (pk_cl_mma_red_mt) */
+    if (t->kwarp) return pk_cl_mma_red_bytes(t, 1);
     /* breg: two rounds of a alone */
     return 2u * 32u * (size_t)t->stages * (t->breg ? 2u * (size_t)t->bm : (size_t)(t->bm + t->bn));
-}
-
-size_t pk_cl_mma_ring_bytes(const pk_cl_mma_tile *t)
-{
-    /* alds rounds of kwarp steps of bm rows of 32 k, 2 bytes each */
-    return t->kwarp && t->alds > 0 ? (size_t)t->alds * (size_t)t->kwarp * (size_t)t->bm * 64u : 0;
 }
 
 size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt)
@@ -238,12 +228,10 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
     /* kwarp: warp blocks of whole m16 tiles by n8 blocks, kwarp warps a
      * block, weights in registers of their own (no breg), 2..4 steps held
-     * a warp (2..8 with a through local memory, 2 to 8 rounds of it) */
-    if (t->alds < 0 || (t->alds && (!t->kwarp || t->alds < 2))) return 0;
+     * a warp */
     if (t->kwarp) {
         const size_t warps = (size_t)t->warps_m * t->warps_n * t->kwarp;
-        if (t->kwarp < 1 || t->breg || t->bm % (16 * t->warps_m) || t->bn % (8 * t->warps_n) ||
-            t->stages > (t->alds ? 8 : 4))
+        if (t->kwarp < 1 || t->breg || t->bm % (16 * t->warps_m) || t->bn % (8 * t->warps_n) || t->stages > 4)
             return 0;
         const int acc = (t->bm / t->warps_m / 16) * (t->bn / t->warps_n / 8) * 4;
         return acc <= 128 && 32 * warps <= 1024 && 32 * warps <= max_work_group &&
@@ -462,8 +450,8 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
         if (t->kwarp)
-            snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
-                     t->stages, t->alds ? "_alds" : "", plan->mma_splits > 1 ? "_split" : "");
+            snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
+                     t->stages, plan->mma_splits > 1 ? "_split" : "");
         else
             snprintf(name, n, "mma_%dx%d_w%dx%d_s%d_%s%s", t->bm, t->bn, t->warps_m, t->warps_n, t->stages,
                      t->breg ? "breg" : plan->b_kc ? "bk" : "bn", plan->mma_splits > 1 ? "_split" : "");

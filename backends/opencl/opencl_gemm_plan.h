@@ -83,8 +83,6 @@ size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t);
  * a time, and the most tiles at a time (dividing a warp block's) that fit in
  * local_mem_bytes (0: none) */
 size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt);
-/* gemm_mma_kwarp.cl with alds: local memory of a's ring (0 without) */
-size_t pk_cl_mma_ring_bytes(const pk_cl_mma_tile *t);
 int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes);
 /* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);

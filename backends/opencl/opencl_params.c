@@ -125,14 +125,12 @@ static const pk_cl_param params[] = {
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "max_splits", OFF(mma[PK_CL_MMA_SMALL].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "kwarp", OFF(mma[PK_CL_MMA_SMALL].kwarp), 0, 16, CH(0, 1, 2)},
     {PK_CL_FAMILY_GEMM_MMA_SMALL, "fill", OFF(mma[PK_CL_MMA_SMALL].fill), 1, 8, CH(1, 2, 4)},
-    {PK_CL_FAMILY_GEMM_MMA_SMALL, "alds", OFF(mma[PK_CL_MMA_SMALL].alds), 0, 8, CH(0, 2, 3, 4)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "bm", OFF(mma[PK_CL_MMA_NARROW].bm), 16, 512, CH(32, 64)},
     MMA_TILE(PK_CL_FAMILY_GEMM_MMA_NARROW, PK_CL_MMA_NARROW),
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "max_splits", OFF(mma[PK_CL_MMA_NARROW].max_splits), 1, 64, CH(1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "breg", OFF(mma[PK_CL_MMA_NARROW].breg), 0, 1, CH(0, 1)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "kwarp", OFF(mma[PK_CL_MMA_NARROW].kwarp), 0, 16, CH(0, 1, 2, 4, 8)},
     {PK_CL_FAMILY_GEMM_MMA_NARROW, "fill", OFF(mma[PK_CL_MMA_NARROW].fill), 1, 8, CH(1, 2, 4)},
-    {PK_CL_FAMILY_GEMM_MMA_NARROW, "alds", OFF(mma[PK_CL_MMA_NARROW].alds), 0, 8, CH(0, 2, 3, 4)},
 };
 
 /* RoPE: 128 work-items a group, and heads shared among fewer items until
@@ -281,7 +279,7 @@ static int check_rules(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
              "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: no breg, bn %% (8 warps_n), 2 to 4 "
-             "stages (to 8 with alds); alds: 0, or 2 to 8 rounds of a kwarp tile",
+             "stages",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
         RULE(t->regs == 0 || t->regs >= 32, "regs (%d) is neither 0 nor at least 32", t->regs);

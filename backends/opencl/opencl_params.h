@@ -120,11 +120,6 @@ typedef struct pk_cl_mma_tile {
      * multiprocessors' worth of copies in flight, where a tile's local
      * memory and registers let several share one) */
     int fill;
-    /* kwarp tiles, alds > 0: a through local memory in a ring of alds
-     * rounds (a round: one step for each of the kwarp warps), which a
-     * work-group reads from L2 once and whose copies in flight hold no
-     * registers, so that `stages` may be up to 8; 0: a through L1 */
-    int alds;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
