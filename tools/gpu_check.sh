@@ -92,6 +92,9 @@
 # the short summary comes last on stdout. The tree there may carry a stale
 # .git: pass the commit as PORTKERN_COMMIT=$(git rev-parse --short HEAD).
 # PK_DEADLINE (560 s) bounds the whole call: each step gets what is left.
+# PK_BUILD=cuda builds only the CUDA module (the parts then run on cuda:0
+# alone): for a call whose parts need nothing else, when device time is
+# short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -163,20 +166,31 @@ if [[ $parts == *rtc* ]]; then
 fi
 if [[ $main_build == 0 ]]; then finish; exit 0; fi
 # only the H200's own code (far less nvcc time than the default targets)
-# (a warm machine keeps build-gpu from the previous call: only rebuild)
-{ { [ -d build-gpu ] || meson setup build-gpu -Dhip_platform=nvidia -Dnvcc_archs=sm_90a; } &&
-  ninja -C build-gpu -j16; } >"$logs/build.txt" 2>&1 ||
+# (a warm machine keeps build-gpu from the previous call: only rebuild).
+# PK_BUILD=cuda builds the CUDA module alone (build-gpu-cuda: no HIP, no
+# OpenCL), a fraction of the nvcc time, for parts that run only on cuda:0
+# when device time is short; the platforms are then cuda:0 alone.
+if [ "${PK_BUILD:-all}" = cuda ]; then
+  bdir=build-gpu-cuda
+  setup_opts="-Dhip=disabled -Dopencl=disabled -Dnvcc_archs=sm_90a"
+else
+  bdir=build-gpu
+  setup_opts="-Dhip_platform=nvidia -Dnvcc_archs=sm_90a"
+fi
+{ { [ -d $bdir ] || meson setup $bdir $setup_opts; } &&
+  ninja -C $bdir -j16; } >"$logs/build.txt" 2>&1 ||
   { tail -40 "$logs/build.txt"; pack; exit 1; }
 echo "build: $(($(date +%s) - start)) s"
-pk=build-gpu/portkern
+pk=$bdir/portkern
 $pk devices 2>&1 | tee "$logs/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name
 cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
 platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
+[ "$bdir" = build-gpu-cuda ] && platforms="cuda:0"
 
 if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
-    build-gpu/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
+    $bdir/examples/llama/portkern-llama-make --out /tmp/ck-8b --preset llama3-8b --seed 1 --dtype bf16 \
       >"$logs/llama-make.txt" 2>&1
     echo $(($(date +%s) - t0)) >"$logs/llama-make-time.txt" ) &
   ck_pid=$!
@@ -337,13 +351,13 @@ fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
     t0=$(date +%s)
-    timeout "$(lim)" build-gpu/tests/test_interop "${target%%:*}" "${target#*:}" >"$logs/interop-${target%%:*}.txt" 2>&1
+    timeout "$(lim)" $bdir/tests/test_interop "${target%%:*}" "${target#*:}" >"$logs/interop-${target%%:*}.txt" 2>&1
     summary+=("test_interop $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/interop-${target%%:*}.txt" | cut -c1-160)")
     grep -E '^FAIL' "$logs/interop-${target%%:*}.txt" | cut -c1-220 | head -10
   done
   if [ -d python/tests ]; then
     t0=$(date +%s)
-    PORTKERN_LIBRARY=$(find build-gpu -name 'libportkern.so' | head -1) PORTKERN_TEST_BACKENDS=$(echo $platforms | tr ' ' ,) \
+    PORTKERN_LIBRARY=$(find $bdir -name 'libportkern.so' | head -1) PORTKERN_TEST_BACKENDS=$(echo $platforms | tr ' ' ,) \
       PYTHONPATH=python timeout "$(lim)" python3 -m unittest discover -s python/tests -v >"$logs/python.txt" 2>&1
     summary+=("python tests rc=$? ($(($(date +%s) - t0)) s): $(grep -E '^(OK|FAILED)' "$logs/python.txt" | tail -1) $(grep -E '^Ran ' "$logs/python.txt")")
     grep -E '^(FAIL|ERROR):' "$logs/python.txt" | cut -c1-200 | head -10
@@ -388,7 +402,7 @@ if [[ $parts == *hostile* ]]; then
   for target in $platforms; do
     for t in ${PK_HOSTILE_TESTS:-threads faults}; do
       t0=$(date +%s)
-      timeout "$(lim)" build-gpu/tests/test_$t "${target%%:*}" "${target#*:}" >"$logs/$t-${target%%:*}.txt" 2>&1
+      timeout "$(lim)" $bdir/tests/test_$t "${target%%:*}" "${target#*:}" >"$logs/$t-${target%%:*}.txt" 2>&1
       summary+=("test_$t $target rc=$? ($(($(date +%s) - t0)) s): $(tail -1 "$logs/$t-${target%%:*}.txt" | cut -c1-160)")
     done
   done
@@ -421,7 +435,7 @@ make_8b() {
   [ -d /tmp/ck-8b ] || echo "no checkpoint: $(tail -3 "$logs/llama-make.txt")"
 }
 if [[ $parts == *llama* ]]; then
-  ll=build-gpu/examples/llama
+  ll=$bdir/examples/llama
   # the engine test: greedy tokens and per-step logits of every platform against ref
   PK_LLAMA_BACKENDS="$platforms" timeout "$(lim)" sh tests/test_llama_engine.sh $ll/portkern-llama-make \
     $ll/portkern-llama $ll/test_llama_logits_cmp /tmp/llama-test >"$logs/llama-test.txt" 2>&1
@@ -446,13 +460,13 @@ if [[ $parts == *llama* ]]; then
 fi
 if [[ $parts == *graph* && $parts != *llama* ]]; then
   make_8b
-  ll=build-gpu/examples/llama
+  ll=$bdir/examples/llama
   timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" --max-new 128 \
     --backend cuda:0 >"$logs/llama-decode-cuda.txt" 2>&1
   summary+=("llama cuda:0 eager: $(grep -E '^[0-9 ]+$' "$logs/llama-decode-cuda.txt" | cut -c1-60) | $(grep -h decode: "$logs/llama-decode-cuda.txt")")
 fi
 if [[ $parts == *llama* || $parts == *graph* ]]; then
-  ll=build-gpu/examples/llama
+  ll=$bdir/examples/llama
   # the decode steps replayed from a graph (issue 21): the same tokens as
   # the eager run, and the tokens/s beside it
   for run in 1 2; do
@@ -483,7 +497,7 @@ fi
 if [[ $parts == *cldecode* && -n "$cl" ]]; then
   make_8b
   t0=$(date +%s)
-  timeout "$(lim)" build-gpu/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
+  timeout "$(lim)" $bdir/examples/llama/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
     --max-new 128 --backend "opencl:$cl" >"$logs/llama-decode-opencl.txt" 2>&1
   summary+=("llama opencl:$cl rc=$? ($(($(date +%s) - t0)) s): $(grep -h -E 'tokens/s' "$logs/llama-decode-opencl.txt" | tr '\n' ' ')")
 fi
@@ -520,7 +534,7 @@ if [[ $parts == *profile* ]]; then
   # Compute: every kernel's duration (the third forward pass: the prefill
   # and the first decode step, 322 kernels each, are skipped). The sum
   # against the step's wall time says how much of it the GPU is busy.
-  ll=build-gpu/examples/llama
+  ll=$bdir/examples/llama
   make_8b
   for knob in "" decode; do
     PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $ll/portkern-llama --model /tmp/ck-8b --prompt-ids "1 2 3 4 5 6 7 8" \
