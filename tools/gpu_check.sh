@@ -166,16 +166,16 @@ if [[ $parts == *rtc* ]]; then
 fi
 if [[ $main_build == 0 ]]; then finish; exit 0; fi
 # only the H200's own code (far less nvcc time than the default targets)
-# (a warm machine keeps build-gpu from the previous call: only rebuild).
-# PK_BUILD=cuda builds the CUDA module alone (build-gpu-cuda: no HIP, no
-# OpenCL), a fraction of the nvcc time, for parts that run only on cuda:0
-# when device time is short; the platforms are then cuda:0 alone.
+# (a warm machine keeps build-gpu from the previous call: only rebuild;
+# PK_BUILD=cuda: build-gpu-cuda, no HIP, no OpenCL)
 if [ "${PK_BUILD:-all}" = cuda ]; then
   bdir=build-gpu-cuda
   setup_opts="-Dhip=disabled -Dopencl=disabled -Dnvcc_archs=sm_90a"
+  hip=
 else
   bdir=build-gpu
   setup_opts="-Dhip_platform=nvidia -Dnvcc_archs=sm_90a"
+  hip=hip:0
 fi
 { { [ -d $bdir ] || meson setup $bdir $setup_opts; } &&
   ninja -C $bdir -j16; } >"$logs/build.txt" 2>&1 ||
@@ -185,8 +185,7 @@ pk=$bdir/portkern
 $pk devices 2>&1 | tee "$logs/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name
 cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
-platforms="cuda:0 hip:0 ${cl:+opencl:$cl}"
-[ "$bdir" = build-gpu-cuda ] && platforms="cuda:0"
+platforms="cuda:0 ${hip:+$hip }${cl:+opencl:$cl}"
 
 if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
