@@ -170,6 +170,16 @@ template <int DT, class C> __device__ __forceinline__ bool nonfinite(const unsig
     return bad;
 }
 
+/* v[0] = the largest of v[0 .. N - 1], pairwise: levels W = 1, 2, 4, ..
+ * (each loop's step a constant, so that it unrolls and v stays in
+ * registers) */
+template <int N, int W = 1> __device__ __forceinline__ void max_tree(float (&v)[N])
+{
+#pragma unroll
+    for (int j = 0; j + W < N; j += 2 * W) v[j] = fmaxf(v[j], v[j + W]);
+    if constexpr (2 * W < N) max_tree<N, 2 * W>(v);
+}
+
 /* Issues O += P V over one stage of V (vt), P from registers (after the
  * caller's wgmma fence) */
 template <int DT, class C>
@@ -394,9 +404,14 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         for (int h = 0; h < 2; h++) {
             /* fmaxf drops a NaN score, but its weight ex2(NaN) still makes
              * the row sum, and so the row, NaN */
-            float mx = -PK_INF;
+            /* as a tree, and the sum below in 4 chains: one dependent
+             * chain a row, 16 or 32 deep, kept the warp waiting on each
+             * result (ncu: stalls on fixed-latency dependencies first) */
+            float mt[BN / 8];
 #pragma unroll
-            for (int j = 0; j < BN / 8; j++) mx = fmaxf(mx, fmaxf(sc[4 * j + 2 * h], sc[4 * j + 2 * h + 1]));
+            for (int j = 0; j < BN / 8; j++) mt[j] = fmaxf(sc[4 * j + 2 * h], sc[4 * j + 2 * h + 1]);
+            max_tree<BN / 8>(mt);
+            float mx = mt[0];
             /* the 4 lanes of a quad hold one row */
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
@@ -405,16 +420,17 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             const float bias = mn == -PK_INF ? 0.0f : mn;
             alpha[h] = mo == mn ? 1.0f : pk_attn::ex2(mo - bias);
             m_run[h] = mn;
-            float sum = 0.0f;
+            float sum[4];
 #pragma unroll
             for (int j = 0; j < BN / 8; j++)
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
                     float &x = sc[4 * j + 2 * h + c];
                     x = pk_attn::ex2(fmaf(x, mul, -bias));
-                    sum += x;
+                    sum[(2 * j + c) % 4] = j < 2 ? x : sum[(2 * j + c) % 4] + x;
                 }
-            l_run[h] = l_run[h] * alpha[h] + sum; /* this lane's part of the row sum */
+            /* this lane's part of the row sum */
+            l_run[h] = l_run[h] * alpha[h] + ((sum[0] + sum[1]) + (sum[2] + sum[3]));
         }
 
         /* an edge tile's V, checked for Inf and NaN (this branch also
