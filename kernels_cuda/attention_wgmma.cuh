@@ -141,8 +141,23 @@ template <class C, typename T>
 __device__ __forceinline__ void load_tile(uint32_t dst, const T *src, int64_t row_stride, int n0, int lkv, int t)
 {
     constexpr int RS = 128 / C::DCH;
+    static_assert(RS % 4 == 0, "a row step that keeps the swizzle's phase or flips its bit 2");
     const int c = t % C::DCH, r0 = t / C::DCH;
     const T *g = src + (int64_t)(n0 + r0) * row_stride + c * 8;
+    if (n0 + C::BN <= lkv) {
+        /* every key of the tile exists (all tiles but a sequence's last):
+         * no bound a copy, and the destination a constant step from the
+         * first (row r0 + i RS: the swizzle's r % 8 is r0's, bit 2 flipped
+         * for odd i where RS is 4), which the copies take as immediates */
+        const uint32_t d0 = dst + (uint32_t)((c >> 3) * (C::BN * 128) + r0 * 128);
+        const uint32_t x0 = (uint32_t)((c & 7) ^ (r0 & 7));
+#pragma unroll 4
+        for (int i = 0; i < C::BN / RS; i++) {
+            pk_sm90::cp16_full(d0 + (uint32_t)(i * RS * 128) + ((x0 ^ (uint32_t)((i * RS) & 7)) << 4), g);
+            g += RS * row_stride;
+        }
+        return;
+    }
     /* unrolled whole, the copies' addresses outgrew the producer's 40
      * registers and spilled */
 #pragma unroll 4
@@ -155,19 +170,31 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const T *src, int64_t ro
 }
 
 /* Whether the V stage holds an Inf or NaN (the warpgroup's 128 threads
- * each look at every 128th chunk; the order does not matter). */
+ * each look at every 128th chunk; the order does not matter). With the
+ * sign cleared, a 16-bit float's bits order as its magnitude, Inf and NaN
+ * (all-ones exponent) above every finite value: the largest of each half
+ * over the chunks, then one compare a half against that exponent. */
 template <int DT, class C> __device__ __forceinline__ bool nonfinite(const unsigned char *tile, int t)
 {
-    constexpr uint32_t lo = pk_attn::mma_type<DT>::exp_mask, hi = lo << 16;
-    bool bad = false;
+    constexpr uint32_t e = pk_attn::mma_type<DT>::exp_mask;
+    uint32_t mx = 0;
 #pragma unroll 4
     for (int x = t; x < C::KV / 16; x += 128) {
         const uint4 w = *reinterpret_cast<const uint4 *>(tile + x * 16);
-        const uint32_t u[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-        for (int j = 0; j < 4; j++) bad |= (u[j] & lo) == lo || (u[j] & hi) == hi;
+        mx = __vmaxu2(mx, __vmaxu2(w.x & 0x7fff7fffu, w.y & 0x7fff7fffu));
+        mx = __vmaxu2(mx, __vmaxu2(w.z & 0x7fff7fffu, w.w & 0x7fff7fffu));
     }
-    return bad;
+    return (mx & 0xffffu) >= e || (mx >> 16) >= e;
+}
+
+/* v[0] = the largest of v[0 .. N - 1], pairwise: levels W = 1, 2, 4, ..
+ * (each loop's step a constant, so that it unrolls and v stays in
+ * registers) */
+template <int N, int W = 1> __device__ __forceinline__ void max_tree(float (&v)[N])
+{
+#pragma unroll
+    for (int j = 0; j + W < N; j += 2 * W) v[j] = fmaxf(v[j], v[j + W]);
+    if constexpr (2 * W < N) max_tree<N, 2 * W>(v);
 }
 
 /* Issues O += P V over one stage of V (vt), P from registers (after the
@@ -394,9 +421,14 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         for (int h = 0; h < 2; h++) {
             /* fmaxf drops a NaN score, but its weight ex2(NaN) still makes
              * the row sum, and so the row, NaN */
-            float mx = -PK_INF;
+            /* as a tree, and the sum below in 4 chains: one dependent
+             * chain a row, 16 or 32 deep, kept the warp waiting on each
+             * result (ncu: stalls on fixed-latency dependencies first) */
+            float mt[BN / 8];
 #pragma unroll
-            for (int j = 0; j < BN / 8; j++) mx = fmaxf(mx, fmaxf(sc[4 * j + 2 * h], sc[4 * j + 2 * h + 1]));
+            for (int j = 0; j < BN / 8; j++) mt[j] = fmaxf(sc[4 * j + 2 * h], sc[4 * j + 2 * h + 1]);
+            max_tree<BN / 8>(mt);
+            float mx = mt[0];
             /* the 4 lanes of a quad hold one row */
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
@@ -405,16 +437,17 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             const float bias = mn == -PK_INF ? 0.0f : mn;
             alpha[h] = mo == mn ? 1.0f : pk_attn::ex2(mo - bias);
             m_run[h] = mn;
-            float sum = 0.0f;
+            float sum[4];
 #pragma unroll
             for (int j = 0; j < BN / 8; j++)
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
                     float &x = sc[4 * j + 2 * h + c];
                     x = pk_attn::ex2(fmaf(x, mul, -bias));
-                    sum += x;
+                    sum[(2 * j + c) % 4] = j < 2 ? x : sum[(2 * j + c) % 4] + x;
                 }
-            l_run[h] = l_run[h] * alpha[h] + sum; /* this lane's part of the row sum */
+            /* this lane's part of the row sum */
+            l_run[h] = l_run[h] * alpha[h] + ((sum[0] + sum[1]) + (sum[2] + sum[3]));
         }
 
         /* an edge tile's V, checked for Inf and NaN (this branch also

@@ -158,6 +158,12 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src, int n)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n) : "memory");
 }
 
+/* the same, all 16 bytes read */
+__device__ __forceinline__ void cp16_full(uint32_t dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 /* wgmma reads shared memory through the async proxy; what plain stores
