@@ -66,7 +66,8 @@
 #   attn90    the attention cases of the attention and Llama suites timed
 #             under the plan, PORTKERN_CUDA_ATTN=mma (the mma.sync kernels)
 #             and =wgmma (the Hopper kernel without its turns), conformance
-#             of attention under the two knobs, PyTorch's SDPA (cuDNN,
+#             of attention under the plan and the two knobs
+#             (PK_ATTN90_KNOBS narrows them), PyTorch's SDPA (cuDNN,
 #             flash) on the same shapes beside them
 #             (bench/torch_attention_peers.py) (issue 20)
 #   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
@@ -318,9 +319,12 @@ if [[ $parts == *attn90* ]]; then
   # and the suite ran in the same call) and timed on the attention suite
   # and the Llama suites' attention cases, PyTorch's SDPA (cuDNN, flash)
   # on the same shapes in the same call (bench/torch_attention_peers.py)
-  for knob in $([ "${PK_ATTN90_CONFORM:-1}" = 0 ] || echo mma wgmma); do
+  # (PK_ATTN90_KNOBS: the knobs conformance runs under, "plan" the plan's
+  # own pick, the ping-pong form on sm_90)
+  for knob in $([ "${PK_ATTN90_CONFORM:-1}" = 0 ] || echo ${PK_ATTN90_KNOBS:-plan mma wgmma}); do
     t0=$(date +%s)
-    PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op attention >"$logs/conform-attn-$knob.txt" 2>&1
+    PORTKERN_CUDA_ATTN=${knob#plan} timeout "$(lim)" $pk conform --backend cuda:0 --op attention \
+      >"$logs/conform-attn-$knob.txt" 2>&1
     summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-$knob.txt")")
     grep -E '^FAIL' "$logs/conform-attn-$knob.txt" | cut -c1-220 | head -10
   done
