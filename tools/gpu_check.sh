@@ -67,7 +67,8 @@
 #             under the plan, PORTKERN_CUDA_ATTN=mma (the mma.sync kernels)
 #             and =wgmma (the Hopper kernel without its turns), conformance
 #             of attention under the plan and the two knobs
-#             (PK_ATTN90_KNOBS narrows them), PyTorch's SDPA (cuDNN,
+#             (PK_ATTN90_KNOBS narrows them; PK_ATTN90_BENCH the timed
+#             ones), PyTorch's SDPA (cuDNN,
 #             flash) on the same shapes beside them
 #             (bench/torch_attention_peers.py) (issue 20)
 #   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
@@ -328,7 +329,9 @@ if [[ $parts == *attn90* ]]; then
     summary+=("conform cuda:0 attention, PORTKERN_CUDA_ATTN=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-attn-$knob.txt")")
     grep -E '^FAIL' "$logs/conform-attn-$knob.txt" | cut -c1-220 | head -10
   done
-  for knob in "" mma wgmma; do
+  # (PK_ATTN90_BENCH: the knobs timed, "plan" the plan's own pick)
+  for knob in ${PK_ATTN90_BENCH:-plan mma wgmma}; do
+    knob=${knob#plan}
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk bench --backend cuda --suite attention --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \
       --out "$logs/bench-attn-${knob:-plan}" >"$logs/bench-attn-${knob:-plan}.txt" 2>&1
