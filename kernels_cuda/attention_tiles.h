@@ -53,7 +53,7 @@
  * quarters [4][4] (int). */
 #define PK_CU_ATTN_WG_THREADS 384
 #define PK_CU_ATTN_WG_ST 2
-#define PK_CU_ATTN_WG_BN(D) ((D) == 256 ? 64 : 128)
+#define PK_CU_ATTN_WG_BN(D) ((D) == 256 ? 64 : (D) == 128 ? 176 : 128)
 #define PK_CU_ATTN_WG_SMEM(D)                                                                           \
     (1024 + 128 * (D) * 2 + 2 * PK_CU_ATTN_WG_ST * PK_CU_ATTN_WG_BN(D) * (D) * 2 + 4 * PK_CU_ATTN_WG_ST * 8 + \
      128 * 8 + 64)

@@ -29,12 +29,13 @@
  *                FlashAttention-3's pipeline inside a warpgroup, the
  *                tensor cores busy through most of the softmax. K and V
  *                have empty barriers of their own, so that K's stage
- *                refills a softmax before V's. Every consumer thread
- *                arrives for itself (256 arrivals), so that each thread's
- *                own reads of the stage, the CUDA-core reads of V
- *                included, are released by its own arrival (one arrival a
- *                warp after __syncwarp is a chain that compute-sanitizer's
- *                racecheck does not follow).
+ *                refills a softmax before V's. The empty barriers count
+ *                256 arrivals: a warp's 32 come from one lane where only
+ *                wgmma read the stage, from each thread where its own
+ *                loads read V too (an edge tile's scan, the slow P V), so
+ *                that each thread's reads are released by its own arrival
+ *                (one arrival a warp after __syncwarp is a chain that
+ *                compute-sanitizer's racecheck does not follow).
  * PP = 1 (the _pp kernels) adds FlashAttention-3's ping-pong: the two
  * consumers issue Q K^T in turns, one's products under the other's softmax.
  * Why cp.async and not TMA: the copies need no tensor map, so the
@@ -106,7 +107,7 @@ template <int D_> struct cfg {
     static constexpr int BN = PK_CU_ATTN_WG_BN(D);
     static constexpr int ST = PK_CU_ATTN_WG_ST;
     static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
-    static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, each arriving on empty */
+    static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, the empty barriers' count */
     /* named barriers: 0 the block's, 1 and 2 each consumer's own, TURN and
      * TURN + 1 the ping-pong's turns */
     static constexpr int TURN = 3;
@@ -195,6 +196,24 @@ template <int N, int W = 1> __device__ __forceinline__ void max_tree(float (&v)[
 #pragma unroll
     for (int j = 0; j + W < N; j += 2 * W) v[j] = fmaxf(v[j], v[j + W]);
     if constexpr (2 * W < N) max_tree<N, 2 * W>(v);
+}
+
+/* A consumer warp's release of a stage it read: the warp's 32 arrivals
+ * from one lane where only its wgmma read the stage (the one arrival a
+ * thread made before cost as much as FlashAttention-3 reports: its
+ * pipeline arrives once a warpgroup), each thread for itself where its
+ * own loads read it too (generic), so that racecheck sees each thread's
+ * reads released by its own arrival. The wgmma reads (async proxy) come
+ * before the producer's cp.async writes (generic). `own` is warp-uniform. */
+__device__ __forceinline__ void release(uint32_t bar, bool own, int lane)
+{
+    if (own) {
+        pk_sm90::fence_proxy_async();
+        pk_sm90::mbar_arrive(bar);
+    } else if (lane == 0) {
+        pk_sm90::fence_proxy_async();
+        pk_sm90::mbar_arrive_n(bar, 32);
+    }
 }
 
 /* Issues O += P V over one stage of V (vt), P from registers (after the
@@ -348,7 +367,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
     /* P of the tile whose O += P V is still to issue (in the next
      * iteration, after its Q K^T), its stage and phase */
     uint32_t pa[BN / 16][4] = {};
-    bool pend = false;
+    bool pend = false, pscan = false; /* pscan: its V was scanned (an edge tile) */
     int pst = 0;
     uint32_t pphase = 0;
 
@@ -391,10 +410,8 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         if (PP && __all_sync(0xffffffffu, cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
         wgmma_wait<1>();
         fence_regs(sc);
-        /* K's stage goes back to the producer, whose cp.async writes
-         * (generic proxy) follow the wgmma reads (async proxy) */
-        fence_proxy_async();
-        mbar_arrive(empty_k + 8 * st);
+        /* K's stage goes back to the producer (only wgmma read it) */
+        release(empty_k + 8 * st, false, lane);
 
         if (mul != p.qscale)
 #pragma unroll
@@ -464,8 +481,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         fence_regs(o);
         fence_regs(pa);
         if (__all_sync(0xffffffffu, pend)) {
-            fence_proxy_async();
-            mbar_arrive(empty_v + 8 * pst);
+            release(empty_v + 8 * pst, pscan, lane);
             pend = false;
         }
         /* once the row maxima settle most tiles move none of the warp's
@@ -485,6 +501,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             pend = true;
             pst = st;
             pphase = phase;
+            pscan = edge;
         } else {
             /* Non-finite V in a masked tile: each lane takes its rows'
              * weights from the quad and adds only the keys its rows see.

@@ -70,7 +70,7 @@ static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t 
     if (taken)
         ok = ok && plan.bm == 128 && plan.threads == 384 && plan.n_splits == 1 &&
              plan.row_tiles == (int)((rows + 127) / 128) && plan.chunk % 64 == 0 && plan.chunk >= p->skv &&
-             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : 128) * p->d * 2 + 64 + 1024 + 64);
+             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : p->d == 128 ? 176 : 128) * p->d * 2 + 64 + 1024 + 64);
     if (!ok) {
         failures++;
         printf("FAIL line %d: got %s (kind %d, bm %d, threads %d, smem %u, splits %d, chunk %d); want %s\n", line,
