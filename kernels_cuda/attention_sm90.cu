@@ -9,11 +9,11 @@
 
 #define PK_ATTN_ENTRY(kind, module, name, ...) PK_ATTN_IN_##module(name, __VA_ARGS__)
 #define PK_ATTN_IN_attention(...)
-#define PK_ATTN_IN_attention_sm90(name, DT, D, PP)                                                      \
+#define PK_ATTN_IN_attention_sm90(name, DT, D, PP, BN)                                                  \
     extern "C" __global__ void __launch_bounds__(PK_CU_ATTN_WG_THREADS, 1) name(const pk_attn_params p) \
     {                                                                                                   \
         pk_grid_launch_dependents();                                                                    \
-        pk_attn_wg::attention<DT, D, PP>(p);                                                            \
+        pk_attn_wg::attention<DT, D, PP, BN>(p);                                                        \
     }
 
 PK_CU_ATTN_KERNELS(PK_ATTN_ENTRY)

@@ -101,10 +101,10 @@
 
 namespace pk_attn_wg {
 
-template <int D_> struct cfg {
+template <int D_, int BN_> struct cfg {
     static constexpr int D = D_;
     static constexpr int BM = 128, WG_ROWS = 64;
-    static constexpr int BN = PK_CU_ATTN_WG_BN(D);
+    static constexpr int BN = BN_;
     static constexpr int ST = PK_CU_ATTN_WG_ST;
     static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
     static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, the empty barriers' count */
@@ -120,7 +120,7 @@ template <int D_> struct cfg {
     static constexpr int OFF_WIN = OFF_BAR + 4 * ST * 8;
     static constexpr int OFF_RED = OFF_WIN + 2 * BM * 4;
     static constexpr int SMEM = 1024 + OFF_RED + 16 * 4;
-    static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D), "the plan's count (attention_tiles.h)");
+    static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D, BN), "the plan's count (attention_tiles.h)");
     static_assert(D % 64 == 0 && BN % 16 == 0 && 128 % DCH == 0, "whole swizzle blocks and copy passes");
     static_assert(ST >= 2, "a ring");
     static_assert(THREADS == 128 + READERS, "one producer warpgroup, the rest consumers");
@@ -228,12 +228,12 @@ __device__ __forceinline__ void pv_products(float (&o)[C::D / 2], const uint32_t
 
 #endif /* PK_SM90_ENABLED */
 
-template <int DT, int D, int PP> __device__ __forceinline__ void attention(const pk_attn_params &p)
+template <int DT, int D, int PP, int BN_> __device__ __forceinline__ void attention(const pk_attn_params &p)
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
     using pk_attn::block_pos;
-    typedef cfg<D> C;
+    typedef cfg<D, BN_> C;
     typedef PK_T(DT) T;
     typedef pk_attn::mma_type<DT> M;
     constexpr int BN = C::BN, ST = C::ST;
