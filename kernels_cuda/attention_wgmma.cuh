@@ -221,9 +221,9 @@ __device__ __forceinline__ void release(uint32_t bar, bool own, int lane)
 template <int DT, class C>
 __device__ __forceinline__ void pv_products(float (&o)[C::D / 2], const uint32_t (&pa)[C::BN / 16][4], uint32_t vt)
 {
+    const pk_sm90::desc128 dv(vt, C::BN * 128, 1024);
 #pragma unroll
-    for (int kk = 0; kk < C::BN / 16; kk++)
-        pk_sm90::mma_rs<DT, C::D>::run(o, pa[kk], pk_sm90::desc_sw128(vt + kk * 16 * 128, C::BN * 128, 1024));
+    for (int kk = 0; kk < C::BN / 16; kk++) pk_sm90::mma_rs<DT, C::D>::run(o, pa[kk], dv.at(kk * 16 * 128));
 }
 
 #endif /* PK_SM90_ENABLED */
@@ -326,6 +326,7 @@ template <int DT, int D, int PP, int BN_> __device__ __forceinline__ void attent
     const int cw = wg - 1, g = lane >> 2, t4 = lane & 3;
     const int bar_id = 1 + cw; /* this consumer's named barrier (0 is the block's) */
     const uint32_t q_wg = s_q + cw * C::Q_WG;
+    const desc128 dq(q_wg, 16, 1024);
     const int rw = cw * C::WG_ROWS + warp * 16 + g; /* this thread's first row in the block; the second is + 8 */
 
     {
@@ -391,10 +392,11 @@ template <int DT, int D, int PP, int BN_> __device__ __forceinline__ void attent
          * them as A must follow */
         fence_regs(pa);
         wgmma_fence();
+        const desc128 dk(kt, 16, 1024);
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
-            mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
-                                desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
+            mma_ss<DT, BN>::run(sc, dq.at((kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32),
+                                dk.at((kk >> 2) * (BN * 128) + (kk & 3) * 32), kk > 0);
         wgmma_commit();
         /* (the branches around products and barriers here test votes:
          * ptxas serialises every wgmma of the kernel, C7520, where one

@@ -219,10 +219,27 @@ template <int N> __device__ __forceinline__ void regs_inc() { asm volatile("setm
  *        the M/N dimension to the next.
  *   sbo: bytes from one 8-row group to the next (1024 when the groups
  *        are packed). */
+struct desc128 {
+    /* lo: the start address and the leading offset; hi: the stride
+     * offset and the swizzle mode (bit 62 of the whole) */
+    uint32_t lo, hi;
+    __device__ __forceinline__ desc128(uint32_t addr, uint32_t lbo, uint32_t sbo)
+        : lo(((addr & 0x3FFFF) >> 4) | (((lbo & 0x3FFFF) >> 4) << 16)), hi(((sbo & 0x3FFFF) >> 4) | (1u << 30))
+    {
+    }
+    /* The descriptor of the matrix `bytes` further on (a multiple of 16
+     * that keeps it inside shared memory's 256 KiB, so that the 14-bit
+     * address field never carries into the leading offset): one add where
+     * building it afresh masks, shifts and ors again, about ten
+     * instructions a wgmma in the attention kernel's loop. */
+    __device__ __forceinline__ uint64_t at(uint32_t bytes) const
+    {
+        return ((uint64_t)hi << 32) | (uint64_t)(lo + (bytes >> 4));
+    }
+};
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+    return desc128(addr, lbo, sbo).at(0);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
