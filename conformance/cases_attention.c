@@ -533,4 +533,21 @@ void cf_cases_attention(cf_case_list *l)
             add_knob(l, &a, wg);
         }
     }
+    /* The plan's kernel with every tile by cp.async (wgmma-pp-cpasync;
+     * by default the tiles whose keys all exist come by TMA): causal and
+     * not, per-batch lengths, NaN past len_kv, many tiles */
+    for (int t = 1; t < 3; t++) {
+        a = A(dts[t], 3, 140, 200, 2, 2, 128, t == 1);
+        a.lq = wg_lq;
+        a.lkv = wg_lkv;
+        a.lse = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
+        a = A(dts[t], 2, 130, 260, 2, 2, t == 1 ? 64 : 256, 1);
+        a.lkv = wg_nan;
+        a.nan_tail = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
+        a = A(dts[t], 1, 520, 1030, 4, 2, 128, t == 2);
+        a.large = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
+    }
 }

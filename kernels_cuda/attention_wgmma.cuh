@@ -11,14 +11,20 @@
  * the other kernels (block_coords, row_window, row_offset), so that the
  * group's query heads share each K and V tile a block loads.
  *   warpgroup 0  producer: gives its registers away (setmaxnreg) and
- *                copies K and V tiles of BN keys into an ST-stage ring
- *                with cp.async, zero-filling keys at and past len_kv (so
- *                a cache's unwritten rows are never read, NaN or not).
- *                Each copying thread's arrival on the stage's full
- *                barrier fires when its own copies have landed
- *                (cp.async.mbarrier.arrive.noinc), so full[s] completes
- *                when the whole tile is there; K and V have a full
- *                barrier each, so Q K^T starts before V lands.
+ *                fills an ST-stage ring of K and V tiles of BN keys. A
+ *                tile whose keys all exist comes by TMA where the host
+ *                gave maps (`tma`: backends/cuda/cuda_attention_tma.c):
+ *                one thread issues a box a 64-column block and arrives
+ *                with the tile's bytes expected, the rest arrive plainly.
+ *                A sequence's last tile (and every tile without maps)
+ *                comes by cp.async, each thread's arrival on the stage's
+ *                full barrier firing when its own copies have landed
+ *                (cp.async.mbarrier.arrive.noinc), zero-filling keys at
+ *                and past len_kv: a cache's unwritten rows are never
+ *                read, NaN or not, where a box would read them. Either
+ *                way full[s] counts the producer's 128 arrivals and
+ *                completes when the whole tile is there; K and V have a
+ *                full barrier each, so Q K^T starts before V lands.
  *   warpgroups 1, 2  consumers of rows 64 (wg - 1) .. + 63: each loads
  *                its own Q rows, then per key tile j issues S_j = Q K_j^T
  *                (wgmma, both operands in shared memory) and, behind it,
@@ -38,12 +44,11 @@
  *                compute-sanitizer's racecheck does not follow).
  * PP = 1 (the _pp kernels) adds FlashAttention-3's ping-pong: the two
  * consumers issue Q K^T in turns, one's products under the other's softmax.
- * Why cp.async and not TMA: the copies need no tensor map, so the
- * argument block and the host code shared with HIP stay as they are; the
- * zero-fill past each batch's len_kv comes free (a TMA box would read
- * those rows, and a NaN there times a zero weight poisons the row); and
- * any 16-byte aligned strides work. The cost is 128 producer threads
- * issuing copies instead of one.
+ * TMA takes the copies off the producer's four warps (about 240
+ * instructions a warp a tile by cp.async, each warp sharing its
+ * scheduler with two consumer warps); cp.async stays for the tiles a box
+ * would read past len_kv and for layouts no map expresses, so that any
+ * 16-byte aligned strides still work.
  *
  * Shared-memory layout (all tiles 1024-byte aligned). Every tile is
  * stored as D / 64 column blocks of 128-byte rows, rows packed, with the
@@ -93,6 +98,8 @@
  * Without PP the two consumers run over the same tiles each at its own
  * pace, their products queued on the tensor cores as they come. */
 #pragma once
+
+#include <cuda.h> /* CUtensorMap */
 
 #include "../kernels_gpu/attn_common.h"
 #include "attention_mma.cuh" /* mma_type (pack, exp_mask), ex2 */
@@ -170,6 +177,23 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const T *src, int64_t ro
     }
 }
 
+/* The same tile by TMA: thread 0 arrives with the tile's bytes expected
+ * and issues one box a 64-column block (the map's 128-byte swizzle is the
+ * layout above); the other producer threads arrive plainly, so that the
+ * full barrier keeps one count (128) whichever way a tile came */
+template <class C>
+__device__ __forceinline__ void tile_box(uint32_t dst, const CUtensorMap *map, int n0, const pk_attn::block_pos &s,
+                                         uint32_t full, int t)
+{
+    if (t == 0) {
+        pk_sm90::mbar_arrive_expect_tx(full, C::KV);
+#pragma unroll
+        for (int c = 0; c < C::D / 64; c++) pk_sm90::tma_load4(dst + c * (C::BN * 128), map, c * 64, n0, s.kvh, s.b, full);
+    } else {
+        pk_sm90::mbar_arrive(full);
+    }
+}
+
 /* Whether the V stage holds an Inf or NaN (the warpgroup's 128 threads
  * each look at every 128th chunk; the order does not matter). With the
  * sign cleared, a 16-bit float's bits order as its magnitude, Inf and NaN
@@ -228,7 +252,8 @@ __device__ __forceinline__ void pv_products(float (&o)[C::D / 2], const uint32_t
 
 #endif /* PK_SM90_ENABLED */
 
-template <int DT, int D, int PP, int BN_> __device__ __forceinline__ void attention(const pk_attn_params &p)
+template <int DT, int D, int PP, int BN_>
+__device__ __forceinline__ void attention(const pk_attn_params &p, const CUtensorMap *km, const CUtensorMap *vm, int tma)
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
@@ -311,12 +336,25 @@ template <int DT, int D, int PP, int BN_> __device__ __forceinline__ void attent
             /* the consumers' use of this stage ST tiles ago: K's ends
              * with their Q K^T, V's a softmax later */
             const uint32_t was = (uint32_t)(it / ST - 1) & 1u;
+            /* a tile whose keys all exist by TMA (one thread's D / 64
+             * boxes, the others' arrivals making up the count); a
+             * sequence's last tile by cp.async, which zero-fills past
+             * len_kv where a box would read the rows there */
+            const bool box = tma && n0 + BN <= s.lkv;
             if (it >= ST) mbar_wait(empty_k + 8 * st, was);
-            load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
-            mbar_arrive_cp_async(full_k + 8 * st);
+            if (box) {
+                tile_box<C>(s_k + st * C::KV, km, n0, s, full_k + 8 * st, t);
+            } else {
+                load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
+                mbar_arrive_cp_async(full_k + 8 * st);
+            }
             if (it >= ST) mbar_wait(empty_v + 8 * st, was);
-            load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
-            mbar_arrive_cp_async(full_v + 8 * st);
+            if (box) {
+                tile_box<C>(s_v + st * C::KV, vm, n0, s, full_v + 8 * st, t);
+            } else {
+                load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
+                mbar_arrive_cp_async(full_v + 8 * st);
+            }
         }
         cp_async_wait_all();
         return;

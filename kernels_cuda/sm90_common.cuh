@@ -99,6 +99,16 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const void *map, int c0, 
                  : "memory");
 }
 
+/* the same with four coordinates (the attention kernel's head-dim
+ * element, key, kv head, batch) */
+__device__ __forceinline__ void tma_load4(uint32_t dst, const void *map, int c0, int c1, int c2, int c3, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4, %5}], [%6];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+                 : "memory");
+}
+
 /* Clusters of two blocks (PK_GPU_LAUNCH_PAIRS): their ranks, the pair's
  * index and count, the barrier every thread of both blocks meets */
 __device__ __forceinline__ uint32_t cluster_rank()

@@ -74,7 +74,11 @@ static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t 
     if (taken)
         ok = ok && plan.bm == 128 && plan.threads == 384 && plan.n_splits == 1 &&
              plan.row_tiles == (int)((rows + 127) / 128) && plan.chunk % 64 == 0 && plan.chunk >= p->skv &&
-             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * wgmma_keys(kernel, p->d) * p->d * 2 + 64 + 1024 + 64);
+             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * wgmma_keys(kernel, p->d) * p->d * 2 + 64 + 1024 + 64) &&
+             /* TMA boxes of the tile's keys, but under wgmma-pp-cpasync */
+             plan.tile_keys == (knob && !strcmp(knob, "wgmma-pp-cpasync") ? 0 : wgmma_keys(kernel, p->d));
+    else
+        ok = ok && plan.tile_keys == 0;
     if (!ok) {
         failures++;
         printf("FAIL line %d: got %s (kind %d, bm %d, threads %d, smem %u, splits %d, chunk %d); want %s\n", line,
@@ -121,10 +125,15 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp128", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    /* the plan's kernel with cp.async copies only: the same kernel, no
+     * TMA boxes asked for; nothing without the module */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma-pp-cpasync", "pk_attn_mma_bf16_d128_rows128", __LINE__);
     p.q.dtype = p.k.dtype = p.v.dtype = p.o.dtype = PK_F16;
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128n176_pp", __LINE__);
     p.window_right = 0; /* causal */
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_f16_d128_pp", __LINE__);
     p.window_right = -1, p.window_left = 100;
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128_pp", __LINE__);
     p = problem(PK_BF16, 4, 2048, 2048, 16, 16, 64);

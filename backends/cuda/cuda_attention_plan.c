@@ -96,6 +96,7 @@ int pk_cu_attn_knob_of(const char *value)
     if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
     if (value && !strcmp(value, "wgmma-pp")) return PK_CU_ATTN_KNOB_WGMMA_PP;
     if (value && !strcmp(value, "wgmma-pp128")) return PK_CU_ATTN_KNOB_WGMMA_PP128;
+    if (value && !strcmp(value, "wgmma-pp-cpasync")) return PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC;
     if (value && !strcmp(value, "mma")) return PK_CU_ATTN_KNOB_MMA;
     return -1;
 }
@@ -142,14 +143,17 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
     if (knob == -1) knob = PK_CU_ATTN_KNOB_WGMMA_PP; /* the Hopper kernel wherever it takes the problem */
-    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP || knob == PK_CU_ATTN_KNOB_WGMMA_PP128) {
+    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP || knob == PK_CU_ATTN_KNOB_WGMMA_PP128 ||
+        knob == PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC) {
         if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
             const pk_attn_split sp = wgmma_split(p, rows, sms);
             const int pp = knob != PK_CU_ATTN_WGMMA, wide = pp && wgmma_wide(p, sm, wgmma, smem_optin, knob);
             plan->kind = PK_CU_ATTN_WGMMA;
             plan->bm = 128;
             plan->threads = PK_CU_ATTN_WG_THREADS;
-            plan->smem = PK_CU_ATTN_WG_SMEM(p->d, wide ? PK_CU_ATTN_WG_BN_WIDE : PK_CU_ATTN_WG_BN(p->d));
+            const int bn = wide ? PK_CU_ATTN_WG_BN_WIDE : PK_CU_ATTN_WG_BN(p->d);
+            plan->tile_keys = knob == PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC ? 0 : bn;
+            plan->smem = PK_CU_ATTN_WG_SMEM(p->d, bn);
             plan->kernel = ids.wgmma[pp][p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)][wide];
             plan->merge = ids.merge[p->o.dtype];
             plan->row_tiles = (int)((rows + 127) / 128);

@@ -42,12 +42,15 @@ int pk_cu_attn_mma_layout(const pk_attention_problem *p);
  * ping-pong form, which the plan also picks without a knob (with 176-key
  * tiles at D = 128 where no mask bounds the keys: attention_tiles.h);
  * "wgmma-pp128" PK_CU_ATTN_KNOB_WGMMA_PP128, that form with the 128-key
- * tiles everywhere; "mma"
+ * tiles everywhere; "wgmma-pp-cpasync" PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC,
+ * the plan's form with every K and V tile copied by cp.async (no TMA
+ * maps: tile_keys 0); "mma"
  * PK_CU_ATTN_KNOB_MMA, the plan's choice with the Hopper kernel left out;
  * unset (NULL) or any other value is -1, the plan's choice. */
 #define PK_CU_ATTN_KNOB_WGMMA_PP (PK_CU_ATTN_WGMMA + 1) /* knob values, no kinds of plan */
 #define PK_CU_ATTN_KNOB_MMA (PK_CU_ATTN_WGMMA + 2)
 #define PK_CU_ATTN_KNOB_WGMMA_PP128 (PK_CU_ATTN_WGMMA + 3)
+#define PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC (PK_CU_ATTN_WGMMA + 4)
 int pk_cu_attn_knob_of(const char *value);
 
 /* Whether the Hopper kernel (kernels_cuda/attention_wgmma.cuh) takes p on
