@@ -116,26 +116,26 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d256_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "mma", "pk_attn_mma_bf16_d256_rows", __LINE__);
     /* no mask bounding the keys (the API's -1): 176-key tiles at D = 128
-     * in the ping-pong form, not under wgmma-pp128 or wgmma, not at other
-     * head dims, not with causal or window masks */
+     * in the ping-pong form under wgmma-pp176 only, not at other head
+     * dims, not with causal or window masks */
     p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
     p.window_left = p.window_right = -1;
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp128", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
     /* the plan's kernel with cp.async copies only: the same kernel, no
      * TMA boxes asked for; nothing without the module */
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma-pp-cpasync", "pk_attn_mma_bf16_d128_rows128", __LINE__);
     p.q.dtype = p.k.dtype = p.v.dtype = p.o.dtype = PK_F16;
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128n176_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128n176_pp", __LINE__);
     p.window_right = 0; /* causal */
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_f16_d128_pp", __LINE__);
     p.window_right = -1, p.window_left = 100;
-    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128_pp", __LINE__);
     p = problem(PK_BF16, 4, 2048, 2048, 16, 16, 64);
     p.window_left = p.window_right = -1;
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d64_pp", __LINE__);
@@ -145,7 +145,7 @@ static void wgmma_tests(void)
     /* where the 176-key tiles' shared memory does not fit, the 128-key ones */
     p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
     p.window_left = p.window_right = -1;
-    expect_wgmma(&p, 90, H200_SMS, 200u * 1024u, 1, NULL, "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, 200u * 1024u, 1, "wgmma-pp176", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
 
     /* long context GQA (B1 Hq32 Hkv8 S8192): many row tiles, one pass */
     p = problem(PK_BF16, 1, 8192, 8192, 32, 8, 128);
@@ -173,11 +173,12 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, 160u * 1024u, 1, "wgmma", "pk_attn_mma_bf16_d256_rows", __LINE__);
 
     /* the variant lists on the H200 with the module: the plan's has the
-     * eight ping-pong kernels (2 dtypes x 3 head dims, and the 176-key
-     * tiles at D = 128), the knob's the six others; neither has any
-     * without the module or on the A100 */
+     * six ping-pong kernels of the head dims' own tiles (2 dtypes x 3 head
+     * dims), the knob's the eight others (the form without turns, the
+     * 176-key tiles at D = 128); neither has any without the module or on
+     * the A100 */
     static const struct { int sm, wgmma, knob, want; } lists[] = {
-        {90, 1, 1, 6}, {90, 1, 0, 8}, {90, 0, 1, 0}, {90, 0, 0, 0}, {80, 1, 1, 0}, {80, 1, 0, 0},
+        {90, 1, 1, 8}, {90, 1, 0, 6}, {90, 0, 1, 0}, {90, 0, 0, 0}, {80, 1, 1, 0}, {80, 1, 0, 0},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         int n = 0;

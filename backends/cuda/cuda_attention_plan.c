@@ -95,7 +95,7 @@ int pk_cu_attn_knob_of(const char *value)
         if (!strcmp(value, rows_variants[i].name)) return i;
     if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
     if (value && !strcmp(value, "wgmma-pp")) return PK_CU_ATTN_KNOB_WGMMA_PP;
-    if (value && !strcmp(value, "wgmma-pp128")) return PK_CU_ATTN_KNOB_WGMMA_PP128;
+    if (value && !strcmp(value, "wgmma-pp176")) return PK_CU_ATTN_KNOB_WGMMA_PP176;
     if (value && !strcmp(value, "wgmma-pp-cpasync")) return PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC;
     if (value && !strcmp(value, "mma")) return PK_CU_ATTN_KNOB_MMA;
     return -1;
@@ -111,13 +111,12 @@ static int wgmma_fits(int sm, int wgmma, int64_t d, int64_t bn, size_t smem_opti
     return wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d, bn) <= smem_optin;
 }
 
-/* Whether the ping-pong form takes p with 176-key tiles: at D = 128,
- * without causal or window masks (whose edge tiles a wider tile makes
- * costlier; FlashAttention-3 draws the same line), unless the knob asks
- * for the 128-key form */
+/* Whether the ping-pong form takes p with 176-key tiles: under their
+ * knob, at D = 128, without causal or window masks (whose edge tiles a
+ * wider tile makes costlier; FlashAttention-3 draws the same line) */
 static int wgmma_wide(const pk_attention_problem *p, int sm, int wgmma, size_t smem_optin, int knob)
 {
-    return knob != PK_CU_ATTN_KNOB_WGMMA_PP128 && p->d == 128 && p->window_left < 0 && p->window_right < 0 &&
+    return knob == PK_CU_ATTN_KNOB_WGMMA_PP176 && p->d == 128 && p->window_left < 0 && p->window_right < 0 &&
            wgmma_fits(sm, wgmma, p->d, PK_CU_ATTN_WG_BN_WIDE, smem_optin);
 }
 
@@ -143,7 +142,7 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
     if (knob == -1) knob = PK_CU_ATTN_KNOB_WGMMA_PP; /* the Hopper kernel wherever it takes the problem */
-    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP || knob == PK_CU_ATTN_KNOB_WGMMA_PP128 ||
+    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP || knob == PK_CU_ATTN_KNOB_WGMMA_PP176 ||
         knob == PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC) {
         if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
             const pk_attn_split sp = wgmma_split(p, rows, sms);
@@ -231,7 +230,8 @@ static void mma_variants(int sm, size_t smem_optin, int wgmma, int knob_only, in
  * only the knob gives). The CUDA cores take f32 and the 16-bit layouts the
  * tensor-core kernels cannot read, split for few rows and long keys. The
  * Hopper kernels where the module loads, in one pass: the ping-pong form
- * the plan's, the other the knob's. */
+ * with the head dim's own tiles the plan's, the other form and the 176-key
+ * tiles the knobs'. */
 static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
                      void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
@@ -241,7 +241,7 @@ static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
 #define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, wgmma, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
 #define CAN_WGMMA(name, DT, D, PP, BN) \
-    if (knob_only == !(PP) && wgmma_fits(sm, wgmma, D, BN, smem_optin)) fn(ctx, name, 0);
+    if (knob_only == (!(PP) || (BN) != PK_CU_ATTN_WG_BN(D)) && wgmma_fits(sm, wgmma, D, BN, smem_optin)) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }
 
