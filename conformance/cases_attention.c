@@ -452,7 +452,8 @@ void cf_cases_attention(cf_case_list *l)
 
     /* The CUDA Hopper kernel (sm_90a, PORTKERN_CUDA_ATTN=wgmma or
      * =wgmma-pp only): 128 packed rows a block, 128-key tiles (64 at D
-     * 256) in a two-stage ring. Each dtype and head dim, causal and not, with rows and keys
+     * 256; 176 under wgmma-pp176 at D 128 without masks, the cases
+     * here without causal or window) in a two-stage ring. Each dtype and head dim, causal and not, with rows and keys
      * that are no multiple of the tiles and more key tiles than stages;
      * then, per dtype: causal with Sq < Skv and Sq > Skv (rows that see no
      * key), GQA and MQA with row tiles across heads, windows (whole tiles
@@ -514,6 +515,40 @@ void cf_cases_attention(cf_case_list *l)
             a.lse = 1;
             a.large = 1;
             add_knob(l, &a, wg);
+            if (!pp) continue;
+            /* the ping-pong form's 176-key tiles (wgmma-pp176: D = 128, no
+             * causal or window mask): per-batch lengths with an empty
+             * batch, NaN past each len_kv (edge tiles on the CUDA cores),
+             * many tiles */
+            a = A(dts[t], 3, 140, 200, 2, 2, 128, 0);
+            a.lq = wg_lq;
+            a.lkv = wg_lkv;
+            a.lse = 1;
+            add_knob(l, &a, "wgmma-pp176");
+            a = A(dts[t], 2, 130, 260, 2, 2, 128, 0);
+            a.lkv = wg_nan;
+            a.nan_tail = 1;
+            add_knob(l, &a, "wgmma-pp176");
+            a = A(dts[t], 1, 520, 1030, 4, 2, 128, 0);
+            a.large = 1;
+            add_knob(l, &a, "wgmma-pp176");
         }
+    }
+    /* The plan's kernel with every tile by cp.async (wgmma-pp-cpasync;
+     * by default the tiles whose keys all exist come by TMA): causal and
+     * not, per-batch lengths, NaN past len_kv, many tiles */
+    for (int t = 1; t < 3; t++) {
+        a = A(dts[t], 3, 140, 200, 2, 2, 128, t == 1);
+        a.lq = wg_lq;
+        a.lkv = wg_lkv;
+        a.lse = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
+        a = A(dts[t], 2, 130, 260, 2, 2, t == 1 ? 64 : 256, 1);
+        a.lkv = wg_nan;
+        a.nan_tail = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
+        a = A(dts[t], 1, 520, 1030, 4, 2, 128, t == 2);
+        a.large = 1;
+        add_knob(l, &a, "wgmma-pp-cpasync");
     }
 }

@@ -7,10 +7,11 @@
  *                        D <= 128), keys (decode)
  *   SIMT   DT, D         CUDA cores, any dtype and strides
  *   MERGE  DT            combines split-KV partials
- *   WGMMA  DT, D, PP     Hopper prefill (attention_wgmma.cuh), in the
+ *   WGMMA  DT, D, PP, BN Hopper prefill (attention_wgmma.cuh), in the
  *                        attention_sm90 fatbin (sm_90a only), PP 1 its
  *                        ping-pong form, the plan's pick on sm_90
- *                        (PP 0 only under PORTKERN_CUDA_ATTN=wgmma)
+ *                        (PP 0 only under PORTKERN_CUDA_ATTN=wgmma), BN
+ *                        keys a tile (attention_tiles.h)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16), D the head dim. */
 #ifndef PK_CU_ATTENTION_KERNELS_H
 #define PK_CU_ATTENTION_KERNELS_H
@@ -34,12 +35,12 @@
     X(MMA, attention, pk_attn_mma_##dt##_d##D##_rows128n32, DT, D, rows128n32)                          \
     X(MMA, attention, pk_attn_mma_##dt##_d##D##_rows128w8, DT, D, rows128w8)
 
+#define PK_CU_ATTN_WG(X, dt, DT, D, PP, suffix)                                                         \
+    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d##D##suffix, DT, D, PP, PK_CU_ATTN_WG_BN(D))
 #define PK_CU_ATTN_WG_DTYPE(X, dt, DT)                                                                  \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d64, DT, 64, 0)                                       \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d128, DT, 128, 0)                                     \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d256, DT, 256, 0)                                     \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d64_pp, DT, 64, 1)                                    \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d128_pp, DT, 128, 1)                                  \
-    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d256_pp, DT, 256, 1)
+    PK_CU_ATTN_WG(X, dt, DT, 64, 0, ) PK_CU_ATTN_WG(X, dt, DT, 128, 0, ) PK_CU_ATTN_WG(X, dt, DT, 256, 0, ) \
+    PK_CU_ATTN_WG(X, dt, DT, 64, 1, _pp) PK_CU_ATTN_WG(X, dt, DT, 128, 1, _pp)                          \
+    X(WGMMA, attention_sm90, pk_attn_wgmma_##dt##_d128n176_pp, DT, 128, 1, PK_CU_ATTN_WG_BN_WIDE)       \
+    PK_CU_ATTN_WG(X, dt, DT, 256, 1, _pp)
 
 #endif

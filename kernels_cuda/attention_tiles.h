@@ -45,8 +45,13 @@
 #define PK_CU_ATTN_SIMT_BN(D) ((D) == 80 || (D) == 96 ? 32 : (D) == 256 ? 8 : 16)
 
 /* The Hopper kernel (attention_wgmma.cuh, sm_90a only): 128-row blocks of
- * one producer warpgroup (cp.async into an ST-stage ring of K and V tiles
- * of BN keys) and two consumer warpgroups of 64 rows. Shared memory: 1024
+ * one producer warpgroup (TMA or cp.async into an ST-stage ring of K and
+ * V tiles of BN keys) and two consumer warpgroups of 64 rows. BN(D) is the
+ * key tile of every form; the ping-pong form at D = 128 comes with 176-key
+ * tiles too (FlashAttention-3's width there: each tile's fixed cost, the
+ * row reductions, O's rescale and the barriers, spread over more keys),
+ * for problems without causal or window masks under a knob only: on the
+ * H100 with TMA they ran slower than 128. Shared memory: 1024
  * bytes of slack to align the swizzled tiles, q [128][D], k and v
  * [ST][BN][D] (16-bit), the mbarriers (full K, full V, empty K, empty V: ST each),
  * the row windows lo/hi [128] (int) and the window bounds of four row
@@ -54,8 +59,8 @@
 #define PK_CU_ATTN_WG_THREADS 384
 #define PK_CU_ATTN_WG_ST 2
 #define PK_CU_ATTN_WG_BN(D) ((D) == 256 ? 64 : 128)
-#define PK_CU_ATTN_WG_SMEM(D)                                                                           \
-    (1024 + 128 * (D) * 2 + 2 * PK_CU_ATTN_WG_ST * PK_CU_ATTN_WG_BN(D) * (D) * 2 + 4 * PK_CU_ATTN_WG_ST * 8 + \
-     128 * 8 + 64)
+#define PK_CU_ATTN_WG_BN_WIDE 176
+#define PK_CU_ATTN_WG_SMEM(D, BN)                                                                       \
+    (1024 + 128 * (D) * 2 + 2 * PK_CU_ATTN_WG_ST * (BN) * (D) * 2 + 4 * PK_CU_ATTN_WG_ST * 8 + 128 * 8 + 64)
 
 #endif

@@ -11,14 +11,20 @@
  * the other kernels (block_coords, row_window, row_offset), so that the
  * group's query heads share each K and V tile a block loads.
  *   warpgroup 0  producer: gives its registers away (setmaxnreg) and
- *                copies K and V tiles of BN keys into an ST-stage ring
- *                with cp.async, zero-filling keys at and past len_kv (so
- *                a cache's unwritten rows are never read, NaN or not).
- *                Each copying thread's arrival on the stage's full
- *                barrier fires when its own copies have landed
- *                (cp.async.mbarrier.arrive.noinc), so full[s] completes
- *                when the whole tile is there; K and V have a full
- *                barrier each, so Q K^T starts before V lands.
+ *                fills an ST-stage ring of K and V tiles of BN keys. A
+ *                tile whose keys all exist comes by TMA where the host
+ *                gave maps (`tma`: backends/cuda/cuda_attention_tma.c):
+ *                one thread issues a box a 64-column block and arrives
+ *                with the tile's bytes expected, the rest arrive plainly.
+ *                A sequence's last tile (and every tile without maps)
+ *                comes by cp.async, each thread's arrival on the stage's
+ *                full barrier firing when its own copies have landed
+ *                (cp.async.mbarrier.arrive.noinc), zero-filling keys at
+ *                and past len_kv: a cache's unwritten rows are never
+ *                read, NaN or not, where a box would read them. Either
+ *                way full[s] counts the producer's 128 arrivals and
+ *                completes when the whole tile is there; K and V have a
+ *                full barrier each, so Q K^T starts before V lands.
  *   warpgroups 1, 2  consumers of rows 64 (wg - 1) .. + 63: each loads
  *                its own Q rows, then per key tile j issues S_j = Q K_j^T
  *                (wgmma, both operands in shared memory) and, behind it,
@@ -29,20 +35,20 @@
  *                FlashAttention-3's pipeline inside a warpgroup, the
  *                tensor cores busy through most of the softmax. K and V
  *                have empty barriers of their own, so that K's stage
- *                refills a softmax before V's. Every consumer thread
- *                arrives for itself (256 arrivals), so that each thread's
- *                own reads of the stage, the CUDA-core reads of V
- *                included, are released by its own arrival (one arrival a
- *                warp after __syncwarp is a chain that compute-sanitizer's
- *                racecheck does not follow).
+ *                refills a softmax before V's. The empty barriers count
+ *                256 arrivals: a warp's 32 come from one lane where only
+ *                wgmma read the stage, from each thread where its own
+ *                loads read V too (an edge tile's scan, the slow P V), so
+ *                that each thread's reads are released by its own arrival
+ *                (one arrival a warp after __syncwarp is a chain that
+ *                compute-sanitizer's racecheck does not follow).
  * PP = 1 (the _pp kernels) adds FlashAttention-3's ping-pong: the two
  * consumers issue Q K^T in turns, one's products under the other's softmax.
- * Why cp.async and not TMA: the copies need no tensor map, so the
- * argument block and the host code shared with HIP stay as they are; the
- * zero-fill past each batch's len_kv comes free (a TMA box would read
- * those rows, and a NaN there times a zero weight poisons the row); and
- * any 16-byte aligned strides work. The cost is 128 producer threads
- * issuing copies instead of one.
+ * TMA takes the copies off the producer's four warps (about 240
+ * instructions a warp a tile by cp.async, each warp sharing its
+ * scheduler with two consumer warps); cp.async stays for the tiles a box
+ * would read past len_kv and for layouts no map expresses, so that any
+ * 16-byte aligned strides still work.
  *
  * Shared-memory layout (all tiles 1024-byte aligned). Every tile is
  * stored as D / 64 column blocks of 128-byte rows, rows packed, with the
@@ -93,6 +99,8 @@
  * pace, their products queued on the tensor cores as they come. */
 #pragma once
 
+#include <cuda.h> /* CUtensorMap */
+
 #include "../kernels_gpu/attn_common.h"
 #include "attention_mma.cuh" /* mma_type (pack, exp_mask), ex2 */
 #include "attention_tiles.h"
@@ -100,13 +108,13 @@
 
 namespace pk_attn_wg {
 
-template <int D_> struct cfg {
+template <int D_, int BN_> struct cfg {
     static constexpr int D = D_;
     static constexpr int BM = 128, WG_ROWS = 64;
-    static constexpr int BN = PK_CU_ATTN_WG_BN(D);
+    static constexpr int BN = BN_;
     static constexpr int ST = PK_CU_ATTN_WG_ST;
     static constexpr int THREADS = PK_CU_ATTN_WG_THREADS;
-    static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, each arriving on empty */
+    static constexpr int READERS = BM / WG_ROWS * 128; /* consumer threads, the empty barriers' count */
     /* named barriers: 0 the block's, 1 and 2 each consumer's own, TURN and
      * TURN + 1 the ping-pong's turns */
     static constexpr int TURN = 3;
@@ -119,7 +127,7 @@ template <int D_> struct cfg {
     static constexpr int OFF_WIN = OFF_BAR + 4 * ST * 8;
     static constexpr int OFF_RED = OFF_WIN + 2 * BM * 4;
     static constexpr int SMEM = 1024 + OFF_RED + 16 * 4;
-    static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D), "the plan's count (attention_tiles.h)");
+    static_assert(SMEM == PK_CU_ATTN_WG_SMEM(D, BN), "the plan's count (attention_tiles.h)");
     static_assert(D % 64 == 0 && BN % 16 == 0 && 128 % DCH == 0, "whole swizzle blocks and copy passes");
     static_assert(ST >= 2, "a ring");
     static_assert(THREADS == 128 + READERS, "one producer warpgroup, the rest consumers");
@@ -169,6 +177,23 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const T *src, int64_t ro
     }
 }
 
+/* The same tile by TMA: thread 0 arrives with the tile's bytes expected
+ * and issues one box a 64-column block (the map's 128-byte swizzle is the
+ * layout above); the other producer threads arrive plainly, so that the
+ * full barrier keeps one count (128) whichever way a tile came */
+template <class C>
+__device__ __forceinline__ void tile_box(uint32_t dst, const CUtensorMap *map, int n0, const pk_attn::block_pos &s,
+                                         uint32_t full, int t)
+{
+    if (t == 0) {
+        pk_sm90::mbar_arrive_expect_tx(full, C::KV);
+#pragma unroll
+        for (int c = 0; c < C::D / 64; c++) pk_sm90::tma_load4(dst + c * (C::BN * 128), map, c * 64, n0, s.kvh, s.b, full);
+    } else {
+        pk_sm90::mbar_arrive(full);
+    }
+}
+
 /* Whether the V stage holds an Inf or NaN (the warpgroup's 128 threads
  * each look at every 128th chunk; the order does not matter). With the
  * sign cleared, a 16-bit float's bits order as its magnitude, Inf and NaN
@@ -197,24 +222,43 @@ template <int N, int W = 1> __device__ __forceinline__ void max_tree(float (&v)[
     if constexpr (2 * W < N) max_tree<N, 2 * W>(v);
 }
 
+/* A consumer warp's release of a stage it read: the warp's 32 arrivals
+ * from one lane where only its wgmma read the stage (the one arrival a
+ * thread made before cost as much as FlashAttention-3 reports: its
+ * pipeline arrives once a warpgroup), each thread for itself where its
+ * own loads read it too (generic), so that racecheck sees each thread's
+ * reads released by its own arrival. The wgmma reads (async proxy) come
+ * before the producer's cp.async writes (generic). `own` is warp-uniform. */
+__device__ __forceinline__ void release(uint32_t bar, bool own, int lane)
+{
+    if (own) {
+        pk_sm90::fence_proxy_async();
+        pk_sm90::mbar_arrive(bar);
+    } else if (lane == 0) {
+        pk_sm90::fence_proxy_async();
+        pk_sm90::mbar_arrive_n(bar, 32);
+    }
+}
+
 /* Issues O += P V over one stage of V (vt), P from registers (after the
  * caller's wgmma fence) */
 template <int DT, class C>
 __device__ __forceinline__ void pv_products(float (&o)[C::D / 2], const uint32_t (&pa)[C::BN / 16][4], uint32_t vt)
 {
+    const pk_sm90::desc128 dv(vt, C::BN * 128, 1024);
 #pragma unroll
-    for (int kk = 0; kk < C::BN / 16; kk++)
-        pk_sm90::mma_rs<DT, C::D>::run(o, pa[kk], pk_sm90::desc_sw128(vt + kk * 16 * 128, C::BN * 128, 1024));
+    for (int kk = 0; kk < C::BN / 16; kk++) pk_sm90::mma_rs<DT, C::D>::run(o, pa[kk], dv.at(kk * 16 * 128));
 }
 
 #endif /* PK_SM90_ENABLED */
 
-template <int DT, int D, int PP> __device__ __forceinline__ void attention(const pk_attn_params &p)
+template <int DT, int D, int PP, int BN_>
+__device__ __forceinline__ void attention(const pk_attn_params &p, const CUtensorMap *km, const CUtensorMap *vm, int tma)
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
     using pk_attn::block_pos;
-    typedef cfg<D> C;
+    typedef cfg<D, BN_> C;
     typedef PK_T(DT) T;
     typedef pk_attn::mma_type<DT> M;
     constexpr int BN = C::BN, ST = C::ST;
@@ -292,12 +336,25 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             /* the consumers' use of this stage ST tiles ago: K's ends
              * with their Q K^T, V's a softmax later */
             const uint32_t was = (uint32_t)(it / ST - 1) & 1u;
+            /* a tile whose keys all exist by TMA (one thread's D / 64
+             * boxes, the others' arrivals making up the count); a
+             * sequence's last tile by cp.async, which zero-fills past
+             * len_kv where a box would read the rows there */
+            const bool box = tma && n0 + BN <= s.lkv;
             if (it >= ST) mbar_wait(empty_k + 8 * st, was);
-            load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
-            mbar_arrive_cp_async(full_k + 8 * st);
+            if (box) {
+                tile_box<C>(s_k + st * C::KV, km, n0, s, full_k + 8 * st, t);
+            } else {
+                load_tile<C>(s_k + st * C::KV, kb, p.ks[1], n0, s.lkv, t);
+                mbar_arrive_cp_async(full_k + 8 * st);
+            }
             if (it >= ST) mbar_wait(empty_v + 8 * st, was);
-            load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
-            mbar_arrive_cp_async(full_v + 8 * st);
+            if (box) {
+                tile_box<C>(s_v + st * C::KV, vm, n0, s, full_v + 8 * st, t);
+            } else {
+                load_tile<C>(s_v + st * C::KV, vb, p.vs[1], n0, s.lkv, t);
+                mbar_arrive_cp_async(full_v + 8 * st);
+            }
         }
         cp_async_wait_all();
         return;
@@ -307,6 +364,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
     const int cw = wg - 1, g = lane >> 2, t4 = lane & 3;
     const int bar_id = 1 + cw; /* this consumer's named barrier (0 is the block's) */
     const uint32_t q_wg = s_q + cw * C::Q_WG;
+    const desc128 dq(q_wg, 16, 1024);
     const int rw = cw * C::WG_ROWS + warp * 16 + g; /* this thread's first row in the block; the second is + 8 */
 
     {
@@ -348,7 +406,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
     /* P of the tile whose O += P V is still to issue (in the next
      * iteration, after its Q K^T), its stage and phase */
     uint32_t pa[BN / 16][4] = {};
-    bool pend = false;
+    bool pend = false, pscan = false; /* pscan: its V was scanned (an edge tile) */
     int pst = 0;
     uint32_t pphase = 0;
 
@@ -372,10 +430,11 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
          * them as A must follow */
         fence_regs(pa);
         wgmma_fence();
+        const desc128 dk(kt, 16, 1024);
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
-            mma_ss<DT, BN>::run(sc, desc_sw128(q_wg + (kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32, 16, 1024),
-                                desc_sw128(kt + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
+            mma_ss<DT, BN>::run(sc, dq.at((kk >> 2) * (C::WG_ROWS * 128) + (kk & 3) * 32),
+                                dk.at((kk >> 2) * (BN * 128) + (kk & 3) * 32), kk > 0);
         wgmma_commit();
         /* (the branches around products and barriers here test votes:
          * ptxas serialises every wgmma of the kernel, C7520, where one
@@ -391,10 +450,8 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         if (PP && __all_sync(0xffffffffu, cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
         wgmma_wait<1>();
         fence_regs(sc);
-        /* K's stage goes back to the producer, whose cp.async writes
-         * (generic proxy) follow the wgmma reads (async proxy) */
-        fence_proxy_async();
-        mbar_arrive(empty_k + 8 * st);
+        /* K's stage goes back to the producer (only wgmma read it) */
+        release(empty_k + 8 * st, false, lane);
 
         if (mul != p.qscale)
 #pragma unroll
@@ -464,8 +521,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
         fence_regs(o);
         fence_regs(pa);
         if (__all_sync(0xffffffffu, pend)) {
-            fence_proxy_async();
-            mbar_arrive(empty_v + 8 * pst);
+            release(empty_v + 8 * pst, pscan, lane);
             pend = false;
         }
         /* once the row maxima settle most tiles move none of the warp's
@@ -485,6 +541,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void attention(const
             pend = true;
             pst = st;
             pphase = phase;
+            pscan = edge;
         } else {
             /* Non-finite V in a masked tile: each lane takes its rows'
              * weights from the quad and adds only the keys its rows see.

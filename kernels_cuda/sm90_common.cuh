@@ -64,6 +64,12 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
+/* n arrivals at once (one thread arriving for its warp) */
+__device__ __forceinline__ void mbar_arrive_n(uint32_t bar, uint32_t n)
+{
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(n) : "memory");
+}
+
 /* arrives and adds `bytes` to the phase's expected transaction count (the
  * bytes TMA copies will complete it by) */
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
@@ -90,6 +96,16 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const void *map, int c0, 
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
                  "%4}], [%5];\n" ::"r"(dst),
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+
+/* the same with four coordinates (the attention kernel's head-dim
+ * element, key, kv head, batch) */
+__device__ __forceinline__ void tma_load4(uint32_t dst, const void *map, int c0, int c1, int c2, int c3, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+                 "%4, %5}], [%6];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
                  : "memory");
 }
 
@@ -213,10 +229,27 @@ template <int N> __device__ __forceinline__ void regs_inc() { asm volatile("setm
  *        the M/N dimension to the next.
  *   sbo: bytes from one 8-row group to the next (1024 when the groups
  *        are packed). */
+struct desc128 {
+    /* lo: the start address and the leading offset; hi: the stride
+     * offset and the swizzle mode (bit 62 of the whole) */
+    uint32_t lo, hi;
+    __device__ __forceinline__ desc128(uint32_t addr, uint32_t lbo, uint32_t sbo)
+        : lo(((addr & 0x3FFFF) >> 4) | (((lbo & 0x3FFFF) >> 4) << 16)), hi(((sbo & 0x3FFFF) >> 4) | (1u << 30))
+    {
+    }
+    /* The descriptor of the matrix `bytes` further on (a multiple of 16
+     * that keeps it inside shared memory's 256 KiB, so that the 14-bit
+     * address field never carries into the leading offset): one add where
+     * building it afresh masks, shifts and ors again, about ten
+     * instructions a wgmma in the attention kernel's loop. */
+    __device__ __forceinline__ uint64_t at(uint32_t bytes) const
+    {
+        return ((uint64_t)hi << 32) | (uint64_t)(lo + (bytes >> 4));
+    }
+};
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo & 0x3FFFF) >> 4) << 16) |
-           ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+    return desc128(addr, lbo, sbo).at(0);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -248,12 +281,16 @@ template <int N> __device__ __forceinline__ void fence_regs(uint32_t (&d)[N][4])
 #define PK_SM90_D32(i) PK_SM90_D16(i), PK_SM90_D16(i + 16)
 #define PK_SM90_D64(i) PK_SM90_D32(i), PK_SM90_D32(i + 32)
 #define PK_SM90_D128(i) PK_SM90_D64(i), PK_SM90_D64(i + 64)
+#define PK_SM90_D88(i) PK_SM90_D64(i), PK_SM90_D16(i + 64), PK_SM90_D4(i + 80), PK_SM90_D4(i + 84)
 #define PK_SM90_R32                                                                                         \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define PK_SM90_R64                                                                                         \
     PK_SM90_R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define PK_SM90_R88                                                                                         \
+    PK_SM90_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "          \
+                "%80, %81, %82, %83, %84, %85, %86, %87"
 #define PK_SM90_R128                                                                                        \
     PK_SM90_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "          \
                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "            \
@@ -308,6 +345,7 @@ template <int DT, int N> struct mma_rs;
 
 PK_SM90_MMA_SS(64, 32, PK_SM90_D32(0), "32", "33", "34")
 PK_SM90_MMA_SS(128, 64, PK_SM90_D64(0), "64", "65", "66")
+PK_SM90_MMA_SS(176, 88, PK_SM90_D88(0), "88", "89", "90")
 PK_SM90_MMA_SS(256, 128, PK_SM90_D128(0), "128", "129", "130")
 PK_SM90_MMA_RS(64, 32, PK_SM90_D32(0), "32, %33, %34, %35", "36")
 PK_SM90_MMA_RS(128, 64, PK_SM90_D64(0), "64, %65, %66, %67", "68")
@@ -320,9 +358,11 @@ PK_SM90_MMA_RS(256, 128, PK_SM90_D128(0), "128, %129, %130, %131", "132")
 #undef PK_SM90_D32
 #undef PK_SM90_D64
 #undef PK_SM90_D128
+#undef PK_SM90_D88
 #undef PK_SM90_R32
 #undef PK_SM90_R64
 #undef PK_SM90_R128
+#undef PK_SM90_R88
 
 #endif /* PK_SM90_ENABLED */
 

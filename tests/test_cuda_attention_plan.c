@@ -57,6 +57,10 @@ static void expect(const pk_attention_problem *p, int sms, size_t smem, const ch
     }
 }
 
+/* The keys a tile of the named Hopper kernel: 176 for the wide one, else
+ * 128 (64 at D = 256) */
+static int wgmma_keys(const char *kernel, int64_t d) { return strstr(kernel, "n176") ? 176 : d == 256 ? 64 : 128; }
+
 /* The Hopper kernel: p's plan on a device of compute capability sm
  * (wgmma: its module loaded) under the knob, and without it */
 static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t smem, int wgmma, const char *knob,
@@ -70,7 +74,11 @@ static void expect_wgmma(const pk_attention_problem *p, int sm, int sms, size_t 
     if (taken)
         ok = ok && plan.bm == 128 && plan.threads == 384 && plan.n_splits == 1 &&
              plan.row_tiles == (int)((rows + 127) / 128) && plan.chunk % 64 == 0 && plan.chunk >= p->skv &&
-             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * (p->d == 256 ? 64 : 128) * p->d * 2 + 64 + 1024 + 64);
+             plan.smem == (unsigned)(1024 + 128 * p->d * 2 + 2 * 2 * wgmma_keys(kernel, p->d) * p->d * 2 + 64 + 1024 + 64) &&
+             /* TMA boxes of the tile's keys, but under wgmma-pp-cpasync */
+             plan.tile_keys == (knob && !strcmp(knob, "wgmma-pp-cpasync") ? 0 : wgmma_keys(kernel, p->d));
+    else
+        ok = ok && plan.tile_keys == 0;
     if (!ok) {
         failures++;
         printf("FAIL line %d: got %s (kind %d, bm %d, threads %d, smem %u, splits %d, chunk %d); want %s\n", line,
@@ -107,6 +115,38 @@ static void wgmma_tests(void)
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d256", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d256_pp", __LINE__);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "mma", "pk_attn_mma_bf16_d256_rows", __LINE__);
+    /* no mask bounding the keys (the API's -1): 176-key tiles at D = 128
+     * in the ping-pong form under wgmma-pp176 only, not at other head
+     * dims, not with causal or window masks */
+    p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
+    p.window_left = p.window_right = -1;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_bf16_d128n176_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, NULL, "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    /* the plan's kernel with cp.async copies only: the same kernel, no
+     * TMA boxes asked for; nothing without the module */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 0, "wgmma-pp-cpasync", "pk_attn_mma_bf16_d128_rows128", __LINE__);
+    p.q.dtype = p.k.dtype = p.v.dtype = p.o.dtype = PK_F16;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128n176_pp", __LINE__);
+    p.window_right = 0; /* causal */
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp-cpasync", "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    p.window_right = -1, p.window_left = 100;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma-pp176", "pk_attn_wgmma_f16_d128_pp", __LINE__);
+    p = problem(PK_BF16, 4, 2048, 2048, 16, 16, 64);
+    p.window_left = p.window_right = -1;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d64_pp", __LINE__);
+    p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
+    p.window_left = p.window_right = -1;
+    expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, NULL, "pk_attn_wgmma_bf16_d256_pp", __LINE__);
+    /* where the 176-key tiles' shared memory does not fit, the 128-key ones */
+    p = problem(PK_BF16, 8, 2048, 2048, 32, 32, 128);
+    p.window_left = p.window_right = -1;
+    expect_wgmma(&p, 90, H200_SMS, 200u * 1024u, 1, "wgmma-pp176", "pk_attn_wgmma_bf16_d128_pp", __LINE__);
+
     /* long context GQA (B1 Hq32 Hkv8 S8192): many row tiles, one pass */
     p = problem(PK_BF16, 1, 8192, 8192, 32, 8, 128);
     expect_wgmma(&p, 90, H200_SMS, H200_SMEM, 1, "wgmma", "pk_attn_wgmma_bf16_d128", __LINE__);
@@ -132,11 +172,13 @@ static void wgmma_tests(void)
     p = problem(PK_BF16, 2, 1000, 1000, 8, 8, 256);
     expect_wgmma(&p, 90, H200_SMS, 160u * 1024u, 1, "wgmma", "pk_attn_mma_bf16_d256_rows", __LINE__);
 
-    /* the variant lists on the H200 with the module: the plan's has the six
-     * ping-pong kernels (2 dtypes x 3 head dims), the knob's the six
-     * others; neither has any without the module or on the A100 */
+    /* the variant lists on the H200 with the module: the plan's has the
+     * six ping-pong kernels of the head dims' own tiles (2 dtypes x 3 head
+     * dims), the knob's the eight others (the form without turns, the
+     * 176-key tiles at D = 128); neither has any without the module or on
+     * the A100 */
     static const struct { int sm, wgmma, knob, want; } lists[] = {
-        {90, 1, 1, 6}, {90, 1, 0, 6}, {90, 0, 1, 0}, {90, 0, 0, 0}, {80, 1, 1, 0}, {80, 1, 0, 0},
+        {90, 1, 1, 8}, {90, 1, 0, 6}, {90, 0, 1, 0}, {90, 0, 0, 0}, {80, 1, 1, 0}, {80, 1, 0, 0},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         int n = 0;

@@ -65,7 +65,9 @@
 #             sanitizer tools ("" for none)
 #   attn90    the attention cases of the attention and Llama suites timed
 #             under the plan, PORTKERN_CUDA_ATTN=mma (the mma.sync kernels)
-#             and =wgmma (the Hopper kernel without its turns), conformance
+#             and =wgmma (the Hopper kernel without its turns), =wgmma-pp176
+#             (the plan's form with 176-key tiles at D 128 without masks),
+#             =wgmma-pp-cpasync (the plan's kernel without TMA), conformance
 #             of attention under the plan and the two knobs
 #             (PK_ATTN90_KNOBS narrows them; PK_ATTN90_BENCH the timed
 #             ones), PyTorch's SDPA (cuDNN,
@@ -330,7 +332,7 @@ if [[ $parts == *attn90* ]]; then
     grep -E '^FAIL' "$logs/conform-attn-$knob.txt" | cut -c1-220 | head -10
   done
   # (PK_ATTN90_BENCH: the knobs timed, "plan" the plan's own pick)
-  for knob in ${PK_ATTN90_BENCH:-plan mma wgmma}; do
+  for knob in ${PK_ATTN90_BENCH:-plan mma wgmma wgmma-pp176 wgmma-pp-cpasync}; do
     knob=${knob#plan}
     PORTKERN_CUDA_ATTN=$knob timeout "$(lim)" $pk bench --backend cuda --suite attention --suite llama3-8b \
       --suite llama3-70b-tp8 --suite small --case attn --reps 10 --no-unfused --no-vendor \

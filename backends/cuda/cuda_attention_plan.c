@@ -31,9 +31,10 @@ enum {
 #define ID_MMA(id, DT, D, tiles) .mma[DT - 1][PK_ATTN_DIM_INDEX(D)][KIND_##tiles] = id,
 #define ID_SIMT(id, DT, D) .simt[DT][PK_ATTN_DIM_INDEX(D)] = id,
 #define ID_MERGE(id, DT) .merge[DT] = id,
-#define ID_WGMMA(id, DT, D, PP) .wgmma[PP][DT - 1][PK_ATTN_DIM_INDEX(D)] = id,
+/* wgmma[PP][dtype][dim][wide]: wide, the 176-key tiles (attention_tiles.h) */
+#define ID_WGMMA(id, DT, D, PP, BN) .wgmma[PP][DT - 1][PK_ATTN_DIM_INDEX(D)][(BN) != PK_CU_ATTN_WG_BN(D)] = id,
 static const struct {
-    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3], wgmma[2][2][5];
+    unsigned char mma[2][5][PK_CU_ATTN_SIMT], simt[3][5], merge[3], wgmma[2][2][5][2];
 } ids = {PK_CU_ATTN_KERNELS(ID)};
 
 /* A tensor-core tile at head dim D: rows a block, threads, shared memory */
@@ -94,6 +95,8 @@ int pk_cu_attn_knob_of(const char *value)
         if (!strcmp(value, rows_variants[i].name)) return i;
     if (value && !strcmp(value, "wgmma")) return PK_CU_ATTN_WGMMA;
     if (value && !strcmp(value, "wgmma-pp")) return PK_CU_ATTN_KNOB_WGMMA_PP;
+    if (value && !strcmp(value, "wgmma-pp176")) return PK_CU_ATTN_KNOB_WGMMA_PP176;
+    if (value && !strcmp(value, "wgmma-pp-cpasync")) return PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC;
     if (value && !strcmp(value, "mma")) return PK_CU_ATTN_KNOB_MMA;
     return -1;
 }
@@ -101,11 +104,20 @@ int pk_cu_attn_knob_of(const char *value)
 /* The Hopper kernel's head dims (attention_kernels.h) */
 static int wgmma_dim(int64_t d) { return d == 64 || d == 128 || d == 256; }
 
-/* Whether the Hopper kernel of head dim d runs here: sm_90 with the module
- * loaded (wgmma), and its shared memory fits */
-static int wgmma_fits(int sm, int wgmma, int64_t d, size_t smem_optin)
+/* Whether the Hopper kernel of head dim d and bn-key tiles runs here:
+ * sm_90 with the module loaded (wgmma), and its shared memory fits */
+static int wgmma_fits(int sm, int wgmma, int64_t d, int64_t bn, size_t smem_optin)
 {
-    return wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d) <= smem_optin;
+    return wgmma && sm == 90 && wgmma_dim(d) && (size_t)PK_CU_ATTN_WG_SMEM(d, bn) <= smem_optin;
+}
+
+/* Whether the ping-pong form takes p with 176-key tiles: under their
+ * knob, at D = 128, without causal or window masks (whose edge tiles a
+ * wider tile makes costlier; FlashAttention-3 draws the same line) */
+static int wgmma_wide(const pk_attention_problem *p, int sm, int wgmma, size_t smem_optin, int knob)
+{
+    return knob == PK_CU_ATTN_KNOB_WGMMA_PP176 && p->d == 128 && p->window_left < 0 && p->window_right < 0 &&
+           wgmma_fits(sm, wgmma, p->d, PK_CU_ATTN_WG_BN_WIDE, smem_optin);
 }
 
 /* One 128-row block per row tile, one resident per multiprocessor (its
@@ -118,7 +130,7 @@ static pk_attn_split wgmma_split(const pk_attention_problem *p, int64_t rows, in
 int pk_cu_attn_wgmma_takes(const pk_attention_problem *p, int sm, int sm_count, size_t smem_optin, int wgmma)
 {
     const int64_t rows = p->sq * (p->hq / p->hkv);
-    return wgmma_fits(sm, wgmma, p->d, smem_optin) && pk_cu_attn_mma_layout(p) && rows > 16 &&
+    return wgmma_fits(sm, wgmma, p->d, PK_CU_ATTN_WG_BN(p->d), smem_optin) && pk_cu_attn_mma_layout(p) && rows > 16 &&
            wgmma_split(p, rows, sm_count > 0 ? sm_count : 1).n == 1;
 }
 
@@ -130,14 +142,18 @@ void pk_cu_attn_plan_make_knob(const pk_attention_problem *p, int sm, int sm_cou
     int64_t per_sm = 1;
     *plan = (pk_cu_attn_plan){0};
     if (knob == -1) knob = PK_CU_ATTN_KNOB_WGMMA_PP; /* the Hopper kernel wherever it takes the problem */
-    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP) {
+    if (knob == PK_CU_ATTN_WGMMA || knob == PK_CU_ATTN_KNOB_WGMMA_PP || knob == PK_CU_ATTN_KNOB_WGMMA_PP176 ||
+        knob == PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC) {
         if (pk_cu_attn_wgmma_takes(p, sm, sm_count, smem_optin, wgmma)) {
             const pk_attn_split sp = wgmma_split(p, rows, sms);
+            const int pp = knob != PK_CU_ATTN_WGMMA, wide = pp && wgmma_wide(p, sm, wgmma, smem_optin, knob);
             plan->kind = PK_CU_ATTN_WGMMA;
             plan->bm = 128;
             plan->threads = PK_CU_ATTN_WG_THREADS;
-            plan->smem = PK_CU_ATTN_WG_SMEM(p->d);
-            plan->kernel = ids.wgmma[knob == PK_CU_ATTN_KNOB_WGMMA_PP][p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)];
+            const int bn = wide ? PK_CU_ATTN_WG_BN_WIDE : PK_CU_ATTN_WG_BN(p->d);
+            plan->tile_keys = knob == PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC ? 0 : bn;
+            plan->smem = PK_CU_ATTN_WG_SMEM(p->d, bn);
+            plan->kernel = ids.wgmma[pp][p->q.dtype - 1][PK_ATTN_DIM_INDEX(p->d)][wide];
             plan->merge = ids.merge[p->o.dtype];
             plan->row_tiles = (int)((rows + 127) / 128);
             plan->chunk = (int)sp.chunk;
@@ -205,7 +221,7 @@ static void mma_variants(int sm, size_t smem_optin, int wgmma, int knob_only, in
     if (sm < 80) return;
     if (v ? !variant_fits(v, d, smem_optin) : keys_smem(d) > smem_optin) return;
     const int knob_tile = kind == PK_CU_ATTN_MMA_ROWS128N32 || kind == PK_CU_ATTN_MMA_ROWS128W8;
-    const int hopper = v && wgmma_fits(sm, wgmma, d, smem_optin);
+    const int hopper = v && wgmma_fits(sm, wgmma, d, PK_CU_ATTN_WG_BN(d), smem_optin);
     if ((knob_tile || hopper) == knob_only) fn(ctx, name, 0);
     if (kind != PK_CU_ATTN_MMA_ROWS128 && knob_tile == knob_only) fn(ctx, name, 1);
 }
@@ -214,7 +230,8 @@ static void mma_variants(int sm, size_t smem_optin, int wgmma, int knob_only, in
  * only the knob gives). The CUDA cores take f32 and the 16-bit layouts the
  * tensor-core kernels cannot read, split for few rows and long keys. The
  * Hopper kernels where the module loads, in one pass: the ping-pong form
- * the plan's, the other the knob's. */
+ * with the head dim's own tiles the plan's, the other form and the 176-key
+ * tiles the knobs'. */
 static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
                      void (*fn)(void *ctx, const char *name, int split), void *ctx)
 {
@@ -223,8 +240,8 @@ static void variants(int sm, size_t smem_optin, int knob_only, int wgmma,
     if (!knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
 #define CAN_MMA(name, DT, D, tiles) mma_variants(sm, smem_optin, wgmma, knob_only, KIND_##tiles, D, name, fn, ctx);
 #define CAN_MERGE(...)
-#define CAN_WGMMA(name, DT, D, PP) \
-    if (knob_only == !(PP) && wgmma_fits(sm, wgmma, D, smem_optin)) fn(ctx, name, 0);
+#define CAN_WGMMA(name, DT, D, PP, BN) \
+    if (knob_only == (!(PP) || (BN) != PK_CU_ATTN_WG_BN(D)) && wgmma_fits(sm, wgmma, D, BN, smem_optin)) fn(ctx, name, 0);
     PK_CU_ATTN_KERNELS(CAN)
 }
 

@@ -39,11 +39,19 @@ int pk_cu_attn_mma_layout(const pk_attention_problem *p);
  * fitting); "wgmma" is PK_CU_ATTN_WGMMA, the Hopper kernel without its
  * ping-pong, wherever it takes the problem (pk_cu_attn_wgmma_takes), the
  * plan's choice elsewhere; "wgmma-pp" PK_CU_ATTN_KNOB_WGMMA_PP, the
- * ping-pong form, which the plan also picks without a knob; "mma"
+ * ping-pong form, which the plan also picks without a knob;
+ * "wgmma-pp176" PK_CU_ATTN_KNOB_WGMMA_PP176, that form with 176-key tiles
+ * at D = 128 where no causal or window mask bounds the keys
+ * (attention_tiles.h; slower than the plan's 128 on the H100 with TMA,
+ * kept for A/B timing); "wgmma-pp-cpasync" PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC,
+ * the plan's form with every K and V tile copied by cp.async (no TMA
+ * maps: tile_keys 0); "mma"
  * PK_CU_ATTN_KNOB_MMA, the plan's choice with the Hopper kernel left out;
  * unset (NULL) or any other value is -1, the plan's choice. */
 #define PK_CU_ATTN_KNOB_WGMMA_PP (PK_CU_ATTN_WGMMA + 1) /* knob values, no kinds of plan */
 #define PK_CU_ATTN_KNOB_MMA (PK_CU_ATTN_WGMMA + 2)
+#define PK_CU_ATTN_KNOB_WGMMA_PP176 (PK_CU_ATTN_WGMMA + 3)
+#define PK_CU_ATTN_KNOB_WGMMA_PP_CPASYNC (PK_CU_ATTN_WGMMA + 4)
 int pk_cu_attn_knob_of(const char *value);
 
 /* Whether the Hopper kernel (kernels_cuda/attention_wgmma.cuh) takes p on

@@ -42,6 +42,11 @@ typedef struct pk_cu_device {
  * (PK_GPU_LAUNCH_PAIRS), for the launch and the occupancy query alike */
 CUlaunchAttribute pk_cu_pair_attribute(void);
 
+/* The TMA maps of p's K and V for the Hopper attention kernel's tiles of
+ * tile_keys keys (cuda_attention_tma.c): 1 when the driver took both, 0
+ * when a layout it cannot express leaves the kernel its cp.async copies */
+int pk_cu_attn_tma_maps(const pk_attention_problem *p, int tile_keys, CUtensorMap maps[2]);
+
 /* Kernel lookup and launch, scratch, kept buffers, the staging ring and
  * the ops of backends/gpu: gpu_vendor.h. */
 

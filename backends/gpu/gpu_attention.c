@@ -52,8 +52,9 @@ pk_status PK_GPU_OP(attention)(void *dev, const pk_attention_problem *p, pk_msg 
     pk_gpu_attn_params_fill(p, plan.chunk, plan.n_splits, lens, sc.part_bytes ? scratch + sc.part_start : 0, &a);
     unsigned grid[3] = {(unsigned)(p->batch * p->hkv), (unsigned)plan.n_splits, (unsigned)plan.row_tiles};
     unsigned block[3] = {(unsigned)plan.threads, 1, 1};
-    void *args[] = {&a};
-    s = PK_GPU_OP(launch)(d, PK_GPU_ATTN0 + plan.kernel, grid, block, plan.smem, args, 0, msg);
+    pk_gpu_attn_launch launch;
+    s = PK_GPU_OP(launch)(d, PK_GPU_ATTN0 + plan.kernel, grid, block, plan.smem, pk_gpu_attn_args(p, &plan, &a, &launch),
+                          0, msg);
     if (s != PK_SUCCESS || plan.n_splits == 1) return s;
 
     int hd = (int)p->d;

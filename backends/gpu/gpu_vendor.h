@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(PK_GPU_CUDA) == defined(PK_GPU_HIP)
 #error "backends/gpu is built with exactly one of PK_GPU_CUDA and PK_GPU_HIP"
@@ -174,6 +175,30 @@ static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attent
                               pk_cu_attn_knob_of(getenv("PORTKERN_CUDA_ATTN")), plan);
     if (plan->kind == PK_CU_ATTN_SIMT) plan->smem = 0;
 }
+/* The launch arguments of the plan's kernel: the parameters alone, or
+ * for the Hopper kernel the TMA maps of K and V and whether they hold
+ * first: they do where the plan asks for them (tile_keys, the box's keys)
+ * and the driver took them (pk_cu_attn_tma_maps) */
+typedef struct pk_gpu_attn_launch {
+    CUtensorMap maps[2];
+    int tma;
+    void *args[4];
+} pk_gpu_attn_launch;
+static inline void **pk_gpu_attn_args(const pk_attention_problem *p, const pk_gpu_attn_plan *plan, pk_attn_params *a,
+                                      pk_gpu_attn_launch *l)
+{
+    if (plan->kind != PK_CU_ATTN_WGMMA) {
+        l->args[0] = a;
+        return l->args;
+    }
+    l->tma = pk_cu_attn_tma_maps(p, plan->tile_keys, l->maps);
+    if (!l->tma) memset(l->maps, 0, sizeof l->maps); /* unread, but no stack garbage handed to the driver */
+    l->args[0] = &l->maps[0];
+    l->args[1] = &l->maps[1];
+    l->args[2] = &l->tma;
+    l->args[3] = a;
+    return l->args;
+}
 #endif /* PK_GPU_CUDA */
 
 #ifdef PK_GPU_HIP
@@ -317,6 +342,18 @@ static inline pk_gpu_result pk_gpu_timer_elapsed(float *ms, pk_gpu_event a, pk_g
 static inline void pk_gpu_attn_plan_make(const pk_gpu_device *d, const pk_attention_problem *p, pk_gpu_attn_plan *plan)
 {
     pk_hip_attn_plan_make(p, &d->target, plan);
+}
+/* every HIP attention kernel takes its parameters alone */
+typedef struct pk_gpu_attn_launch {
+    void *args[1];
+} pk_gpu_attn_launch;
+static inline void **pk_gpu_attn_args(const pk_attention_problem *p, const pk_gpu_attn_plan *plan, pk_attn_params *a,
+                                      pk_gpu_attn_launch *l)
+{
+    (void)p;
+    (void)plan;
+    l->args[0] = a;
+    return l->args;
 }
 #endif /* PK_GPU_HIP */
 

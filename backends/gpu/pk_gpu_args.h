@@ -36,6 +36,7 @@ typedef struct pk_gpu_attn_plan {
     int row_tiles;     /* over the hq / hkv * sq packed rows of a kv head */
     int n_splits;      /* 1: one pass; else split-KV partials and a merge */
     int chunk;         /* keys per split */
+    int tile_keys;     /* keys a K and V tile where the kernel copies them by TMA (CUDA's Hopper kernel); else 0 */
 } pk_gpu_attn_plan;
 
 /* Scratch of one attention call: per-batch lengths (int32, len_q then
