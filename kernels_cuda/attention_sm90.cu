@@ -2,9 +2,8 @@
  * built only for sm_90a and loaded only on compute capability 9.0
  * (backends/cuda/cuda_backend.c), as gemm_sm90.cu; the list in
  * attention_kernels.h names them (module attention_sm90). Each takes the
- * TMA maps of K and V and whether they hold (backends/cuda/
- * cuda_attention_tma.c), then the pk_attn_params every attention kernel
- * takes. */
+ * TMA maps of K and V and whether they hold (backends/cuda/cuda_tma.c),
+ * then the pk_attn_params every attention kernel takes. */
 #include "../kernels_gpu/attn_common.h"
 #include "attention_kernels.h"
 #include "attention_wgmma.cuh"

@@ -13,7 +13,7 @@
  *   warpgroup 0  producer: gives its registers away (setmaxnreg) and
  *                fills an ST-stage ring of K and V tiles of BN keys. A
  *                tile whose keys all exist comes by TMA where the host
- *                gave maps (`tma`: backends/cuda/cuda_attention_tma.c):
+ *                gave maps (`tma`: backends/cuda/cuda_tma.c):
  *                one thread issues a box a 64-column block and arrives
  *                with the tile's bytes expected, the rest arrive plainly.
  *                A sequence's last tile (and every tile without maps)

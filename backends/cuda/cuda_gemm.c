@@ -16,11 +16,8 @@ static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_
     const cuuint64_t dim[3] = {(cuuint64_t)k, (cuuint64_t)rows, (cuuint64_t)(planes ? batch : 1)};
     const cuuint64_t stride[2] = {(cuuint64_t)row_stride * 2,
                                   (cuuint64_t)(planes ? batch_stride : rows * row_stride) * 2};
-    const cuuint32_t box[3] = {PK_CU_WGMMA_BK, box_rows, 1}, step[3] = {1, 1, 1};
-    return cuTensorMapEncodeTiled(map, v->dtype == PK_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                                  3, (void *)(uintptr_t)(pk_gpu_addr(v->mem) + (uint64_t)v->offset * 2), dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const cuuint32_t box[3] = {PK_CU_WGMMA_BK, box_rows, 1};
+    return pk_cu_tma_sw128(map, v, 3, dim, stride, box);
 }
 
 /* The blocks of clusters of two that the device holds at once for pair

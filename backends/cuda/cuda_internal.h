@@ -42,9 +42,15 @@ typedef struct pk_cu_device {
  * (PK_GPU_LAUNCH_PAIRS), for the launch and the occupancy query alike */
 CUlaunchAttribute pk_cu_pair_attribute(void);
 
+/* A TMA map of the 16-bit view v (from its offset) of `rank` dimensions,
+ * in the 128-byte swizzle the Hopper kernels' wgmma read, unit element
+ * steps (cuda_tma.c): the GEMM's A and B, the attention kernel's K and V */
+CUresult pk_cu_tma_sw128(CUtensorMap *map, const pk_view *v, unsigned rank, const cuuint64_t *dim,
+                         const cuuint64_t *stride, const cuuint32_t *box);
+
 /* The TMA maps of p's K and V for the Hopper attention kernel's tiles of
- * tile_keys keys (cuda_attention_tma.c): 1 when the driver took both, 0
- * when a layout it cannot express leaves the kernel its cp.async copies */
+ * tile_keys keys (cuda_tma.c): 1 when the driver took both, 0 when a
+ * layout it cannot express leaves the kernel its cp.async copies */
 int pk_cu_attn_tma_maps(const pk_attention_problem *p, int tile_keys, CUtensorMap maps[2]);
 
 /* Kernel lookup and launch, scratch, kept buffers, the staging ring and
