@@ -410,8 +410,15 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
     int pst = 0;
     uint32_t pphase = 0;
 
-#pragma unroll 1
-    for (int it = 0; it < n_tiles; it++) {
+    /* One key tile, in two forms: with the last tile's O += P V issued
+     * behind this tile's Q K^T (PV), and without (the first tile, and the
+     * one after a tile whose P V ran on the CUDA cores). Two straight
+     * bodies, not one with a branch around P V: ptxas closed the empty
+     * group of that branch with a wgmma of its own after the join, and
+     * its wait for S then waited for P V too (bench/RESULTS.md,
+     * 2026-12-06 05:19-05:47 UTC). */
+    auto step = [&](auto with_pv, const int it) {
+        constexpr bool PV = decltype(with_pv)::value;
         const int st = it % ST, n0 = n_begin + it * BN;
         const uint32_t phase = (uint32_t)(it / ST) & 1u;
         const uint32_t kt = s_k + st * C::KV;
@@ -421,7 +428,7 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
          * product of P V runs under this tile's softmax */
         float sc[BN / 2];
         mbar_wait(full_k + 8 * st, phase);
-        if (pend) mbar_wait(full_v + 8 * pst, pphase);
+        if constexpr (PV) mbar_wait(full_v + 8 * pst, pphase);
         fence_proxy_async();
         if (PP) bar_sync(C::TURN + cw, C::READERS);
         fence_regs(sc);
@@ -439,16 +446,14 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
         /* (the branches around products and barriers here test votes:
          * ptxas serialises every wgmma of the kernel, C7520, where one
          * sits on a path it cannot prove warp-uniform) */
-        if (__all_sync(0xffffffffu, pend)) {
+        if constexpr (PV) {
             wgmma_fence();
             pv_products<DT, C>(o, pa, s_v + pst * C::KV);
+            wgmma_commit();
         }
-        /* (an empty group without P V: the waits below stay the same
-         * instructions on every path, which ptxas needs to keep the
-         * products asynchronous) */
-        wgmma_commit();
         if (PP && __all_sync(0xffffffffu, cw == 0 || it + 1 < n_tiles)) bar_arrive(C::TURN + (cw ^ 1), C::READERS);
-        wgmma_wait<1>();
+        /* S alone: P V stays in flight under the softmax */
+        wgmma_wait<PV ? 1 : 0>();
         fence_regs(sc);
         /* K's stage goes back to the producer (only wgmma read it) */
         release(empty_k + 8 * st, false, lane);
@@ -517,10 +522,10 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
         }
         /* the last tile's P V is done: O is whole to rescale, and V's
          * stage goes back to the producer */
-        wgmma_wait<0>();
-        fence_regs(o);
-        fence_regs(pa);
-        if (__all_sync(0xffffffffu, pend)) {
+        if constexpr (PV) {
+            wgmma_wait<0>();
+            fence_regs(o);
+            fence_regs(pa);
             release(empty_v + 8 * pst, pscan, lane);
             pend = false;
         }
@@ -576,6 +581,11 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
             /* this thread's CUDA-core reads of V are done */
             mbar_arrive(empty_v + 8 * st);
         }
+    };
+#pragma unroll 1
+    for (int it = 0; it < n_tiles; it++) {
+        if (__all_sync(0xffffffffu, pend)) step(pk_sm90::flag<true>(), it);
+        else step(pk_sm90::flag<false>(), it);
     }
     if (__all_sync(0xffffffffu, pend)) {
         /* the last tile's O += P V */

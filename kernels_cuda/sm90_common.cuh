@@ -218,6 +218,11 @@ __device__ __forceinline__ bool bar_sync_or(int id, int threads, bool v)
 template <int N> __device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N)); }
 template <int N> __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N)); }
 
+/* a compile-time flag as a value (a generic lambda's argument) */
+template <bool B> struct flag {
+    static constexpr bool value = B;
+};
+
 /* --- wgmma --- */
 
 /* A shared-memory matrix in the 128-byte swizzle: rows of 128 bytes,
