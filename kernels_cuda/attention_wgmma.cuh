@@ -283,6 +283,26 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
     const int tid = threadIdx.x, wg = tid / 128, t = tid % 128, warp = t / 32, lane = tid % 32;
     const block_pos s = pk_attn::block_coords(p);
     const int row0 = s.tile * C::BM;
+    constexpr int RS = 128 / C::DCH; /* rows a warpgroup's 16-byte copies cover in one pass */
+
+    if (wg > 0) {
+        /* A consumer's Q rows (rows past the group or len_q are zeros),
+         * issued first so that their latency runs under the row windows
+         * and the barriers' set-up; waited for after the block's barrier. */
+        const T *q = (const T *)p.q;
+        const int c = t % C::DCH, r0 = t / C::DCH;
+        const uint32_t q_wg = s_q + (wg - 1) * C::Q_WG;
+        pk_attn::row_walk w(row0 + (wg - 1) * C::WG_ROWS + r0, p.sq);
+#pragma unroll
+        for (int r = r0; r < C::WG_ROWS; r += RS) {
+            const bool in = row0 + (wg - 1) * C::WG_ROWS + r < s.rows && w.i < s.lq;
+            cp16(q_wg + swz<C::WG_ROWS>(r, c),
+                 in ? (const void *)(q + pk_attn::row_offset_at(s, p.qs, p.off[0], w.g, w.i) + c * 8)
+                    : (const void *)q,
+                 in ? 16 : 0);
+            w.step(RS, p.sq);
+        }
+    }
 
     /* Row windows, one row a thread of the first warpgroup, and their
      * bounds over each quarter (32 rows) of the block: the block's key
@@ -367,23 +387,10 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
     const desc128 dq(q_wg, 16, 1024);
     const int rw = cw * C::WG_ROWS + warp * 16 + g; /* this thread's first row in the block; the second is + 8 */
 
-    {
-        /* this consumer's Q rows; rows past the group or len_q are zeros */
-        const T *q = (const T *)p.q;
-        constexpr int RS = 128 / C::DCH;
-        const int c = t % C::DCH;
-#pragma unroll 1
-        for (int r = t / C::DCH; r < C::WG_ROWS; r += RS) {
-            const int pr = row0 + cw * C::WG_ROWS + r;
-            const bool in = pr < s.rows && pr % p.sq < s.lq;
-            cp16(q_wg + swz<C::WG_ROWS>(r, c),
-                 in ? (const void *)(q + pk_attn::row_offset(p, s, p.qs, p.off[0], pr) + c * 8) : (const void *)q,
-                 in ? 16 : 0);
-        }
-        cp_async_wait_all();
-        fence_proxy_async();
-        bar_sync(bar_id, 128);
-    }
+    /* this consumer's Q rows, copied before the block's barrier */
+    cp_async_wait_all();
+    fence_proxy_async();
+    bar_sync(bar_id, 128);
     const int lo_max = max(red[8 * cw + 2], red[8 * cw + 6]), hi_min = min(red[8 * cw + 3], red[8 * cw + 7]);
     /* PP (ping-pong, FlashAttention-3's warpgroup scheduling): the two
      * consumers take turns to issue S = Q K^T, so that one's products run
@@ -631,11 +638,12 @@ __device__ __forceinline__ void attention(const pk_attn_params &p, const CUtenso
     bar_sync(bar_id, 128);
     const bool vec = (uintptr_t)p.o % 16 == 0 && p.os[3] == 1 && p.off[3] % 8 == 0 && p.os[0] % 8 == 0 &&
                      p.os[1] % 8 == 0 && p.os[2] % 8 == 0;
+    const int c = t % C::DCH, r0 = t / C::DCH;
+    pk_attn::row_walk w(row0 + cw * C::WG_ROWS + r0, p.sq);
 #pragma unroll 1
-    for (int x = t; x < C::WG_ROWS * C::DCH; x += 128) {
-        const int r = x / C::DCH, c = x % C::DCH, pr = row0 + cw * C::WG_ROWS + r;
-        if (pr >= s.rows) break; /* rows only grow with x */
-        T *og = (T *)p.o + pk_attn::row_offset(p, s, p.os, p.off[3], pr);
+    for (int r = r0; r < C::WG_ROWS; r += RS, w.step(RS, p.sq)) {
+        if (row0 + cw * C::WG_ROWS + r >= s.rows) break; /* rows only grow with r */
+        T *og = (T *)p.o + pk_attn::row_offset_at(s, p.os, p.off[3], w.g, w.i);
         const unsigned char *src = stage + swz<C::WG_ROWS>(r, c);
         if (vec) {
             *reinterpret_cast<uint4 *>(og + c * 8) = *reinterpret_cast<const uint4 *>(src);

@@ -89,13 +89,36 @@ __device__ __forceinline__ void row_window(const pk_attn_params &p, const block_
     hi = (int)z;
 }
 
+/* Element offset of query row i of group member g (the head kvh * group
+ * + g): that of packed row g * sq + i. */
+__device__ __forceinline__ int64_t row_offset_at(const block_pos &s, const int64_t *st, int64_t off, int g, int i)
+{
+    return off + s.b * st[0] + (int64_t)i * st[1] + (int64_t)(s.kvh * s.group + g) * st[2];
+}
+
 /* Element offset of packed row pr's query (or output) row. */
 __device__ __forceinline__ int64_t row_offset(const pk_attn_params &p, const block_pos &s, const int64_t *st,
                                               int64_t off, int pr)
 {
-    const int g = pr / p.sq, i = pr % p.sq;
-    return off + s.b * st[0] + (int64_t)i * st[1] + (int64_t)(s.kvh * s.group + g) * st[2];
+    return row_offset_at(s, st, off, pr / p.sq, pr % p.sq);
 }
+
+/* Packed rows pr, pr + n, pr + 2n, .. as (group member g, query row i)
+ * with one division at the start: a copy loop over a block's rows that
+ * divided once a row spent a tenth of the Hopper kernel's time on it
+ * (bench/RESULTS.md, 2026-12-06 08:20-08:40 UTC). */
+struct row_walk {
+    int g, i;
+    __device__ __forceinline__ row_walk(int pr, int sq) : g(pr / sq), i(pr % sq) {}
+    __device__ __forceinline__ void step(int n, int sq)
+    {
+        i += n;
+        if (i >= sq) {
+            g += i / sq;
+            i %= sq;
+        }
+    }
+};
 
 /* Writes column c of packed row pr: acc is the unnormalised sum, m the
  * base-2 max and l the sum of weights. live is false for a row that sees
