@@ -74,7 +74,8 @@
 #             flash) on the same shapes beside them
 #             (bench/torch_attention_peers.py) (issue 20)
 #   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
-#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS
+#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS; then
+#             conformance and the suites under each of PK_GEMM_KNOBS
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with its
 #             128-row tiles forced (PORTKERN_CUDA_GEMM=128x256, =128x128)
 #             and under the trial plan (=trial: split-K, the pair,
@@ -355,6 +356,18 @@ if [[ $parts == *gemmplan* ]]; then
   timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
     --reps 10 --no-unfused --out "$logs/bench-gemmplan" >"$logs/bench-gemmplan.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-gemmplan.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  # PK_GEMM_KNOBS: the same suites under each PORTKERN_CUDA_GEMM value
+  # (e.g. "128x256 128x256s"), each after conformance of gemm under it
+  for knob in ${PK_GEMM_KNOBS:-}; do
+    t0=$(date +%s)
+    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-$knob.txt" 2>&1
+    summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-$knob.txt")")
+    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b \
+      --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-gemm-$knob" \
+      >"$logs/bench-gemm-$knob.txt" 2>&1
+    echo "GEMM, PORTKERN_CUDA_GEMM=$knob:"
+    grep -E ' cuda:0 ' "$logs/bench-gemm-$knob.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)' | cut -c1-100
+  done
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do
