@@ -282,16 +282,24 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
     grep -E '^FAIL' "$logs/conform-ptxoff-$op.txt" | cut -c1-220 | head -10
   done
 fi
+# The four GEMM suites on CUDA under PORTKERN_CUDA_GEMM=$1 ("": the plan)
+# into $logs/bench-$2, with bench's options $3 (--no-vendor), the table
+# printed; and conformance of gemm under it
+gemm_suites() {
+  PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+    --suite small --reps 10 --no-unfused $3 --out "$logs/bench-$2" >"$logs/bench-$2.txt" 2>&1
+  grep -E ' cuda:0 ' "$logs/bench-$2.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+}
+gemm_conform() {
+  local t0=$(date +%s)
+  PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${1:-plan}.txt" 2>&1
+  summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${1:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${1:-plan}.txt")")
+  grep -E '^FAIL' "$logs/conform-gemm-${1:-plan}.txt" | cut -c1-220 | head -10
+}
 if [[ $parts == *hopper* ]]; then
   # the plan, its 128-row tiles forced, and the trial plan (split-K,
   # pairs, ping-pong); every tile's knob cases run in each
-  for knob in "" 128x256 128x128 trial; do
-    t0=$(date +%s)
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
-      >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
-    summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
-    grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
-  done
+  for knob in "" 128x256 128x128 trial; do gemm_conform "$knob"; done
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     t0=$(date +%s)
@@ -299,20 +307,13 @@ if [[ $parts == *hopper* ]]; then
       >"$logs/sanitize-hopper-$tool.txt" 2>&1
     summary+=("hopper $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-hopper-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-hopper-$tool.txt" | tail -1)")
   done
-  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
-    --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
-  grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  PORTKERN_CUDA_GEMM=trial timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
-    --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
+  gemm_suites "" hopper
   echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
-  grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  gemm_suites trial hopper-trial --no-vendor
   # each trial form forced (PK_HOPPER_TILES), for the plan's costs
   for knob in ${PK_HOPPER_TILES:-}; do
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b \
-      --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-$knob" \
-      >"$logs/bench-hopper-$knob.txt" 2>&1
     echo "PORTKERN_CUDA_GEMM=$knob:"
-    grep -E ' cuda:0 ' "$logs/bench-hopper-$knob.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)' | cut -c1-150
+    gemm_suites "$knob" "hopper-$knob" --no-vendor
   done
 fi
 if [[ $parts == *attn90* ]]; then
@@ -348,25 +349,14 @@ fi
 if [[ $parts == *gemmplan* ]]; then
   # the GEMM plan alone: its conformance, then the four GEMM suites beside
   # cuBLAS (the `hopper` part without the forced tiles, the trial plan and
-  # the sanitizers)
-  t0=$(date +%s)
-  timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-plan.txt" 2>&1
-  summary+=("conform cuda:0 gemm, the plan ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-plan.txt")")
-  grep -E '^FAIL' "$logs/conform-gemm-plan.txt" | cut -c1-220 | head -10
-  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
-    --reps 10 --no-unfused --out "$logs/bench-gemmplan" >"$logs/bench-gemmplan.txt" 2>&1
-  grep -E ' cuda:0 ' "$logs/bench-gemmplan.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  # PK_GEMM_KNOBS: the same suites under each PORTKERN_CUDA_GEMM value
-  # (e.g. "128x256 128x256s"), each after conformance of gemm under it
+  # the sanitizers); then each of PK_GEMM_KNOBS (e.g. "128x256s") the same
+  # way, without cuBLAS
+  gemm_conform ""
+  gemm_suites "" gemmplan
   for knob in ${PK_GEMM_KNOBS:-}; do
-    t0=$(date +%s)
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-$knob.txt" 2>&1
-    summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=$knob ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-$knob.txt")")
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b \
-      --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-gemm-$knob" \
-      >"$logs/bench-gemm-$knob.txt" 2>&1
+    gemm_conform "$knob"
     echo "GEMM, PORTKERN_CUDA_GEMM=$knob:"
-    grep -E ' cuda:0 ' "$logs/bench-gemm-$knob.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)' | cut -c1-100
+    gemm_suites "$knob" "gemm-$knob" --no-vendor
   done
 fi
 if [[ $parts == *interop* ]]; then
