@@ -89,8 +89,8 @@ __device__ __forceinline__ bool plain_pairs(const pk_gemm_out &o)
            o.d_sm % 2 == 0 && o.d_sb % 2 == 0;
 }
 
-/* (x0, x1) rounded to the output's 16-bit dtype (dt 2 bf16, else f16), as
- * store_pair rounds them, in one word */
+/* (x0, x1) rounded to the output's 16-bit dtype (dt 2 bf16, else f16) in
+ * one word: both the stores from registers and the staged tiles */
 __device__ __forceinline__ uint32_t pack_pair(int dt, float x0, float x1)
 {
     if (dt == 2) {
@@ -111,10 +111,8 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
     if (j + 1 < n) {
         if (o.dt == 0)
             *reinterpret_cast<float2 *>(static_cast<float *>(o.d) + at) = make_float2(x0, x1);
-        else if (o.dt == 2)
-            *reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(o.d) + at) = __floats2bfloat162_rn(x0, x1);
         else
-            *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
+            *reinterpret_cast<uint32_t *>(static_cast<uint16_t *>(o.d) + at) = pack_pair(o.dt, x0, x1);
     } else if (j < n) {
         pk_store_dt(o.d, at, o.dt, x0);
     }
