@@ -431,6 +431,12 @@ void cf_cases_gemm(cf_case_list *l)
             /* the production tiles the same way (their rings wrap nowhere
              * else in the suite) */
             {"128x256@2", 0, 300, 600, 520, 1, 0},   {"128x128@3", 2, 300, 300, 520, 0, 1},
+            /* the tile that writes through TMA: edges TMA clips, a batch
+             * with a broadcast B over blocks that each write several tiles
+             * from their staging tiles, every epilogue and split (both from
+             * the registers) */
+            {"128x256s", 0, 300, 600, 136, 0, 0},    {"128x256s@2", 2, 520, 600, 520, 0, 1},
+            {"128x256s", 0, 200, 296, 712, 1, 0},    {"128x256s:3", 0, 200, 296, 712, 0, 0},
         };
         for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);
@@ -439,6 +445,16 @@ void cf_cases_gemm(cf_case_list *l)
             if (hs[i].epilogue) every_epilogue(&g);
             g.large = 1;
             g.knob = hs[i].knob;
+            add(l, &g);
+        }
+        /* the tile that writes through TMA with alpha alone (still its
+         * staged path), and into an f32 D (no map: from the registers) */
+        for (int i = 0; i < 2 && dt != PK_F32; i++) {
+            g = G(dt, 260, 520, 200, 0, 1);
+            g.alpha = 0.5f;
+            if (i == 1) g.out = PK_F32;
+            g.large = 1;
+            g.knob = "128x256s@3";
             add(l, &g);
         }
         /* the f32 kernel of aligned layouts split in k (trial): every

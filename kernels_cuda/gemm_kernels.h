@@ -39,7 +39,7 @@
 /* The Hopper kernel (gemm_wgmma.cuh, sm_90a): steps of BK k through a
  * ring of `stages` in shared memory that TMA fills, three warpgroups of
  * 128 threads (a producer and two consumers). Its tiles:
- * X(a, b, c, index, name, BM, BN, stages, cost, trial, form), a, b and c
+ * X(a, b, c, index, name, BM, BN, stages, cost, trial, form, out), a, b and c
  * passed through; cost is the time of an output element against the
  * first tile's (x100), which the plan weighs against the tiles' waves over
  * the device: each tile's median time per output and k step over the
@@ -57,22 +57,28 @@
  *   PK_CU_WGMMA_PINGPONG  a 64-row tile each, the block's units taken in
  *                         turn: one consumer's epilogue runs while the
  *                         other's products do.
- * Shared memory: the ring, 1024 bytes to align its base, and 2 x stages
- * barriers of 8 bytes. */
+ * out, how a tile is written: 0 from the registers; 1 (TOGETHER, unsplit,
+ * where the output is 16-bit and stored as it is, times alpha) into a
+ * staging tile in shared memory that one thread of each consumer hands to
+ * TMA, which writes it out while the consumers go on to the next tile.
+ * Shared memory: the ring, 1024 bytes to align its base, BM x BN 16-bit
+ * outputs where out is 1, and 2 x stages barriers of 8 bytes. */
 #define PK_CU_WGMMA_BK 64
 #define PK_CU_WGMMA_THREADS (3 * 128)
 #define PK_CU_WGMMA_TOGETHER 0
 #define PK_CU_WGMMA_PAIR 1
 #define PK_CU_WGMMA_PINGPONG 2
 #define PK_CU_WGMMA_TILES(X, a, b, c)                  \
-    X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0)     \
-    X(a, b, c, 1, 128x128, 128, 128, 6, 110, 0, 0)     \
-    X(a, b, c, 2, 64x256, 64, 256, 5, 111, 0, 0)       \
-    X(a, b, c, 3, 64x128, 64, 128, 8, 164, 0, 0)       \
-    X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1)    \
-    X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2)
-#define PK_CU_WGMMA_TILE_COUNT 6
-#define PK_CU_WGMMA_SMEM(bm, bn, stages) ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + 2 * (stages) * 8)
+    X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0, 0)  \
+    X(a, b, c, 1, 128x128, 128, 128, 6, 110, 0, 0, 0)  \
+    X(a, b, c, 2, 64x256, 64, 256, 5, 111, 0, 0, 0)    \
+    X(a, b, c, 3, 64x128, 64, 128, 8, 164, 0, 0, 0)    \
+    X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1, 0) \
+    X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2, 0)  \
+    X(a, b, c, 6, 128x256s, 128, 256, 3, 100, 1, 0, 1)
+#define PK_CU_WGMMA_TILE_COUNT 7
+#define PK_CU_WGMMA_SMEM(bm, bn, stages, out)                                                           \
+    ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + (out) * (bm) * (bn) * 2 + 2 * (stages) * 8)
 
 /* Split-K of the Hopper kernel and of the f32 kernel of aligned layouts
  * (VEC): a tile's k steps in `splits` ranges of `steps` (the last may be
@@ -103,7 +109,7 @@ typedef struct pk_cu_gemm_split {
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
- *   WGMMA  DT, tile index, BM, BN, stages, cost, trial, form
+ *   WGMMA  DT, tile index, BM, BN, stages, cost, trial, form, out
  *                               Hopper, A and B k-contiguous (gemm_wgmma.cuh)
  * DT is the pk_dtype (0 f32, 1 f16, 2 bf16); a_k (b_k) is 1 where A (B)
  * is k-contiguous, the name's _ak (_bk), else 0, _am (_bn). */

@@ -34,6 +34,16 @@
  * takes units b, b + gridDim.x, ..., and the producer runs ahead into the
  * next unit while the consumers store the last one.
  *
+ * Out (OUT = 1, a plain 16-bit output, unsplit, both consumers on one
+ * 128-row tile): each consumer writes its 64 x BN outputs, times alpha
+ * and rounded as the registers' path rounds them, into its staging tile
+ * in shared memory, as BN / 64 column blocks of 64 rows x 128 bytes with
+ * the 128-byte swizzle (the quads of 8 rows then hit 32 distinct banks),
+ * and one of its threads hands the blocks to TMA (the map of D, `td`),
+ * which clips them to the matrix. The consumers go on to the next tile
+ * while TMA writes; that thread waits for the reads of a staging tile
+ * before its next use, and for the writes before the block leaves.
+ *
  * Determinism: each output is one thread's accumulator, summed in k order
  * by the tensor core, and with split-K the ranges' sums added in range
  * order: the same bits every run (for a given plan). */
@@ -79,6 +89,18 @@ __device__ __forceinline__ bool plain_pairs(const pk_gemm_out &o)
            o.d_sm % 2 == 0 && o.d_sb % 2 == 0;
 }
 
+/* (x0, x1) rounded to the output's 16-bit dtype (dt 2 bf16, else f16) in
+ * one word: both the stores from registers and the staged tiles */
+__device__ __forceinline__ uint32_t pack_pair(int dt, float x0, float x1)
+{
+    if (dt == 2) {
+        const __nv_bfloat162 v = __floats2bfloat162_rn(x0, x1);
+        return *reinterpret_cast<const uint32_t *>(&v);
+    }
+    const __half2 v = __floats2half2_rn(x0, x1);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
 /* alpha (x0, x1) at (i, j), (i, j + 1): both where j + 1 < n, else the first */
 __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, long long i, long long j, long long n,
                                            float x0, float x1)
@@ -89,10 +111,8 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
     if (j + 1 < n) {
         if (o.dt == 0)
             *reinterpret_cast<float2 *>(static_cast<float *>(o.d) + at) = make_float2(x0, x1);
-        else if (o.dt == 2)
-            *reinterpret_cast<__nv_bfloat162 *>(static_cast<__nv_bfloat16 *>(o.d) + at) = __floats2bfloat162_rn(x0, x1);
         else
-            *reinterpret_cast<__half2 *>(static_cast<__half *>(o.d) + at) = __floats2half2_rn(x0, x1);
+            *reinterpret_cast<uint32_t *>(static_cast<uint16_t *>(o.d) + at) = pack_pair(o.dt, x0, x1);
     } else if (j < n) {
         pk_store_dt(o.d, at, o.dt, x0);
     }
@@ -113,9 +133,9 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
  * producer fills the ring in unit order, so the second consumer's
  * products start as the first one's end, and its epilogue runs under
  * them. */
-template <int DT, int BM_, int BN, int STAGES, int FORM, bool SPLIT>
-__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const pk_cu_gemm_split &sp,
-                                     PK_GEMM_PARAMS)
+template <int DT, int BM_, int BN, int STAGES, int FORM, bool SPLIT, int OUT>
+__device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *tb, const CUtensorMap *td, int store,
+                                     const pk_cu_gemm_split &sp, PK_GEMM_PARAMS)
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
@@ -123,6 +143,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     static_assert(CL == 1 || BM_ == 128, "pairs of 128-row tiles");
     static_assert(!PP || BM_ == 64, "a 64-row tile each");
     static_assert(!SPLIT || CL == 1, "a pair does not split k");
+    static_assert(!OUT || (FORM == PK_CU_WGMMA_TOGETHER && BM_ == 128), "staged out: 64 rows x BN a consumer");
     /* a consumer's share of a tile: 64 rows x BN, or 64 x BN / 2 */
     constexpr int CN = BM_ == 128 || PP ? BN : BN / 2;
     /* the consumer warps that read a stage, in each block that reads it */
@@ -131,7 +152,9 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     extern __shared__ __align__(1024) unsigned char pk_wgmma_smem[];
     const unsigned raw = (unsigned)__cvta_generic_to_shared(pk_wgmma_smem);
     const unsigned ring = (raw + 1023u) & ~1023u;
-    const unsigned full = ring + STAGES * STAGE_BYTES, empty = full + STAGES * 8;
+    /* the consumers' staging tiles (OUT), then the barriers */
+    const unsigned staging = ring + STAGES * STAGE_BYTES, full = staging + OUT * BM_ * BN * 2,
+                   empty = full + STAGES * 8;
     const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     /* the block's rank in its pair, the pair's index and count */
     const unsigned rank = CL == 2 ? cluster_rank() : 0;
@@ -262,7 +285,33 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
                  * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
                 const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);
-                if (plain_pairs(out)) {
+                if (OUT && !SPLIT && store && out.dt != 0 && plain_pairs(out)) {
+                    const unsigned stg = staging + cw * (64 * BN * 2);
+                    const bool lead = threadIdx.x % 128 == 0;
+                    /* the last store from this staging tile has read it */
+                    if (lead) bulk_wait_read<0>();
+                    bar_sync(1 + cw, 128);
+                    const int r0 = warp * 16 + lane / 4;
+#pragma unroll
+                    for (int j = 0; j < CN / 8; j++)
+#pragma unroll
+                        for (int h = 0; h < 2; h++) {
+                            const int r = r0 + 8 * h;
+                            st_shared(stg + (j / 8) * (64 * 128) + r * 128 + (((j % 8) ^ (r % 8)) << 4) + 4 * (lane % 4),
+                                      pack_pair(out.dt, out.alpha * acc[4 * j + 2 * h], out.alpha * acc[4 * j + 2 * h + 1]));
+                        }
+                    /* the plain stores above, before TMA's (async proxy) reads */
+                    fence_proxy_async();
+                    bar_sync(1 + cw, 128);
+                    if (lead) {
+                        const int zd = out.d_sb ? (int)z : 0;
+#pragma unroll
+                        for (int cb = 0; cb < CN / 64; cb++)
+                            tma_store(td, stg + cb * (64 * 128), (int)(tn * BN + col0 + cb * 64), (int)(tm * BM_ + row0),
+                                      zd);
+                        bulk_commit();
+                    }
+                } else if (plain_pairs(out)) {
 #pragma unroll
                     for (int j = 0; j < CN / 8; j++)
 #pragma unroll
@@ -282,6 +331,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 }
             }
         }
+        /* the staged tiles written before the block leaves */
+        if (OUT && threadIdx.x % 128 == 0) bulk_wait<0>();
     }
     /* neither block of a pair leaves while the other may still arrive on
      * its barriers */

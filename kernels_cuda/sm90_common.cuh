@@ -109,6 +109,28 @@ __device__ __forceinline__ void tma_load4(uint32_t dst, const void *map, int c0,
                  : "memory");
 }
 
+/* A box of a 3-D tensor from shared memory (src) to global by TMA, in the
+ * issuing thread's bulk group; TMA writes nothing outside the tensor */
+__device__ __forceinline__ void tma_store(const void *map, uint32_t src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* until at most N of this thread's bulk groups are still reading shared
+ * memory (.read), or still writing (without) */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void st_shared(uint32_t addr, uint32_t v)
+{
+    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
 /* Clusters of two blocks (PK_GPU_LAUNCH_PAIRS): their ranks, the pair's
  * index and count, the barrier every thread of both blocks meets */
 __device__ __forceinline__ uint32_t cluster_rank()

@@ -73,11 +73,14 @@ static void expect_decode(const pk_gemm_problem *p, const char *knob, const char
 
 #define EXPECT(p, kernel, gx, gy, smem) expect(&(p), H200_SMS, H200_SMEM, kernel, gx, gy, smem, __LINE__)
 
-/* the shared memory of the Hopper tile whose kernel is named `kernel` */
+/* the shared memory of the Hopper tile whose kernel is named `kernel`
+ * (its name's end: 128x256 is also the start of 128x256p) */
 static unsigned wgmma_smem(const char *kernel)
 {
-#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial, form) \
-    if (strstr(kernel, "_" #name)) return PK_CU_WGMMA_SMEM(bm, bn, st);
+    const size_t len = strlen(kernel);
+#define T_SMEM(a, b, c, i, name, bm, bn, st, cost, trial, form, out)                                   \
+    if (len > sizeof #name && !strcmp(kernel + len - sizeof #name, "_" #name))                      \
+        return PK_CU_WGMMA_SMEM(bm, bn, st, out);
     PK_CU_WGMMA_TILES(T_SMEM, 0, 0, 0)
 #undef T_SMEM
     return 0;
@@ -107,6 +110,22 @@ static void wgmma_cases(void)
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
     expect_wgmma(&p, "mma", NULL, 0, 0, __LINE__);
     expect_wgmma(&p, "decode", "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    /* the tile that writes through TMA: under its knob only, until timed;
+     * three stages and its staging tiles in shared memory */
+    expect_wgmma(&p, "128x256s", "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
+    {
+        pk_cu_gemm_plan plan;
+        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("128x256s"), &plan);
+        if (!plan.out || plan.smem != 3 * (128 + 256) * 64 * 2 + 1024 + 128 * 256 * 2 + 2 * 3 * 8) {
+            failures++;
+            printf("FAIL line %d: 128x256s out %d smem %u\n", __LINE__, plan.out, plan.smem);
+        }
+        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of(NULL), &plan);
+        if (plan.out) {
+            failures++;
+            printf("FAIL line %d: the plan's own tile writes through TMA\n", __LINE__);
+        }
+    }
     p = problem(PK_F16, 1, 2048, 14336, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_f16_128x256", H200_SMS, 1, __LINE__);
     /* edges everywhere: TMA fills zeros */
@@ -252,6 +271,8 @@ static void split_cases(void)
     expect_knob_parse("64x256pp:2", PK_CU_GEMM_KNOB_TILE, 5, 2, __LINE__);
     expect_knob_parse("64x256pp:2@4", PK_CU_GEMM_KNOB_TILE, 5, 2, __LINE__);
     expect_knob_parse("128x256p@6", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
+    expect_knob_parse("128x256s", PK_CU_GEMM_KNOB_TILE, 6, 0, __LINE__);
+    expect_knob_parse("128x256s:3", PK_CU_GEMM_KNOB_TILE, 6, 3, __LINE__);
     if (pk_cu_gemm_knob_of("64x256pp:2@4").blocks != 4 || pk_cu_gemm_knob_of("64x128").blocks != 0) {
         failures++;
         printf("FAIL line %d: '@' blocks\n", __LINE__);

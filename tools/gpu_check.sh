@@ -74,7 +74,8 @@
 #             flash) on the same shapes beside them
 #             (bench/torch_attention_peers.py) (issue 20)
 #   gemmplan  conform gemm on CUDA under the plan, then the GEMM suites
-#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS
+#             (gemm, llama3-8b, llama3-70b-tp8, small) beside cuBLAS; then
+#             conformance and the suites under each of PK_GEMM_KNOBS
 #   hopper    the CUDA GEMM suite with the plan's Hopper tiles, with its
 #             128-row tiles forced (PORTKERN_CUDA_GEMM=128x256, =128x128)
 #             and under the trial plan (=trial: split-K, the pair,
@@ -281,16 +282,24 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
     grep -E '^FAIL' "$logs/conform-ptxoff-$op.txt" | cut -c1-220 | head -10
   done
 fi
+# The four GEMM suites on CUDA under PORTKERN_CUDA_GEMM=$1 ("": the plan)
+# into $logs/bench-$2, with bench's options $3 (--no-vendor), the table
+# printed; and conformance of gemm under it
+gemm_suites() {
+  PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
+    --suite small --reps 10 --no-unfused $3 --out "$logs/bench-$2" >"$logs/bench-$2.txt" 2>&1
+  grep -E ' cuda:0 ' "$logs/bench-$2.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+}
+gemm_conform() {
+  local t0=$(date +%s)
+  PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${1:-plan}.txt" 2>&1
+  summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${1:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${1:-plan}.txt")")
+  grep -E '^FAIL' "$logs/conform-gemm-${1:-plan}.txt" | cut -c1-220 | head -10
+}
 if [[ $parts == *hopper* ]]; then
   # the plan, its 128-row tiles forced, and the trial plan (split-K,
   # pairs, ping-pong); every tile's knob cases run in each
-  for knob in "" 128x256 128x128 trial; do
-    t0=$(date +%s)
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk conform --backend cuda:0 --op gemm \
-      >"$logs/conform-gemm-${knob:-plan}.txt" 2>&1
-    summary+=("conform cuda:0 gemm, PORTKERN_CUDA_GEMM=${knob:-(unset)} ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-${knob:-plan}.txt")")
-    grep -E '^FAIL' "$logs/conform-gemm-${knob:-plan}.txt" | cut -c1-220 | head -10
-  done
+  for knob in "" 128x256 128x128 trial; do gemm_conform "$knob"; done
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
     t0=$(date +%s)
@@ -298,20 +307,13 @@ if [[ $parts == *hopper* ]]; then
       >"$logs/sanitize-hopper-$tool.txt" 2>&1
     summary+=("hopper $tool ($(($(date +%s) - t0)) s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-hopper-$tool.txt" | tail -1) | $(grep -E 'passed, ' "$logs/sanitize-hopper-$tool.txt" | tail -1)")
   done
-  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
-    --reps 10 --no-unfused --out "$logs/bench-hopper" >"$logs/bench-hopper.txt" 2>&1
-  grep -E ' cuda:0 ' "$logs/bench-hopper.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
-  PORTKERN_CUDA_GEMM=trial timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
-    --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-trial" >"$logs/bench-hopper-trial.txt" 2>&1
+  gemm_suites "" hopper
   echo "trial plan (PORTKERN_CUDA_GEMM=trial):"
-  grep -E ' cuda:0 ' "$logs/bench-hopper-trial.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  gemm_suites trial hopper-trial --no-vendor
   # each trial form forced (PK_HOPPER_TILES), for the plan's costs
   for knob in ${PK_HOPPER_TILES:-}; do
-    PORTKERN_CUDA_GEMM=$knob timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b \
-      --suite llama3-70b-tp8 --suite small --reps 10 --no-unfused --no-vendor --out "$logs/bench-hopper-$knob" \
-      >"$logs/bench-hopper-$knob.txt" 2>&1
     echo "PORTKERN_CUDA_GEMM=$knob:"
-    grep -E ' cuda:0 ' "$logs/bench-hopper-$knob.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)' | cut -c1-150
+    gemm_suites "$knob" "hopper-$knob" --no-vendor
   done
 fi
 if [[ $parts == *attn90* ]]; then
@@ -347,14 +349,15 @@ fi
 if [[ $parts == *gemmplan* ]]; then
   # the GEMM plan alone: its conformance, then the four GEMM suites beside
   # cuBLAS (the `hopper` part without the forced tiles, the trial plan and
-  # the sanitizers)
-  t0=$(date +%s)
-  timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-plan.txt" 2>&1
-  summary+=("conform cuda:0 gemm, the plan ($(($(date +%s) - t0)) s): $(tail -1 "$logs/conform-gemm-plan.txt")")
-  grep -E '^FAIL' "$logs/conform-gemm-plan.txt" | cut -c1-220 | head -10
-  timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 --suite small \
-    --reps 10 --no-unfused --out "$logs/bench-gemmplan" >"$logs/bench-gemmplan.txt" 2>&1
-  grep -E ' cuda:0 ' "$logs/bench-gemmplan.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
+  # the sanitizers); then each of PK_GEMM_KNOBS (e.g. "128x256s") the same
+  # way, without cuBLAS
+  gemm_conform ""
+  gemm_suites "" gemmplan
+  for knob in ${PK_GEMM_KNOBS:-}; do
+    gemm_conform "$knob"
+    echo "GEMM, PORTKERN_CUDA_GEMM=$knob:"
+    gemm_suites "$knob" "gemm-$knob" --no-vendor
+  done
 fi
 if [[ $parts == *interop* ]]; then
   for target in $platforms; do

@@ -2,13 +2,15 @@
  * kernels_cuda/gemm_kernels.h.
  * Every entry point takes PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h),
  * marshalled as for HIP (pk_gpu_args); the Hopper kernel takes the TMA
- * maps of A and B and its split-K arguments before them. */
+ * maps of A, B and D, whether D's holds, and its split-K arguments before
+ * them. */
 #include "gpu_vendor.h"
 #include "pk_gpu_args.h"
 
 /* The TMA map of a k-contiguous operand: k, then rows `row_stride`
  * apart, then batch planes (one plane when broadcast or batch is 1); boxes
- * of BK x box_rows with the 128-byte swizzle the wgmma kernel reads. */
+ * of BK x box_rows with the 128-byte swizzle the wgmma kernel reads. D's
+ * map is the same with n for k. */
 static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_t k, int64_t batch,
                         int64_t row_stride, int64_t batch_stride, unsigned box_rows)
 {
@@ -51,7 +53,7 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     pk_cu_device *d = dev;
     if (p->batch == 0 || p->m == 0 || p->n == 0) return PK_SUCCESS;
     pk_cu_gemm_plan plan;
-    CUtensorMap maps[2];
+    CUtensorMap maps[3];
     /* the A/B knob, read at each call: conformance sets it around the
      * cases that need it (cf_run_case), on a context opened before */
     const pk_cu_gemm_knob knob = pk_cu_gemm_knob_of(getenv("PORTKERN_CUDA_GEMM"));
@@ -64,6 +66,13 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                         plan.pair ? plan.tile_n / 2 : plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
+    /* D's map, for the tiles that write through TMA (plan.out): 16-bit D
+     * with its columns contiguous, in boxes of 64 columns x 64 rows (a
+     * consumer's rows); where the driver refuses it (strides or address
+     * not whole 16-byte units) the kernel writes from its registers */
+    int store = wgmma && plan.out && (p->d.dtype == PK_BF16 || p->d.dtype == PK_F16) && p->d.stride[2] == 1 &&
+                tma_map(&maps[2], &p->d, p->m, p->n, p->batch, p->d.stride[1], p->d.stride[0], 64) == CUDA_SUCCESS;
+    if (!store) memset(&maps[2], 0, sizeof maps[2]); /* unread, but no stack garbage handed to the driver */
     if (wgmma && plan.pair) {
         /* no more pairs than run at once (grid[0] stays even) */
         pk_status s = pair_blocks(d, PK_GPU_GEMM0 + plan.kernel, plan.smem, plan.block, msg);
@@ -82,11 +91,11 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     }
     pk_gpu_gemm_args g;
     pk_gpu_gemm_args_fill(p, &g);
-    void *args[3 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1], &split};
-    for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[3 + i] = g.args[i];
+    void *args[5 + sizeof g.args / sizeof g.args[0]] = {&maps[0], &maps[1], &maps[2], &store, &split};
+    for (size_t i = 0; i < sizeof g.args / sizeof g.args[0]; i++) args[5 + i] = g.args[i];
     /* VEC takes the split and PK_GEMM_PARAMS, the others but the Hopper
      * kernel PK_GEMM_PARAMS alone */
     const int flags = (plan.early ? PK_GPU_LAUNCH_EARLY : 0) | (wgmma && plan.pair ? PK_GPU_LAUNCH_PAIRS : 0);
     return pk_cu_launch(d, PK_GPU_GEMM0 + plan.kernel, plan.grid, plan.block, plan.smem,
-                        wgmma ? args : plan.kind == PK_CU_GEMM_VEC ? args + 2 : args + 3, flags, msg);
+                        wgmma ? args : plan.kind == PK_CU_GEMM_VEC ? args + 4 : args + 5, flags, msg);
 }

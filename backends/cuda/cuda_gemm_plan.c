@@ -48,10 +48,10 @@ typedef struct mma_tile {
 #define MMA_TILE(a, b, c, i, name, bm, bn, wm, wn, st) {bm, bn, 32 * (wm) * (wn), st},
 static const mma_tile mma_tiles[] = {PK_CU_MMA_TILES(MMA_TILE, 0, 0, 0)};
 typedef struct wgmma_tile {
-    int bm, bn, stages, cost, trial, form;
+    int bm, bn, stages, cost, trial, form, out;
 } wgmma_tile;
 
-#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, form) {bm, bn, st, cost, trial, form},
+#define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, form, out) {bm, bn, st, cost, trial, form, out},
 static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
@@ -266,6 +266,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
                                             (size_t)t->bn * sizeof(float)
                                       : 0;
     out->pair = t->form == PK_CU_WGMMA_PAIR;
+    out->out = t->out;
     /* persistent: one block per multiprocessor walks the units (a pair of
      * blocks, pairs of units) */
     const int64_t sms = out->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
@@ -279,7 +280,7 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
         if (out->grid[0] > most) out->grid[0] = most;
         out->grid[1] = 1;
     }
-    out->smem = (unsigned)PK_CU_WGMMA_SMEM(t->bm, t->bn, t->stages);
+    out->smem = (unsigned)PK_CU_WGMMA_SMEM(t->bm, t->bn, t->stages, t->out);
     return 1;
 }
 
@@ -417,7 +418,7 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
 /* the plan's tiles, split-K where the tiles fill a quarter of the
  * device or less; a knob: the trial tiles, split too; the pairs never */
-#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form)     \
+#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form, out) \
     if (has_wgmma && (trial) == knob_only) {                      \
         fn(ctx, name, 0);                                         \
         if ((form) != PK_CU_WGMMA_PAIR) fn(ctx, name, 1);         \
