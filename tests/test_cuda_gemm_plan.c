@@ -107,40 +107,67 @@ static void wgmma_cases(void)
 {
     /* the linear layout, a tile per SM at least: one persistent block per SM */
     pk_gemm_problem p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     expect_wgmma(&p, "mma", NULL, 0, 0, __LINE__);
-    expect_wgmma(&p, "decode", "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
-    /* the tile that writes through TMA: under its knob only, until timed;
-     * three stages and its staging tiles in shared memory */
+    expect_wgmma(&p, "decode", "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
+    /* the plan's 128 x 256 tile writes through TMA where D allows it: a
+     * plain 16-bit output; three stages and its staging tiles in shared
+     * memory. Elsewhere the four-stage tile that writes from registers. */
     expect_wgmma(&p, "128x256s", "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     {
         pk_cu_gemm_plan plan;
-        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("128x256s"), &plan);
+        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of(NULL), &plan);
         if (!plan.out || plan.smem != 3 * (128 + 256) * 64 * 2 + 1024 + 128 * 256 * 2 + 2 * 3 * 8) {
             failures++;
             printf("FAIL line %d: 128x256s out %d smem %u\n", __LINE__, plan.out, plan.smem);
         }
-        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of(NULL), &plan);
-        if (plan.out) {
+        pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("128x256"), &plan);
+        if (plan.out || plan.smem != 4 * (128 + 256) * 64 * 2 + 1024 + 2 * 4 * 8) {
             failures++;
-            printf("FAIL line %d: the plan's own tile writes through TMA\n", __LINE__);
+            printf("FAIL line %d: 128x256 out %d smem %u\n", __LINE__, plan.out, plan.smem);
         }
     }
+    {
+        pk_gemm_problem q = p;
+        q.d.dtype = PK_F32; /* a 32-bit output */
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.bias.mem = p.d.mem; /* an epilogue */
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.act = PK_ACT_SILU;
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.residual.mem = p.d.mem;
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.c.mem = p.d.mem, q.beta = 1.0f;
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.d.stride[1] = 4100; /* rows not whole 16-byte units apart */
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.d.offset = 3;
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q = p;
+        q.d.stride[1] = 1, q.d.stride[2] = 4096; /* D column-major */
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    }
     p = problem(PK_F16, 1, 2048, 14336, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_f16_128x256", H200_SMS, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_f16_128x256s", H200_SMS, 1, __LINE__);
     /* edges everywhere: TMA fills zeros */
     p = problem(PK_BF16, 1, 3001, 5000, 1000, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     /* the tile whose waves cost least: 64 tiles of 128 x 256 are one wave
      * as 128 tiles of 128 x 128 are, of half the size */
     p = problem(PK_BF16, 1, 1024, 2048, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x128", 128, 1, __LINE__);
     /* 128 tiles of 128 x 256 (one wave) against 256 of 128 x 128 (two) */
     p = problem(PK_BF16, 1, 1024, 4096, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 128, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 128, 1, __LINE__);
     /* 80 of 128 x 256 (one wave) against 160 of 128 x 128 (two) */
     p = problem(PK_BF16, 1, 2048, 1280, 8192, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 80, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 80, 1, __LINE__);
     /* one wave either way: the smallest tile (128 of 64 x 128 against 64
      * of 128 x 128 or 64 x 256) */
     p = problem(PK_BF16, 1, 256, 4096, 4096, 0, 1);
@@ -168,9 +195,9 @@ static void wgmma_cases(void)
     expect_wgmma(&p, "128x128", NULL, 0, 0, __LINE__);
     /* batches count: 8 x 32 tiles; 132 / 32 = 4 batches at a time */
     p = problem(PK_BF16, 8, 1024, 1024, 512, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 32, 4, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 32, 4, __LINE__);
     p.b.stride[0] = 0; /* one W for every batch */
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256", 32, 4, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 32, 4, __LINE__);
     p.a.stride[0] = 1000 * 512; /* batch planes overlap: not a TMA map */
     expect_wgmma(&p, NULL, NULL, 0, 0, __LINE__);
     /* only k-contiguous operands, 16-bit, whole 16-byte rows that do not overlap */
@@ -315,7 +342,7 @@ static void split_cases(void)
     /* enough tiles: unsplit; the pairs sharing B, slower than the plain
      * 128 x 256 wherever timed, only where the knob names them */
     p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
-    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_128x256", 1, 64, H200_SMS, 1, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_128x256s", 1, 64, H200_SMS, 1, __LINE__);
     expect_pair(&p, "trial", 0, __LINE__);
     expect_pair(&p, "128x256", 0, __LINE__);
     expect_pair(&p, NULL, 0, __LINE__);

@@ -176,6 +176,18 @@ typedef struct pick {
     int64_t steps, tiles; /* tiles: unsplit */
 } pick;
 
+/* Whether the tiles that write through TMA (gemm_kernels.h's out) would:
+ * a plain 16-bit D, columns contiguous, rows and batch planes whole
+ * 16-byte units apart (the map's strides) from an aligned offset. The
+ * base address is the driver's to check (cuda_gemm.c): where it refuses
+ * the map, the tile writes from its registers. */
+static int staged_out(const pk_gemm_problem *p)
+{
+    return (p->d.dtype == PK_BF16 || p->d.dtype == PK_F16) && p->d.stride[2] == 1 && p->d.stride[1] % 8 == 0 &&
+           p->d.stride[0] % 8 == 0 && p->d.offset % 8 == 0 && !p->c.mem && !p->bias.mem && !p->residual.mem &&
+           p->act == PK_ACT_NONE;
+}
+
 static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, int most_splits)
 {
     const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
@@ -192,6 +204,9 @@ static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob k
         const wgmma_tile *t = &wgmma_tiles[i];
         if (forced >= 0 ? i != forced : t->trial && !trial) continue;
         if (rows_64 && t->bm != 64) continue; /* a forced one too: then none */
+        /* a tile that writes through TMA only where it can: elsewhere its
+         * fewer stages would cost for nothing */
+        if (forced < 0 && t->out && !staged_out(p)) continue;
         /* a pair's blocks: two rows of tiles each column (the second
          * empty past an odd count) */
         const int pair = t->form == PK_CU_WGMMA_PAIR;
@@ -210,6 +225,7 @@ static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob k
              * device's flags run unsplit, which is where there are enough
              * of them anyway) */
             const int splits = k_tiles > 1 && tiles * 8 <= PK_CU_GEMM_FLAGS ? (int)cdiv(k_tiles, steps) : 1;
+            if (forced < 0 && t->out && splits > 1) continue; /* split ranges write partial sums, not D */
             const double cost = (double)cdiv(tiles * splits, sms) * t->bm * t->bn * t->cost *
                                 ((double)(splits > 1 ? steps : k_tiles) + fixed + split_steps(t, splits));
             if (best.tile < 0 || cost < best_cost) {
