@@ -287,7 +287,7 @@ fi
 # printed; and conformance of gemm under it
 gemm_suites() {
   PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
-    --suite small --reps 10 --no-unfused $3 --out "$logs/bench-$2" >"$logs/bench-$2.txt" 2>&1
+    --suite small --reps 10 --no-unfused ${3:-} --out "$logs/bench-$2" >"$logs/bench-$2.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-$2.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
 }
 gemm_conform() {
