@@ -203,10 +203,14 @@ __device__ __forceinline__ void store_rows(const pk_attn_params &p, const block_
     __syncwarp();
     const bool vec = (uintptr_t)p.o % 16 == 0 && p.os[3] == 1 && p.off[3] % 8 == 0 && p.os[0] % 8 == 0 &&
                      p.os[1] % 8 == 0 && p.os[2] % 8 == 0;
-    for (int x = lane; x < RW * DCH; x += 32) {
+    /* rows walked with one division (row_walk), not one a row */
+    row_walk w(row0 + wm * RW + lane / DCH, p.sq);
+    for (int x = lane, at = lane / DCH; x < RW * DCH; x += 32) {
         const int r = wm * RW + x / DCH, ch = x % DCH, pr = row0 + r;
         if (pr >= s.rows) break; /* rows only grow with x */
-        T *o = (T *)p.o + row_offset(p, s, p.os, p.off[3], pr);
+        w.step(x / DCH - at, p.sq);
+        at = x / DCH;
+        T *o = (T *)p.o + row_offset_at(s, p.os, p.off[3], w.g, w.i);
         const T *src = sq + r * QS + ch * 8;
         if (vec) {
             *reinterpret_cast<uint4 *>(o + ch * 8) = *reinterpret_cast<const uint4 *>(src);
@@ -248,10 +252,13 @@ template <int DT, class C> __device__ __forceinline__ void mma_attention(const p
     const int row0 = s.tile * BM;
 
     const T *q = (const T *)p.q;
-    for (int x = tid; x < BM * C::DCH; x += C::NT) {
-        int r = x / C::DCH, ch = x % C::DCH, pr = row0 + r;
-        bool in = pr < s.rows && pr % p.sq < s.lq;
-        cp16(sq + r * QS + ch * 8, in ? q + row_offset(p, s, p.qs, p.off[0], pr) + ch * 8 : q, in ? 16 : 0);
+    row_walk w(row0 + tid / C::DCH, p.sq);
+    for (int x = tid, at = tid / C::DCH; x < BM * C::DCH; x += C::NT) {
+        const int r = x / C::DCH, ch = x % C::DCH, pr = row0 + r;
+        w.step(r - at, p.sq);
+        at = r;
+        const bool in = pr < s.rows && w.i < s.lq;
+        cp16(sq + r * QS + ch * 8, in ? q + row_offset_at(s, p.qs, p.off[0], w.g, w.i) + ch * 8 : q, in ? 16 : 0);
     }
     for (int r = tid; r < BM; r += C::NT) row_window(p, s, row0 + r, s_lo[r], s_hi[r]);
     __syncthreads();
