@@ -64,8 +64,9 @@
  * the plan takes such a tile only where the output allows it. 128x256s's
  * cost: 0.70-0.97 of 128x256's time on the workload suites' shapes that
  * the plan gave 128x256, one run each (bench/RESULTS.md, 2026-12-06
- * 11:52 UTC). Shared memory: the ring, 1024 bytes to align its base, BM x BN 16-bit
- * outputs where out is 1, and 2 x stages barriers of 8 bytes. */
+ * 11:21-11:50 UTC). Shared memory: the ring, 1024 bytes to align its
+ * base, BM x BN 16-bit outputs where out is 1, and 2 x stages barriers of
+ * 8 bytes. */
 #define PK_CU_WGMMA_BK 64
 #define PK_CU_WGMMA_THREADS (3 * 128)
 #define PK_CU_WGMMA_TOGETHER 0
