@@ -284,12 +284,13 @@ if [[ $parts == *ptxoff* && -n "$cl" ]]; then
 fi
 # The four GEMM suites on CUDA under PORTKERN_CUDA_GEMM=$1 ("": the plan)
 # into $logs/bench-$2, with bench's options $3 (--no-vendor), the table
-# printed; and conformance of gemm under it
+# printed
 gemm_suites() {
   PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk bench --backend cuda --suite gemm --suite llama3-8b --suite llama3-70b-tp8 \
     --suite small --reps 10 --no-unfused ${3:-} --out "$logs/bench-$2" >"$logs/bench-$2.txt" 2>&1
   grep -E ' cuda:0 ' "$logs/bench-$2.txt" | grep -E 'gemm|prefill (qkv|o|gate_up|down)|decode' | cut -c1-150
 }
+# Conformance of gemm on cuda:0 under PORTKERN_CUDA_GEMM=$1 ("": the plan)
 gemm_conform() {
   local t0=$(date +%s)
   PORTKERN_CUDA_GEMM=$1 timeout "$(lim)" $pk conform --backend cuda:0 --op gemm >"$logs/conform-gemm-${1:-plan}.txt" 2>&1
