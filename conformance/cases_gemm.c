@@ -457,6 +457,22 @@ void cf_cases_gemm(cf_case_list *l)
             g.knob = "128x256s@3";
             add(l, &g);
         }
+        /* ... and through its fused epilogue into the staging tiles: the
+         * engine's residual alone, and C in place with a bias (c == d,
+         * read before TMA writes the tile), edges in both */
+        for (int i = 0; i < 2 && dt != PK_F32; i++) {
+            g = G(dt, 300, 520, 200, 0, 1);
+            if (i == 0) {
+                g.res = 1;
+            } else {
+                g.beta = 1.0f;
+                g.c_mode = C_ALIAS;
+                g.bias = 1;
+            }
+            g.large = 1;
+            g.knob = "128x256s@2";
+            add(l, &g);
+        }
         /* the f32 kernel of aligned layouts split in k (trial): every
          * layout, 8 tiles of 128 x 128 in 16 ranges of 16 steps; an
          * epilogue on one, a batch on another */

@@ -58,8 +58,8 @@
  *                         turn: one consumer's epilogue runs while the
  *                         other's products do.
  * out, how a tile is written: 0 from the registers; 1 (TOGETHER, unsplit,
- * where the output is 16-bit and stored as it is, times alpha) into a
- * staging tile in shared memory that one thread of each consumer hands to
+ * where the output is 16-bit with its columns contiguous; any epilogue)
+ * into a staging tile in shared memory that one thread of each consumer hands to
  * TMA, which writes it out while the consumers go on to the next tile;
  * the plan takes such a tile only where the output allows it. 128x256s's
  * cost: 0.70-0.97 of 128x256's time on the workload suites' shapes that

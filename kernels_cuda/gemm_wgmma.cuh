@@ -34,9 +34,10 @@
  * takes units b, b + gridDim.x, ..., and the producer runs ahead into the
  * next unit while the consumers store the last one.
  *
- * Out (OUT = 1, a plain 16-bit output, unsplit, both consumers on one
- * 128-row tile): each consumer writes its 64 x BN outputs, times alpha
- * and rounded as the registers' path rounds them, into its staging tile
+ * Out (OUT = 1, a 16-bit output whose map the driver took, unsplit, both
+ * consumers on one 128-row tile): each consumer writes its 64 x BN
+ * outputs, times alpha (or through the fused epilogue, out of line) and
+ * rounded as the registers' path rounds them, into its staging tile
  * in shared memory, as BN / 64 column blocks of 64 rows x 128 bytes with
  * the 128-byte swizzle (the quads of 8 rows then hit 32 distinct banks),
  * and one of its threads hands the blocks to TMA (the map of D, `td`),
@@ -99,6 +100,34 @@ __device__ __forceinline__ uint32_t pack_pair(int dt, float x0, float x1)
     }
     const __half2 v = __floats2half2_rn(x0, x1);
     return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+/* Where a consumer's output pair (row r, n8 block j, lane quad q) sits in
+ * its staging tile: column block j / 8 of 64 rows x 128 bytes, its
+ * 16-byte chunk j % 8 swizzled by the row as TMA's 128-byte swizzle
+ * reads it (the quads of 8 rows then hit 32 distinct banks) */
+__device__ __forceinline__ unsigned staged_at(int j, int r, int q)
+{
+    return (unsigned)((j / 8) * (64 * 128) + r * 128 + (((j % 8) ^ (r % 8)) << 4) + 4 * q);
+}
+
+/* The fused epilogue of a consumer thread's tile into its staging tile
+ * (OUT), out of line for finish_tile_fused's reasons: each output's value
+ * as pk_gemm_finish makes it, rounded in pairs as the plain staged path
+ * rounds. Outputs past m or n are zeros, read from nowhere (TMA clips
+ * them). c and the residual are read here, before the barrier after which
+ * TMA writes the tile: c == d stays safe. */
+__device__ __noinline__ void stage_tile_fused(const pk_gemm_out &o, long long z, long long i0, long long j0,
+                                              long long m, long long n, const float *acc, int blocks, unsigned stg,
+                                              int r0, int q)
+{
+    for (int j = 0; j < blocks; j++)
+        for (int h = 0; h < 2; h++) {
+            const long long i = i0 + 8 * h, jj = j0 + 8 * j;
+            const float x0 = i < m && jj < n ? pk_gemm_value(o, z, i, jj, acc[4 * j + 2 * h]) : 0.0f;
+            const float x1 = i < m && jj + 1 < n ? pk_gemm_value(o, z, i, jj + 1, acc[4 * j + 2 * h + 1]) : 0.0f;
+            pk_sm90::st_shared(stg + staged_at(j, r0 + 8 * h, q), pack_pair(o.dt, x0, x1));
+        }
 }
 
 /* alpha (x0, x1) at (i, j), (i, j + 1): both where j + 1 < n, else the first */
@@ -285,21 +314,28 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 /* accumulator v of n8 block j: row 16 warp + lane / 4 (+ 8
                  * for v & 2), column 8 j + 2 (lane % 4) (+ 1 for v & 1) */
                 const long long i0 = tm * BM_ + row0 + warp * 16 + lane / 4, j0 = tn * BN + col0 + 2 * (lane % 4);
-                if (OUT && !SPLIT && store && out.dt != 0 && plain_pairs(out)) {
+                if (OUT && !SPLIT && store && out.dt != 0) {
                     const unsigned stg = staging + cw * (64 * BN * 2);
                     const bool lead = threadIdx.x % 128 == 0;
                     /* the last store from this staging tile has read it */
                     if (lead) bulk_wait_read<0>();
                     bar_sync(1 + cw, 128);
                     const int r0 = warp * 16 + lane / 4;
+                    if (plain_pairs(out)) {
 #pragma unroll
-                    for (int j = 0; j < CN / 8; j++)
+                        for (int j = 0; j < CN / 8; j++)
 #pragma unroll
-                        for (int h = 0; h < 2; h++) {
-                            const int r = r0 + 8 * h;
-                            st_shared(stg + (j / 8) * (64 * 128) + r * 128 + (((j % 8) ^ (r % 8)) << 4) + 4 * (lane % 4),
-                                      pack_pair(out.dt, out.alpha * acc[4 * j + 2 * h], out.alpha * acc[4 * j + 2 * h + 1]));
-                        }
+                            for (int h = 0; h < 2; h++)
+                                st_shared(stg + staged_at(j, r0 + 8 * h, lane % 4),
+                                          pack_pair(out.dt, out.alpha * acc[4 * j + 2 * h],
+                                                    out.alpha * acc[4 * j + 2 * h + 1]));
+                    } else {
+                        /* a copy, as for finish_tile_fused below */
+                        float spilled[CN / 2];
+#pragma unroll
+                        for (int i = 0; i < CN / 2; i++) spilled[i] = acc[i];
+                        stage_tile_fused(out, z, i0, j0, m, n, spilled, CN / 8, stg, r0, lane % 4);
+                    }
                     /* the plain stores above, before TMA's (async proxy) reads */
                     fence_proxy_async();
                     bar_sync(1 + cw, 128);

@@ -32,17 +32,23 @@ __device__ __forceinline__ pk_gemm_out pk_gemm_out_of(const pk_gemm_kargs &a)
                        a.bias_sn, a.res, a.r_sb, a.r_sm, a.r_sn, a.alpha, a.beta, a.act, a.d_dt};
 }
 
-/* d[z][i][j] = act(alpha * acc + beta * c + bias) + res. The thread reads
- * c before it writes d, which makes c == d safe. */
-__device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z, long long i, long long j,
-                                               float acc)
+/* the value of d[z][i][j]: act(alpha * acc + beta * c + bias) + res */
+__device__ __forceinline__ float pk_gemm_value(const pk_gemm_out &o, long long z, long long i, long long j, float acc)
 {
     float x = o.alpha * acc;
     if (o.c) x += o.beta * pk_load_dt(o.c, z * o.c_sb + i * o.c_sm + j * o.c_sn, o.dt);
     if (o.bias) x += pk_load_dt(o.bias, j * o.bias_sn, o.dt);
     x = pk_act(o.act, x);
     if (o.res) x += pk_load_dt(o.res, z * o.r_sb + i * o.r_sm + j * o.r_sn, o.dt);
-    pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, x);
+    return x;
+}
+
+/* d[z][i][j] stored. The thread reads c before it writes d, which makes
+ * c == d safe. */
+__device__ __forceinline__ void pk_gemm_finish(const pk_gemm_out &o, long long z, long long i, long long j,
+                                               float acc)
+{
+    pk_store_dt(o.d, z * o.d_sb + i * o.d_sm + j * o.d_sn, o.dt, pk_gemm_value(o, z, i, j, acc));
 }
 
 #endif /* PK_KERNELS_GPU_GEMM_EPILOGUE_H */

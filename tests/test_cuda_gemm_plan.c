@@ -111,7 +111,7 @@ static void wgmma_cases(void)
     expect_wgmma(&p, "mma", NULL, 0, 0, __LINE__);
     expect_wgmma(&p, "decode", "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     /* the plan's 128 x 256 tile writes through TMA where D allows it: a
-     * plain 16-bit output; three stages and its staging tiles in shared
+     * 16-bit output, rows 16-byte aligned; three stages and its staging tiles in shared
      * memory. Elsewhere the four-stage tile that writes from registers. */
     expect_wgmma(&p, "128x256s", "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     {
@@ -131,18 +131,19 @@ static void wgmma_cases(void)
         pk_gemm_problem q = p;
         q.d.dtype = PK_F32; /* a 32-bit output */
         expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        /* an epilogue: into the staging tiles as from registers */
         q = p;
-        q.bias.mem = p.d.mem; /* an epilogue */
-        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        q.bias.mem = p.d.mem;
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
         q = p;
         q.act = PK_ACT_SILU;
-        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
         q = p;
         q.residual.mem = p.d.mem;
-        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
         q = p;
         q.c.mem = p.d.mem, q.beta = 1.0f;
-        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);
+        expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
         q = p;
         q.d.stride[1] = 4100; /* rows not whole 16-byte units apart */
         expect_wgmma(&q, NULL, "pk_gemm_wgmma_bf16_128x256", H200_SMS, 1, __LINE__);

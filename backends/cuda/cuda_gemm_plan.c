@@ -177,15 +177,15 @@ typedef struct pick {
 } pick;
 
 /* Whether the tiles that write through TMA (gemm_kernels.h's out) would:
- * a plain 16-bit D, columns contiguous, rows and batch planes whole
- * 16-byte units apart (the map's strides) from an aligned offset. The
+ * a 16-bit D, columns contiguous, rows and batch planes whole 16-byte
+ * units apart (the map's strides) from an aligned offset. Any epilogue:
+ * the staging tiles take pk_gemm_finish's values (gemm_wgmma.cuh). The
  * base address is the driver's to check (cuda_gemm.c): where it refuses
  * the map, the tile writes from its registers. */
 static int staged_out(const pk_gemm_problem *p)
 {
     return (p->d.dtype == PK_BF16 || p->d.dtype == PK_F16) && p->d.stride[2] == 1 && p->d.stride[1] % 8 == 0 &&
-           p->d.stride[0] % 8 == 0 && p->d.offset % 8 == 0 && !p->c.mem && !p->bias.mem && !p->residual.mem &&
-           p->act == PK_ACT_NONE;
+           p->d.stride[0] % 8 == 0 && p->d.offset % 8 == 0;
 }
 
 static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, int most_splits)
