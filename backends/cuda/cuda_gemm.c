@@ -66,11 +66,11 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
                         plan.pair ? plan.tile_n / 2 : plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
-    /* D's map, for the tiles that write through TMA (plan.out): 16-bit D
-     * with its columns contiguous, in boxes of 64 columns x 64 rows (a
-     * consumer's rows); where the driver refuses it (strides or address
-     * not whole 16-byte units) the kernel writes from its registers */
-    int store = wgmma && plan.out && (p->d.dtype == PK_BF16 || p->d.dtype == PK_F16) && p->d.stride[2] == 1 &&
+    /* D's map, for the tiles that write through TMA (plan.out), in boxes
+     * of 64 columns x 64 rows (a consumer's rows), where D's layout allows
+     * one (a forced tile takes any D) and the driver takes its address;
+     * elsewhere the kernel writes from its registers */
+    int store = wgmma && plan.out && pk_cu_gemm_staged_fits(p) &&
                 tma_map(&maps[2], &p->d, p->m, p->n, p->batch, p->d.stride[1], p->d.stride[0], 64) == CUDA_SUCCESS;
     if (!store) memset(&maps[2], 0, sizeof maps[2]); /* unread, but no stack garbage handed to the driver */
     if (wgmma && plan.pair) {

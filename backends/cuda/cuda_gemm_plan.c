@@ -176,13 +176,7 @@ typedef struct pick {
     int64_t steps, tiles; /* tiles: unsplit */
 } pick;
 
-/* Whether the tiles that write through TMA (gemm_kernels.h's out) would:
- * a 16-bit D, columns contiguous, rows and batch planes whole 16-byte
- * units apart (the map's strides) from an aligned offset. Any epilogue:
- * the staging tiles take pk_gemm_finish's values (gemm_wgmma.cuh). The
- * base address is the driver's to check (cuda_gemm.c): where it refuses
- * the map, the tile writes from its registers. */
-static int staged_out(const pk_gemm_problem *p)
+int pk_cu_gemm_staged_fits(const pk_gemm_problem *p)
 {
     return (p->d.dtype == PK_BF16 || p->d.dtype == PK_F16) && p->d.stride[2] == 1 && p->d.stride[1] % 8 == 0 &&
            p->d.stride[0] % 8 == 0 && p->d.offset % 8 == 0;
@@ -206,7 +200,7 @@ static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob k
         if (rows_64 && t->bm != 64) continue; /* a forced one too: then none */
         /* a tile that writes through TMA only where it can: elsewhere its
          * fewer stages would cost for nothing */
-        if (forced < 0 && t->out && !staged_out(p)) continue;
+        if (forced < 0 && t->out && !pk_cu_gemm_staged_fits(p)) continue;
         /* a pair's blocks: two rows of tiles each column (the second
          * empty past an odd count) */
         const int pair = t->form == PK_CU_WGMMA_PAIR;

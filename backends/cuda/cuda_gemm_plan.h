@@ -72,6 +72,12 @@ typedef struct pk_cu_gemm_plan {
 void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_knob knob,
                                pk_cu_gemm_plan *out);
 
+/* Whether D can be written through a TMA map (the tiles of
+ * gemm_kernels.h's out): 16-bit, columns contiguous, rows and batch
+ * planes whole 16-byte units apart from a 16-byte aligned offset. The
+ * base address is the driver's to check, at the map's encoding. */
+int pk_cu_gemm_staged_fits(const pk_gemm_problem *p);
+
 /* The Hopper kernel (kernels_cuda/gemm_sm90.cu) for p, where the device
  * has sm_90a code loaded: returns 1 and fills out when it takes p. It
  * takes f16/bf16 with both operands k-contiguous in non-overlapping,
