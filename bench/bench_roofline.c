@@ -147,6 +147,13 @@ pk_status pk_bench_roofline(pk_context *ctx, const pk_bench_case *cases, int n, 
                          pk_backend_name(info.backend));
                 continue;
             }
+            /* without the vendor library the probe's own GEMM would be
+             * timed for nothing (and launched before every case's) */
+            if (!pk_bench_vendor_on) {
+                roof->flops[dt] = -1;
+                snprintf(roof->matrix_from[dt], sizeof roof->matrix_from[dt], "none (skipped (--no-vendor))");
+                continue;
+            }
             if (isatty(2)) fprintf(stderr, "roofline: %s matrix rate of %s ...\r", pk_dtype_name(dt), info.name);
             /* a dtype the device cannot run has no roof: its cases say so themselves */
             if (probe_matrix(ctx, dt, roof) != PK_SUCCESS) {
