@@ -23,7 +23,8 @@
 #   kprof     Nsight Compute sections (throughput, stalls, occupancy) on
 #             one launch each of the mma.sync prefill attention kernel, the
 #             Hopper attention kernel's two forms and the Hopper GEMM at
-#             4096^3 (PK_KPROF="attn-mma ..." picks some)
+#             4096^3, and at 70B/8 qkv and M = 64 by 4096^2 unsplit and
+#             split (PK_KPROF="attn-mma ..." picks some)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -520,11 +521,13 @@ if [[ $parts == *kprof* ]]; then
   # warps stall, occupancy (issues 19, 20)
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   sec="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
-  kp() { # name, kernel regex, env, bench case; PK_KPROF="name ..." runs those alone
+  # (--no-vendor: no roofline probe GEMM launched before the case, so
+  # that the launches skipped are the case's own warm-up)
+  kp() { # name, kernel regex, env, bench case[, suite]; PK_KPROF="name ..." runs those alone
     [[ -z ${PK_KPROF:-} || " $PK_KPROF " == *" $1 "* ]] || return 0
     local t0=$(date +%s)
     env $3 timeout "$(lim 120)" "$ncu" --clock-control none $sec --kernel-name "regex:$2" \
-      --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 --no-vendor --reps 5 --case "$4" \
+      --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 --no-vendor --reps 5 ${5:+--suite "$5"} --case "$4" \
       >"$logs/kprof-$1.txt" 2>&1
     summary+=("kprof $1 rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'Compute \(SM\) Throughput|Duration' "$logs/kprof-$1.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-200)")
   }
@@ -532,6 +535,12 @@ if [[ $parts == *kprof* ]]; then
   kp attn-wgmma 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma "attention B8 H32 S2048 D128 causal"
   kp attn-wgmma-pp 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
   kp gemm-128x256 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "gemm linear 4096x4096x4096"
+  # the shapes under a wave, unsplit and split (issue 19: each split cost
+  # far more than the plan's model; bench/RESULTS.md, 2026-12-06 15:27)
+  kp gemm-70b-qkv 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "prefill qkv" llama3-70b-tp8
+  kp gemm-70b-qkv-split3 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM=128x256:3 "prefill qkv" llama3-70b-tp8
+  kp gemm-m64 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "bf16 M=64 4096x4096" gemm
+  kp gemm-m64-split2 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM=64x128:2 "bf16 M=64 4096x4096" gemm
   # where the Hopper attention kernel's warps wait, reason by reason, and
   # how busy each pipe is (a run of its own: a regex that matches no metric
   # of this ncu fails only this one, as sm__pipe_tensor_op_gmma did)
