@@ -34,8 +34,8 @@
  * The counters are zeros between launches (the host makes them so once).
  *
  * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, B_REG
- * (1: b's fragments loaded straight into registers, below), WGMMA and
- * WG_KEEP (Hopper's warpgroup products, below; with PK_WGMMA), PENDING
+ * (1: b's fragments loaded straight into registers, below), WGMMA
+ * (Hopper's warpgroup products, below; with PK_WGMMA), PENDING
  * (STAGES - 2, as a literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_CL_PARAMS). */
@@ -67,9 +67,6 @@
 #endif
 #ifndef WGMMA
 #define WGMMA 0
-#endif
-#ifndef WG_KEEP
-#define WG_KEEP 0
 #endif
 /* local tiles: 16-byte pieces for cp.async and ldmatrix; wgmma's swizzle
  * repeats every 512 bytes, from an aligned base */
@@ -320,11 +317,7 @@ inline __attribute__((always_inline)) void wg_k_loop(float acc[MT][NT][4], const
     const copy_plan c = copy_plan_of(tid);
     pa += c.a_row * a_s + c.a_ch * 8;
     pb += c.b_row * b_s + c.b_ch * 8;
-    /* steps in flight as copies: STAGES - 1, or with WG_KEEP (a product
-     * left in flight across the barrier, whose stage stays untouched one
-     * step longer) STAGES - 2 */
-#define WG_AHEAD (STAGES - 1 - WG_KEEP)
-    for (int s = 0; s < WG_AHEAD; s++) {
+    for (int s = 0; s < STAGES - 1; s++) {
         if (s < steps)
             load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * BK, b_s, &c, tid, m_left,
                       n_left, k_len - s * BK, a, b);
@@ -332,24 +325,17 @@ inline __attribute__((always_inline)) void wg_k_loop(float acc[MT][NT][4], const
     }
     /* this warpgroup's 64 rows of a stage's a tile */
     const uint a0 = pk_shared_addr(as) + (uint)(wm / 4) * 64u * BK * 2u, b0 = pk_shared_addr(bs);
-    int rd = 0, wr = WG_AHEAD;
-    pa += WG_AHEAD * BK;
-    pb += WG_AHEAD * BK;
+    int rd = 0, wr = STAGES - 1;
+    pa += (STAGES - 1) * BK;
+    pb += (STAGES - 1) * BK;
     for (int t = 0; t < steps; t++) {
-        /* step t landed: WG_AHEAD - 1 later groups may be pending (2 at
-         * most here: a longer wait is only earlier) */
-#if WG_AHEAD >= 3
-        pk_cp_async_wait(2);
-#elif WG_AHEAD == 2
-        pk_cp_async_wait(1);
-#else
-        pk_cp_async_wait(0);
-#endif
+        /* step t landed (at most STAGES - 2 later groups pending) */
+        pk_cp_async_wait(PENDING);
         pk_fence_proxy_async();
-        /* after it, every warpgroup is done with step t - 1 - WG_KEEP,
-         * whose stage (wr) the next copies take */
+        /* after it, every warpgroup is done with step t - 1, whose stage
+         * (wr) the next copies take */
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int nx = t + WG_AHEAD;
+        const int nx = t + STAGES - 1;
         if (nx < steps)
             load_step(whole, as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid, m_left, n_left,
                       k_len - (long)nx * BK, a, b);
@@ -361,18 +347,10 @@ inline __attribute__((always_inline)) void wg_k_loop(float acc[MT][NT][4], const
         pk_wgmma_of(BN, DT_A)(acc[0], pk_wg_desc64(ao), pk_wg_desc64(bo));
         pk_wgmma_of(BN, DT_A)(acc[0], pk_wg_desc64(ao + 32u), pk_wg_desc64(bo + 32u));
         pk_wg_commit();
-#if WG_KEEP
-        pk_wg_wait1_of(BN, DT_A)(acc[0]);
-#else
         pk_wg_wait_of(BN, DT_A)(acc[0]);
-#endif
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
-#if WG_KEEP
-    pk_wg_wait_of(BN, DT_A)(acc[0]);
-#endif
-#undef WG_AHEAD
     pk_cp_async_wait(0);
     barrier(CLK_LOCAL_MEM_FENCE);
 }

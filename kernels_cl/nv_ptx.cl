@@ -263,8 +263,7 @@ inline void pk_wg_commit(void) { asm volatile(PK_WG("wgmma.commit_group.sync.ali
  * K-major): d as a warp's m16n8 accumulators, d[j][e] of its N / 8 tiles
  * (rows 16 w + g, + 8 of warp w of the warpgroup, columns 8 j + 2 q, + 1:
  * mma.sync's layout). pk_wgmma_N_T for T bf16 or f16. pk_wg_wait_N(d):
- * waits for every product in flight and holds d's registers behind it;
- * pk_wg_wait1_N(d) for all but the group committed last. */
+ * waits for every product in flight and holds d's registers behind it. */
 #define PK_WG_J(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
 #define PK_WG_J4(j) PK_WG_J(j), PK_WG_J(j + 1), PK_WG_J(j + 2), PK_WG_J(j + 3)
 #define PK_WG_J8(j) PK_WG_J4(j), PK_WG_J4(j + 4)
@@ -287,10 +286,6 @@ inline void pk_wg_commit(void) { asm volatile(PK_WG("wgmma.commit_group.sync.ali
     inline void pk_wg_wait_##N##_##T(float d[N / 8][4])                                                            \
     {                                                                                                              \
         asm volatile(PK_WG("wgmma.wait_group.sync.aligned 0;") : OPS::"memory");                                   \
-    }                                                                                                              \
-    inline void pk_wg_wait1_##N##_##T(float d[N / 8][4])                                                           \
-    {                                                                                                              \
-        asm volatile(PK_WG("wgmma.wait_group.sync.aligned 1;") : OPS::"memory");                                   \
     }
 PK_WG_DEFINE(32, bf16, PK_WG_R16, PK_WG_J4(0), "16", "17", "18")
 PK_WG_DEFINE(32, f16, PK_WG_R16, PK_WG_J4(0), "16", "17", "18")
@@ -306,7 +301,6 @@ PK_WG_DEFINE(256, f16, PK_WG_R128, PK_WG_J32(0), "128", "129", "130")
 #define pk_wgmma_t2 bf16
 #define pk_wgmma_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wgmma_, n), _), PK_CAT(pk_wgmma_t, dt))
 #define pk_wg_wait_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wg_wait_, n), _), PK_CAT(pk_wgmma_t, dt))
-#define pk_wg_wait1_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wg_wait1_, n), _), PK_CAT(pk_wgmma_t, dt))
 #endif
 
 #endif /* PK_PTX */

@@ -163,10 +163,6 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
                       "-DB_REG=%d -DSPLITS=%d -DGROUP_M=%d%s",
                       t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits,
                       t->group_m, t->wgmma ? " -DWGMMA=1 -DPK_WGMMA=1" : "");
-    if (t->wgmma) {
-        const size_t used = strlen(options);
-        pk_cl_options(options + used, sizeof options - used, " -DWG_KEEP=%d", t->wg_keep);
-    }
     add_epilogue(options, sizeof options, p);
     add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;

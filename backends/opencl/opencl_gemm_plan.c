@@ -186,24 +186,23 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
 };
 
 /* The wgmma tiles (NVIDIA's Hopper GPUs through their OpenCL, where the
- * probe of wgmma passed: opencl_wgmma.c). Steps of 32 k in local memory,
- * which NVIDIA's OpenCL holds to 48 KiB a work-group; up to four
- * work-groups share a multiprocessor's 228 KiB, so one multiplies while
- * others wait on their copies. Large: 128 x 128 (two warpgroups), 3
- * steps in flight. Small: 128 x 64, 4 steps, k in up to 4 pieces while
- * the work-groups fill fewer than two a multiprocessor. Narrow (M up to
- * 64): 64 x 128 (one warpgroup), 4 steps, k in up to 8 pieces, up to four
- * work-groups a multiprocessor. First values, to be set by the bench. */
-static const pk_cl_mma_tile mma_wgmma_table[PK_CL_MMA_SHAPE_COUNT] = {
-    /* bm, bn, warps_m, warps_n, stages, group_m, regs, max_splits, breg, kwarp, fill, wgmma, wg_keep */
-    {128, 128, 8, 1, 3, 16, 0, 1, 0, 0, 1, 1, 0},
-    {128, 64, 8, 1, 4, 8, 0, 4, 0, 0, 2, 1, 0},
-    {64, 128, 4, 1, 4, 8, 0, 8, 0, 0, 4, 1, 0},
-};
+ * probe of wgmma passed: opencl_wgmma.c), by shape; NULL keeps the class's
+ * mma.sync tile. NVIDIA's OpenCL holds a work-group to 48 KiB of local
+ * memory, where 128 x 128 tiles with 3 steps of 32 k in flight fit and
+ * larger ones only with 2; at 128 x 128 the GEMM reads about 5 TB/s from
+ * L2 at 4096^3, on mma.sync or wgmma alike, which is what bounds both
+ * (bench/RESULTS.md, 2026-12-06 18:07). Large: 128 x 128 of two
+ * warpgroups, held to 128 registers so that two work-groups share a
+ * multiprocessor: on the H100 344 TFLOP/s at 4096^3 and 396 at 8192^3
+ * (mma.sync's tile 332 and 373). The small and narrow shapes stay
+ * mma.sync's: split over work-groups, the wgmma tiles lost (M = 64 by
+ * 4096^2 68 TFLOP/s at best against the kwarp tile's 103; M = 128 and 256
+ * 104 and 164 against 118 and 173). */
+static const pk_cl_mma_tile mma_wgmma_large = {128, 128, 8, 1, 3, 16, 128, 1, 0, 0, 1, 1};
 
 const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape)
 {
-    return (unsigned)shape < PK_CL_MMA_SHAPE_COUNT ? &mma_wgmma_table[shape] : NULL;
+    return shape == PK_CL_MMA_LARGE ? &mma_wgmma_large : NULL;
 }
 
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
@@ -249,7 +248,6 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
     /* wgmma: one or two warpgroups of 64 rows by all bn columns (an
      * instruction's n: 32, 64, 128 or 256), steps through local memory */
-    if (t->wg_keep && (!t->wgmma || t->stages < 3)) return 0;
     if (t->wgmma)
         return !t->breg && !t->kwarp && t->warps_n == 1 && (t->warps_m == 4 || t->warps_m == 8) &&
                t->bm == 16 * t->warps_m && (t->bn == 32 || t->bn == 64 || t->bn == 128 || t->bn == 256) &&
@@ -491,8 +489,7 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
         if (t->wgmma)
-            snprintf(name, n, "wgmma_%dx%d_s%d%s%s", t->bm, t->bn, t->stages, t->wg_keep ? "_keep" : "",
-                     plan->mma_splits > 1 ? "_split" : "");
+            snprintf(name, n, "wgmma_%dx%d_s%d%s", t->bm, t->bn, t->stages, plan->mma_splits > 1 ? "_split" : "");
         else if (t->kwarp)
             snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
                      t->stages, plan->mma_splits > 1 ? "_split" : "");

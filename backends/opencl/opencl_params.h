@@ -125,10 +125,6 @@ typedef struct pk_cl_mma_tile {
      * rows each by all bn columns (bm = 16 warps_m, warps_n = 1), b
      * k-contiguous, no breg or kwarp */
     int wgmma;
-    /* wgmma: 1 keeps a step's products in flight across the next step's
-     * barrier (its stage held one step longer: STAGES - 2 steps of copies
-     * ahead, not STAGES - 1); needs 3 stages or more */
-    int wg_keep;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
@@ -219,7 +215,7 @@ static inline int pk_cl_param_get(const pk_cl_params *p, const pk_cl_param *d)
 /* The table entry of a device class. */
 void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out);
 /* For a device that runs wgmma: the wgmma tiles (pk_cl_mma_wgmma_table)
- * over p's tensor-core entries, and p->wgmma_units set */
+ * over p's tensor-core entries of their shapes, and p->wgmma_units set */
 void pk_cl_params_wgmma(pk_cl_params *p);
 
 /* Sets "family.name=value" assignments (separated by commas or spaces) in
