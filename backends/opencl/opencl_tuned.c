@@ -315,7 +315,7 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         const int on = pk_cl_ptx_state(d->info.index, why, sizeof why);
         OUT("%s %s\n", on ? "on" : "off", why);
         const int wg = on && pk_cl_wgmma_state(d->info.index, why, sizeof why);
-        OUT("wgmma %s %s\n", wg ? "on" : "off", on ? why : "(no inline PTX)");
+        OUT("wgmma %s %s\n", wg ? "on" : "off", on ? why : "without inline PTX");
     } else if (!strcmp(verb, "get") || !strcmp(verb, "default") || !strcmp(verb, "store")) {
         int f = family_arg(arg, msg);
         if (f < 0) return PK_ERR_INVALID_ARGUMENT;
