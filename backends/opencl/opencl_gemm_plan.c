@@ -189,8 +189,10 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
  * probe of wgmma passed: opencl_wgmma.c), by shape; NULL keeps the class's
  * mma.sync tile. NVIDIA's OpenCL holds a work-group to 48 KiB of local
  * memory, where 128 x 128 tiles with 3 steps of 32 k in flight fit and
- * larger ones only with 2; at 128 x 128 the GEMM reads about 5 TB/s from
- * L2 at 4096^3, on mma.sync or wgmma alike, which is what bounds both
+ * larger ones only with 2, and a step ends at a barrier of the whole
+ * work-group: on wgmma the 4096^3 GEMM runs at the speed of mma.sync's
+ * (about 340 TFLOP/s, 5 TB/s read from L2, where the CUDA kernel's
+ * 128 x 256 tiles read 9), so the products were not what bound it
  * (bench/RESULTS.md, 2026-12-06 18:07). Large: 128 x 128 of two
  * warpgroups, held to 128 registers so that two work-groups share a
  * multiprocessor: on the H100 344 TFLOP/s at 4096^3 and 396 at 8192^3
