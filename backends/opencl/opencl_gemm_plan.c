@@ -195,8 +195,9 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
  * 128 x 256 tiles read 9), so the products were not what bound it
  * (bench/RESULTS.md, 2026-12-06 18:07). Large: 128 x 128 of two
  * warpgroups, held to 128 registers so that two work-groups share a
- * multiprocessor: on the H100 344 TFLOP/s at 4096^3 and 396 at 8192^3
- * (mma.sync's tile 332 and 373). The small and narrow shapes stay
+ * multiprocessor: 3-8% ahead of mma.sync's large tile on the H100 at
+ * 4096^3, 4096 x 14336 x 4096 and 8192^3, one call (bench/RESULTS.md,
+ * 2026-12-06 18:55). The small and narrow shapes stay
  * mma.sync's: split over work-groups, the wgmma tiles lost (M = 64 by
  * 4096^2 68 TFLOP/s at best against the kwarp tile's 103; M = 128 and 256
  * 104 and 164 against 118 and 173). */
