@@ -70,6 +70,9 @@
 #endif
 /* local tiles: 16-byte pieces for cp.async and ldmatrix; wgmma's swizzle
  * repeats every 512 bytes, from an aligned base */
+#if WGMMA && !B_KC
+#error "WGMMA takes b k-contiguous (B_KC 1) alone"
+#endif
 #if WGMMA
 #define PK_MMA_ALIGN 1024
 #else
