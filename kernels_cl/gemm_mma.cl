@@ -34,7 +34,8 @@
  * The counters are zeros between launches (the host makes them so once).
  *
  * Build defines: BM BN WARPS_M WARPS_N STAGES B_KC SPLITS GROUP_M, B_REG
- * (1: b's fragments loaded straight into registers, below), PENDING
+ * (1: b's fragments loaded straight into registers, below), WGMMA
+ * (Hopper's warpgroup products, below; with PK_WGMMA), PENDING
  * (STAGES - 2, as a literal: cp.async.wait_group takes no expression), DT_A (1 f16, 2 bf16)
  * DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl; its arguments too
  * (cl_args.h PK_GEMM_CL_PARAMS). */
@@ -63,6 +64,19 @@
 #define B_STAGE (BN * BK)
 #ifndef GROUP_M
 #define GROUP_M 8
+#endif
+#ifndef WGMMA
+#define WGMMA 0
+#endif
+/* local tiles: 16-byte pieces for cp.async and ldmatrix; wgmma's swizzle
+ * repeats every 512 bytes, from an aligned base */
+#if WGMMA && !B_KC
+#error "WGMMA takes b k-contiguous (B_KC 1) alone"
+#endif
+#if WGMMA
+#define PK_MMA_ALIGN 1024
+#else
+#define PK_MMA_ALIGN 16
 #endif
 
 typedef ushort e_t; /* the 16-bit elements, as bits */
@@ -284,6 +298,67 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#if WGMMA
+/* WGMMA 1 (Hopper, PK_WGMMA: nv_ptx.cl): the products on the warpgroups'
+ * wgmma instead of each warp's mma.sync, operands straight from the stage
+ * buffers (whose layout, kc_at, is wgmma's 64-byte swizzle), so that no
+ * fragment passes through registers. WARPS_M = 4 x the warpgroups, each
+ * warpgroup 64 rows of the tile by all BN columns, WARPS_N = 1: a warp's
+ * accumulators are then acc[0][j][e], as mma.sync's (out_row, out_col).
+ * b k-contiguous (B_KC 1). A step: its copies landed and fenced for the
+ * async proxy, one barrier (after which every warpgroup has finished the
+ * step before, whose buffer the next copies take), the copies of step t +
+ * STAGES - 1, then two k16 products and a wait for them. Several
+ * work-groups share a multiprocessor (48 KiB of local memory each), so one
+ * multiplies while another waits. */
+inline __attribute__((always_inline)) void wg_k_loop(float acc[MT][NT][4], const int whole, __local e_t *as,
+                                                      __local e_t *bs, __global const e_t *a, __global const e_t *pa,
+                                                      long a_s, __global const e_t *b, __global const e_t *pb,
+                                                      long b_s, int steps, long m_left, long n_left, long k_len,
+                                                      int tid, int wm)
+{
+    const copy_plan c = copy_plan_of(tid);
+    pa += c.a_row * a_s + c.a_ch * 8;
+    pb += c.b_row * b_s + c.b_ch * 8;
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps)
+            load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * BK, b_s, &c, tid, m_left,
+                      n_left, k_len - s * BK, a, b);
+        pk_cp_async_commit();
+    }
+    /* this warpgroup's 64 rows of a stage's a tile */
+    const uint a0 = pk_shared_addr(as) + (uint)(wm / 4) * 64u * BK * 2u, b0 = pk_shared_addr(bs);
+    int rd = 0, wr = STAGES - 1;
+    pa += (STAGES - 1) * BK;
+    pb += (STAGES - 1) * BK;
+    for (int t = 0; t < steps; t++) {
+        /* step t landed (at most STAGES - 2 later groups pending) */
+        pk_cp_async_wait(PENDING);
+        pk_fence_proxy_async();
+        /* after it, every warpgroup is done with step t - 1, whose stage
+         * (wr) the next copies take */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int nx = t + STAGES - 1;
+        if (nx < steps)
+            load_step(whole, as + wr * A_STAGE, bs + wr * B_STAGE, pa, a_s, pb, b_s, &c, tid, m_left, n_left,
+                      k_len - (long)nx * BK, a, b);
+        pk_cp_async_commit();
+        pa += BK;
+        pb += BK;
+        const uint ao = a0 + (uint)(rd * A_STAGE * 2), bo = b0 + (uint)(rd * B_STAGE * 2);
+        pk_wg_fence();
+        pk_wgmma_of(BN, DT_A)(acc[0], pk_wg_desc64(ao), pk_wg_desc64(bo));
+        pk_wgmma_of(BN, DT_A)(acc[0], pk_wg_desc64(ao + 32u), pk_wg_desc64(bo + 32u));
+        pk_wg_commit();
+        pk_wg_wait_of(BN, DT_A)(acc[0]);
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+    }
+    pk_cp_async_wait(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 #if B_REG
 /* B_REG 1: the weights straight into registers (b k-contiguous, WARPS_M =
  * 1), for a tile of few rows, where b is nearly all the traffic and local
@@ -414,8 +489,8 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
 #if B_REG
     __local e_t as[2 * STAGES * A_STAGE] __attribute__((aligned(16)));
 #else
-    __local e_t as[STAGES * A_STAGE] __attribute__((aligned(16)));
-    __local e_t bs[STAGES * B_STAGE] __attribute__((aligned(16)));
+    __local e_t as[STAGES * A_STAGE] __attribute__((aligned(PK_MMA_ALIGN)));
+    __local e_t bs[STAGES * B_STAGE] __attribute__((aligned(PK_MMA_ALIGN)));
 #endif
     __global const e_t *a = (__global const e_t *)a_, *b = (__global const e_t *)b_;
     const int tid = (int)get_local_id(0), lane = tid % 32, warp = tid / 32;
@@ -451,7 +526,13 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
             __global const e_t *pb = b + b_off + z * b_sb + n0 + k0 * b_sk;
             const long b_s = b_sk, b_step = BK * b_sk;
 #endif
-#if B_REG
+#if WGMMA
+            if (m_left >= BM && n_left >= BN && k_len % BK == 0)
+                wg_k_loop(acc, 1, as, bs, a, pa, a_sm, b, pb, b_s, steps, m_left, n_left, k_len, tid, wm);
+            else
+                wg_k_loop(acc, 0, as, bs, a, pa, a_sm, b, pb, b_s, steps, m_left, n_left, k_len, tid, wm);
+            (void)b_step;
+#elif B_REG
             breg_k_loop(acc, as, a, pa, a_sm, pb, b_s, m_left, n_left, k_len, tid, wn, lane);
             (void)b_step, (void)steps;
 #else

@@ -225,4 +225,82 @@ inline float4 pk_ld_l2_x4(__global const float *p)
     return v;
 }
 
+
+/* Hopper's warpgroup products (wgmma), for kernels built with PK_WGMMA =
+ * 1 on a device whose probe passed them (opencl_wgmma.c). NVIDIA's OpenCL
+ * compiles for sm_90, where the PTX assembler refuses wgmma (it needs
+ * sm_90a), so the lines that name it are written as PTX comments that
+ * begin with PK_WG_MARK: the compiler passes inline PTX through with its
+ * operands filled in, and the host uncomments those lines in the program's
+ * PTX, retargets it to sm_90a and builds that text again
+ * (pk_cl_wgmma_ptx). Everything around them, the registers they read and
+ * write included, is the compiler's own, so the uncommented text is the
+ * program it compiled. */
+#if PK_WGMMA
+#define PK_WG(line) "//PKWG " line "\n"
+
+/* The descriptor of a K-major tile of 64-byte rows (32 k of 16-bit
+ * elements) in local memory, in the 64-byte swizzle: 16-byte chunk c of
+ * row r at chunk c ^ ((r >> 1) & 3), 8-row groups 512 bytes apart, the
+ * tile 512-byte aligned (gemm_mma.cl's kc_at is this layout). addr: the
+ * shared-window address of the tile's row 0 plus 32 bytes for its second
+ * 16 k. */
+inline ulong pk_wg_desc64(uint addr)
+{
+    const uint lo = ((addr & 0x3FFFFu) >> 4) | (1u << 16);
+    const uint hi = (512u >> 4) | (2u << 30);
+    return ((ulong)hi << 32) | (ulong)lo;
+}
+
+/* generic-proxy writes to local memory (cp.async's, stores) made visible
+ * to the wgmma that read them: each writer, after its writes complete and
+ * before the barrier */
+inline void pk_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+inline void pk_wg_fence(void) { asm volatile(PK_WG("wgmma.fence.sync.aligned;") ::: "memory"); }
+inline void pk_wg_commit(void) { asm volatile(PK_WG("wgmma.commit_group.sync.aligned;") ::: "memory"); }
+
+/* d[64 x N] += a[64 x 16] b[N x 16]^T from descriptors da, db (both
+ * K-major): d as a warp's m16n8 accumulators, d[j][e] of its N / 8 tiles
+ * (rows 16 w + g, + 8 of warp w of the warpgroup, columns 8 j + 2 q, + 1:
+ * mma.sync's layout). pk_wgmma_N_T for T bf16 or f16. pk_wg_wait_N(d):
+ * waits for every product in flight and holds d's registers behind it. */
+#define PK_WG_J(j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
+#define PK_WG_J4(j) PK_WG_J(j), PK_WG_J(j + 1), PK_WG_J(j + 2), PK_WG_J(j + 3)
+#define PK_WG_J8(j) PK_WG_J4(j), PK_WG_J4(j + 4)
+#define PK_WG_J16(j) PK_WG_J8(j), PK_WG_J8(j + 8)
+#define PK_WG_J32(j) PK_WG_J16(j), PK_WG_J16(j + 16)
+#define PK_WG_R16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define PK_WG_R32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define PK_WG_R64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define PK_WG_R128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define PK_WG_DEFINE(N, T, R, OPS, IA, IB, IS)                                                                        \
+    inline void pk_wgmma_##N##_##T(float d[N / 8][4], ulong da, ulong db)                                          \
+    {                                                                                                              \
+        asm volatile(PK_WG("{") PK_WG(".reg .pred p;") PK_WG("setp.ne.b32 p, %" IS ", 0;")                          \
+                         PK_WG("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." #T "." #T " " R "}, %" IA ", %" IB \
+                               ", p, 1, 1, 0, 0;") PK_WG("}")                                                      \
+                     : OPS                                                                                         \
+                     : "l"(da), "l"(db), "r"(1)                                                                    \
+                     : "memory");                                                                                  \
+    }                                                                                                              \
+    inline void pk_wg_wait_##N##_##T(float d[N / 8][4])                                                            \
+    {                                                                                                              \
+        asm volatile(PK_WG("wgmma.wait_group.sync.aligned 0;") : OPS::"memory");                                   \
+    }
+PK_WG_DEFINE(32, bf16, PK_WG_R16, PK_WG_J4(0), "16", "17", "18")
+PK_WG_DEFINE(32, f16, PK_WG_R16, PK_WG_J4(0), "16", "17", "18")
+PK_WG_DEFINE(64, bf16, PK_WG_R32, PK_WG_J8(0), "32", "33", "34")
+PK_WG_DEFINE(64, f16, PK_WG_R32, PK_WG_J8(0), "32", "33", "34")
+PK_WG_DEFINE(128, bf16, PK_WG_R64, PK_WG_J16(0), "64", "65", "66")
+PK_WG_DEFINE(128, f16, PK_WG_R64, PK_WG_J16(0), "64", "65", "66")
+PK_WG_DEFINE(256, bf16, PK_WG_R128, PK_WG_J32(0), "128", "129", "130")
+PK_WG_DEFINE(256, f16, PK_WG_R128, PK_WG_J32(0), "128", "129", "130")
+/* the product and the wait for n = N columns and inputs of dtype dt (1
+ * f16, 2 bf16) */
+#define pk_wgmma_t1 f16
+#define pk_wgmma_t2 bf16
+#define pk_wgmma_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wgmma_, n), _), PK_CAT(pk_wgmma_t, dt))
+#define pk_wg_wait_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wg_wait_, n), _), PK_CAT(pk_wgmma_t, dt))
+#endif
+
 #endif /* PK_PTX */

@@ -31,3 +31,46 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void pk_ptx_probe(__glo
     pk_ldmatrix_x4(r, &rows[l]);
     for (int i = 0; i < 4; i++) out[256 + 4 * l + i] = as_float(r[i]);
 }
+
+#if PK_WGMMA
+/* The probe of wgmma (opencl_ptx_probe.c pk_cl_wgmma_probe): one
+ * warpgroup multiplies a 64 x 32 a by a 32 x 32 b (both K-major: in[0 ..
+ * 1023] a's rows of 16 words, in[1024 .. 1535] b's), in the local layout
+ * and descriptors gemm_mma.cl's WGMMA loop uses, with bf16 and then (in
+ * + 1536) f16 inputs: d[row * 32 + col] at out[2048 h + ..]. */
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_wgmma_probe(__global const uint *in,
+                                                                                __global float *out)
+{
+    __local ushort as[64 * 32] __attribute__((aligned(1024)));
+    __local ushort bs[32 * 32] __attribute__((aligned(1024)));
+    const int tid = (int)get_local_id(0), warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
+    for (int h = 0; h < 2; h++) {
+        __global const uint *src = in + 1536 * h;
+        for (int i = tid; i < 64 * 4 + 32 * 4; i += 128) {
+            const int bpart = i >= 256, r = (bpart ? i - 256 : i) / 4, c = i % 4;
+            __local ushort *dst = (bpart ? bs : as) + r * 32 + ((c ^ ((r >> 1) & 3)) << 3);
+            *(__local uint4 *)dst = *(__global const uint4 *)(src + (bpart ? 1024 : 0) + r * 16 + c * 4);
+        }
+        pk_fence_proxy_async();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float d[4][4];
+        for (int j = 0; j < 4; j++) d[j][0] = d[j][1] = d[j][2] = d[j][3] = 0.0f;
+        const uint a0 = pk_shared_addr(as), b0 = pk_shared_addr(bs);
+        pk_wg_fence();
+        if (h == 0) {
+            pk_wgmma_32_bf16(d, pk_wg_desc64(a0), pk_wg_desc64(b0));
+            pk_wgmma_32_bf16(d, pk_wg_desc64(a0 + 32u), pk_wg_desc64(b0 + 32u));
+        } else {
+            pk_wgmma_32_f16(d, pk_wg_desc64(a0), pk_wg_desc64(b0));
+            pk_wgmma_32_f16(d, pk_wg_desc64(a0 + 32u), pk_wg_desc64(b0 + 32u));
+        }
+        pk_wg_commit();
+        pk_wg_wait_32_bf16(d);
+        for (int j = 0; j < 4; j++)
+            for (int e = 0; e < 4; e++)
+                out[2048 * h + (16 * warp + g + (e >= 2 ? 8 : 0)) * 32 + 8 * j + 2 * q + (e & 1)] = d[j][e];
+        /* the tiles are read before the f16 pass overwrites them */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif

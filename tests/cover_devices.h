@@ -46,6 +46,7 @@ typedef struct cover_cl_device {
     const char *name;
     pk_device_info info;
     size_t max_work_group;
+    int wgmma; /* the device runs wgmma from OpenCL (pk_cl_params_wgmma) */
 } cover_cl_device;
 
 static const cover_cl_device cover_cl_devices[] = {
@@ -53,11 +54,15 @@ static const cover_cl_device cover_cl_devices[] = {
     {"PoCL (2-core CPU)",
      {.name = "pthread-skylake-avx512", .vendor = "AuthenticAMD", .local_mem_bytes = 1024 * 1024,
       .compute_units = 2, .simd_width = 1, .is_cpu = 1},
-     4096},
+     4096, 0},
     {"H200 (NVIDIA OpenCL)",
      {.name = "NVIDIA H200", .vendor = "NVIDIA Corporation", .local_mem_bytes = 48 * 1024,
       .compute_units = 132, .simd_width = 32, .is_cpu = 0, .matrix_units = 1},
-     1024},
+     1024, 0},
+    {"H200 (NVIDIA OpenCL, wgmma)",
+     {.name = "NVIDIA H200", .vendor = "NVIDIA Corporation", .local_mem_bytes = 48 * 1024,
+      .compute_units = 132, .simd_width = 32, .is_cpu = 0, .matrix_units = 1},
+     1024, 1},
 };
 
 #define COVER_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -58,13 +58,17 @@ int main(int argc, char **argv)
     for (int d = 0; d < COVER_COUNT(cover_cl_devices); d++) {
         const cover_cl_device *dev = &cover_cl_devices[d];
         cover_set can = {0}, reached = {0};
-        pk_cl_gemm_plan_variants(table_params(&dev->info), &dev->info, dev->max_work_group, cover_set_add_fn, &can);
+        /* the context's parameters: its class's table, the wgmma tiles over
+         * it where the device runs wgmma */
+        pk_cl_params prm = *table_params(&dev->info);
+        if (dev->wgmma) pk_cl_params_wgmma(&prm);
+        pk_cl_gemm_plan_variants(&prm, &dev->info, dev->max_work_group, cover_set_add_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];
             if (c->op != CF_OP_GEMM || !cf_case_runs_on(c->c, dev->info.is_cpu)) continue;
             pk_cl_gemm_plan plan;
             char name[96];
-            if (pk_cl_gemm_plan_problem(table_params(&dev->info), &dev->info, dev->max_work_group, &c->p.gemm, &plan) != 0) continue;
+            if (pk_cl_gemm_plan_problem(&prm, &dev->info, dev->max_work_group, &c->p.gemm, &plan) != 0) continue;
             pk_cl_gemm_plan_variant(&plan, name, sizeof name);
             cover_set_add(&reached, name, c->c->name);
         }

@@ -485,6 +485,68 @@ static void test_mma_shapes(void)
           "16 KiB: not the tiled kernel");
 }
 
+/* On a device that runs wgmma (Hopper through NVIDIA's OpenCL): the
+ * large wgmma tile for 16-bit problems with k-contiguous b, mma.sync's
+ * tiles for the other shapes and for b as [K, N], and no wgmma tile where
+ * the device lacks wgmma. */
+static void test_wgmma_picks(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
+    nv.matrix_units = 1;
+    pk_cl_params prm;
+    pk_cl_params_default(pk_cl_vendor_of(&nv), &prm);
+    pk_cl_params_wgmma(&prm);
+    const pk_cl_mma_tile *lg = pk_cl_mma_wgmma_table(PK_CL_MMA_LARGE);
+    CHECK(lg && lg->wgmma && pk_cl_mma_tile_valid(lg, 49152, 1024), "the large wgmma tile is invalid");
+    CHECK(!pk_cl_mma_wgmma_table(PK_CL_MMA_SMALL) && !pk_cl_mma_wgmma_table(PK_CL_MMA_NARROW),
+          "small and narrow stay mma.sync's");
+    pk_cl_gemm_plan plan;
+    char name[96];
+    pk_gemm_problem p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mt.wgmma &&
+              plan.mma_shape == PK_CL_MMA_LARGE && plan.mma_splits == 1 && plan.mt.regs == 128,
+          "4096^3: not the large wgmma tile at 128 registers");
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "wgmma_128x128_s3"), "variant %s", name);
+    CHECK(pk_cl_mma_local_bytes(&plan.mt) == 49152, "%zu bytes of local memory", pk_cl_mma_local_bytes(&plan.mt));
+    /* M = 64: the kwarp tile; M = 256: the small mma.sync tile, unsplit (128 tiles) */
+    p = linear(PK_BF16, 1, 64, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && !plan.mt.wgmma && plan.mt.kwarp &&
+              plan.mma_shape == PK_CL_MMA_NARROW,
+          "m 64: not the kwarp tile");
+    p = linear(PK_F16, 1, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && !plan.mt.wgmma &&
+              plan.mma_shape == PK_CL_MMA_SMALL && plan.mma_splits == 1,
+          "m 256: not the small mma.sync tile unsplit (%d)", plan.mma_splits);
+    /* b as [K, N]: the class's mma.sync large tile */
+    p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    p.b.stride[1] = 4096, p.b.stride[2] = 1;
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.mt.wgmma && !plan.b_kc,
+          "b [K,N]: not mma.sync");
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "mma_128x128_w2x2_s3_bn"), "variant %s", name);
+    /* the same parameters on a device without wgmma: the wgmma tile does
+     * not fit, and the small one takes the shape */
+    prm.wgmma_units = 0;
+    p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.mt.wgmma &&
+              plan.mma_shape == PK_CL_MMA_SMALL,
+          "wgmma tile without wgmma");
+    /* the rules: one or two warpgroups, an instruction's n, 48 KiB */
+    pk_cl_mma_tile t = *lg;
+    t.bn = 96;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "bn 96");
+    t = *lg;
+    t.warps_m = 2, t.bm = 32;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "half a warpgroup");
+    t = *lg;
+    t.stages = 4;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "64 KiB of stages");
+    t = *lg;
+    t.breg = 1;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "wgmma with breg");
+}
+
 int main(void)
 {
     test_mma_shapes();
@@ -496,6 +558,7 @@ int main(void)
     test_skinny_table();
     test_skinny_picks();
     test_mma_picks();
+    test_wgmma_picks();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

@@ -139,6 +139,16 @@ int main(int argc, char **argv)
               !strncmp(reply, info.matrix_units ? "on " : "off ", info.matrix_units ? 3 : 4),
           "ptx: %s (matrix units %d)", reply, info.matrix_units);
     printf("ptx: %s", reply);
+    /* wgmma's line follows: off wherever inline PTX is, saying why */
+    const char *wg_line = strstr(reply, "\nwgmma ");
+    CHECK(wg_line && (info.matrix_units || !strncmp(wg_line, "\nwgmma off ", 11)), "wgmma line: %s", reply);
+    if (info.matrix_units) {
+        setenv("PORTKERN_OPENCL_WGMMA", "0", 1);
+        CHECK(pk_internal_params(ctx, "ptx", reply, sizeof reply) == PK_SUCCESS &&
+                  strstr(reply, "\nwgmma off turned off by PORTKERN_OPENCL_WGMMA=0"),
+              "ptx with PORTKERN_OPENCL_WGMMA=0: %s", reply);
+        unsetenv("PORTKERN_OPENCL_WGMMA");
+    }
     setenv("PORTKERN_OPENCL_PTX", "0", 1);
     CHECK(pk_internal_params(ctx, "ptx", reply, sizeof reply) == PK_SUCCESS && !strncmp(reply, "off ", 4) &&
               strstr(reply, "PORTKERN_OPENCL_PTX=0"), "ptx with PORTKERN_OPENCL_PTX=0: %s", reply);

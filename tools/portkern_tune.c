@@ -225,10 +225,19 @@ void pk_tune_print_status(pk_backend b, int index)
                    total);
     }
     if (reply && pk_internal_params(ctx, "ptx", reply, REPLY) == PK_SUCCESS) {
-        reply[strcspn(reply, "\n")] = 0;
+        /* "on|off why" then "wgmma on|off why" */
+        char *second = strchr(reply, '\n');
+        if (second) *second++ = 0;
         char *why = strchr(reply, ' ');
         if (why) *why++ = 0;
         printf("           inline PTX (tensor cores): %s%s%s\n", reply, why ? ", " : "", why ? why : "");
+        if (second && !strncmp(second, "wgmma ", 6)) {
+            second += 6;
+            second[strcspn(second, "\n")] = 0;
+            why = strchr(second, ' ');
+            if (why) *why++ = 0;
+            printf("           wgmma (Hopper warpgroup products): %s%s%s\n", second, why ? ", " : "", why ? why : "");
+        }
     }
     free(reply);
     pk_close(ctx);

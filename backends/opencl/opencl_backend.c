@@ -11,6 +11,7 @@
 #define PK_CL_MAX_DEVICES 64
 /* Vendor queries (cl_nv_device_attribute_query, cl_amd_device_attribute_query). */
 #define PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define PK_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
 #define PK_CL_DEVICE_REGISTERS_PER_BLOCK_NV 0x4002
 #define PK_CL_DEVICE_WARP_SIZE_NV 0x4003
 #define PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
@@ -21,6 +22,9 @@ typedef struct pk_cl_slot {
     int ptx_candidate; /* an NVIDIA GPU that mma.sync, cp.async and ldmatrix exist on */
     int ptx;          /* inline PTX: 0 not asked, 1 exact, -1 not usable */
     char ptx_why[400];
+    int sm90;         /* compute capability 9.0: where sm_90a code (wgmma) runs */
+    int wgmma;        /* wgmma: 0 not asked, 1 exact, -1 not usable */
+    char wgmma_why[400];
 } pk_cl_slot;
 
 static pk_cl_slot slots[PK_CL_MAX_DEVICES];
@@ -59,6 +63,7 @@ pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg)
 
 static int has_extension(cl_device_id dev, const char *ext);
 static int ptx_candidate(cl_device_id dev);
+static int is_sm90(cl_device_id dev);
 
 static pk_status cl_init(pk_msg *why)
 {
@@ -78,6 +83,8 @@ static pk_status cl_init(pk_msg *why)
             slots[n_slots].device = devs[i];
             slots[n_slots].ptx_candidate = ptx_candidate(devs[i]);
             slots[n_slots].ptx = 0;
+            slots[n_slots].sm90 = is_sm90(devs[i]);
+            slots[n_slots].wgmma = 0;
             n_slots++;
         }
     }
@@ -119,6 +126,16 @@ static int ptx_candidate(cl_device_id dev)
     return cc_major >= 8;
 }
 
+static int is_sm90(cl_device_id dev)
+{
+    cl_uint major = 0, minor = 0;
+    if (!has_extension(dev, "cl_nv_device_attribute_query") ||
+        clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor, NULL) != CL_SUCCESS)
+        return 0;
+    return major == 9 && minor == 0;
+}
+
 int pk_cl_ptx_state(int index, char *why, size_t n)
 {
     if (index < 0 || index >= n_slots) return snprintf(why, n, "no such device"), 0;
@@ -137,6 +154,29 @@ int pk_cl_ptx_state(int index, char *why, size_t n)
         snprintf(why, n, "the probe's mma.sync (bf16, f16), cp.async and ldmatrix were exact");
     else
         snprintf(why, n, "the probe failed: %s", sl->ptx_why);
+    pthread_mutex_unlock(&ptx_lock);
+    return ok;
+}
+
+int pk_cl_wgmma_state(int index, char *why, size_t n)
+{
+    char ptx_why[512];
+    if (!pk_cl_ptx_state(index, ptx_why, sizeof ptx_why)) return snprintf(why, n, "no inline PTX (%s)", ptx_why), 0;
+    const char *env = getenv("PORTKERN_OPENCL_WGMMA");
+    if (env && !strcmp(env, "0")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_WGMMA=0"), 0;
+    pk_cl_slot *sl = &slots[index];
+    if (!sl->sm90) return snprintf(why, n, "not a GPU of compute capability 9.0 (sm_90a code runs there alone)"), 0;
+    pthread_mutex_lock(&ptx_lock);
+    if (!sl->wgmma) {
+        char w[sizeof sl->wgmma_why] = "";
+        sl->wgmma = pk_cl_wgmma_probe(sl->platform, sl->device, w, sizeof w) ? 1 : -1;
+        snprintf(sl->wgmma_why, sizeof sl->wgmma_why, "%s", w);
+    }
+    const int ok = sl->wgmma > 0;
+    if (ok)
+        snprintf(why, n, "the probe's wgmma (bf16, f16; PTX rebuilt for sm_90a) was exact");
+    else
+        snprintf(why, n, "the probe failed: %s", sl->wgmma_why);
     pthread_mutex_unlock(&ptx_lock);
     return ok;
 }

@@ -160,9 +160,9 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     else
         pk_cl_options(options, sizeof options,
                       "-DPK_PTX=1 -DBM=%d -DBN=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DPENDING=%d -DB_KC=%d "
-                      "-DB_REG=%d -DSPLITS=%d -DGROUP_M=%d",
+                      "-DB_REG=%d -DSPLITS=%d -DGROUP_M=%d%s",
                       t->bm, t->bn, t->warps_m, t->warps_n, t->stages, t->stages - 2, plan->b_kc, t->breg, splits,
-                      t->group_m);
+                      t->group_m, t->wgmma ? " -DWGMMA=1 -DPK_WGMMA=1" : "");
     add_epilogue(options, sizeof options, p);
     add_regs(options, sizeof options, t->regs);
     pk_cl_kern *kernel;

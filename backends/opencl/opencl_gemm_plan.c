@@ -185,6 +185,29 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
     [PK_CL_VENDOR_CPU] = MMA_NV,    [PK_CL_VENDOR_OTHER] = MMA_NV,
 };
 
+/* The wgmma tiles (NVIDIA's Hopper GPUs through their OpenCL, where the
+ * probe of wgmma passed: opencl_wgmma.c), by shape; NULL keeps the class's
+ * mma.sync tile. NVIDIA's OpenCL holds a work-group to 48 KiB of local
+ * memory, where 128 x 128 tiles with 3 steps of 32 k in flight fit and
+ * larger ones only with 2, and a step ends at a barrier of the whole
+ * work-group: on wgmma the 4096^3 GEMM runs at the speed of mma.sync's
+ * (about 340 TFLOP/s, 5 TB/s read from L2, where the CUDA kernel's
+ * 128 x 256 tiles read 9), so the products were not what bound it
+ * (bench/RESULTS.md, 2026-12-06 18:07). Large: 128 x 128 of two
+ * warpgroups, held to 128 registers so that two work-groups share a
+ * multiprocessor: 3-8% ahead of mma.sync's large tile on the H100 at
+ * 4096^3, 4096 x 14336 x 4096 and 8192^3, one call (bench/RESULTS.md,
+ * 2026-12-06 18:55). The small and narrow shapes stay
+ * mma.sync's: split over work-groups, the wgmma tiles lost (M = 64 by
+ * 4096^2 68 TFLOP/s at best against the kwarp tile's 103; M = 128 and 256
+ * 104 and 164 against 118 and 173). */
+static const pk_cl_mma_tile mma_wgmma_large = {128, 128, 8, 1, 3, 16, 128, 1, 0, 0, 1, 1};
+
+const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape)
+{
+    return shape == PK_CL_MMA_LARGE ? &mma_wgmma_large : NULL;
+}
+
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
 {
     return (unsigned)cls < PK_CL_VENDOR_COUNT && (unsigned)shape < PK_CL_MMA_SHAPE_COUNT ? &mma_table[cls][shape]
@@ -226,6 +249,12 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
      * groups of 8, and a work-item's copies of such a row's chunks keep
      * one column (the chunks of a row divide the work-group) */
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
+    /* wgmma: one or two warpgroups of 64 rows by all bn columns (an
+     * instruction's n: 32, 64, 128 or 256), steps through local memory */
+    if (t->wgmma)
+        return !t->breg && !t->kwarp && t->warps_n == 1 && (t->warps_m == 4 || t->warps_m == 8) &&
+               t->bm == 16 * t->warps_m && (t->bn == 32 || t->bn == 64 || t->bn == 128 || t->bn == 256) &&
+               items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
     /* kwarp: warp blocks of whole m16 tiles by n8 blocks, kwarp warps a
      * block, weights in registers of their own (no breg), 2..4 steps held
      * a warp */
@@ -244,22 +273,35 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
     return acc <= 128 && items <= 1024 && items <= max_work_group && pk_cl_mma_local_bytes(t) <= local_mem_bytes;
 }
 
-static int mma_tile_fits(const pk_cl_mma_tile *t, const pk_device_info *info, size_t max_work_group)
+static int mma_tile_fits(const pk_cl_params *prm, const pk_cl_mma_tile *t, const pk_device_info *info,
+                         size_t max_work_group)
 {
-    return info->matrix_units && pk_cl_mma_tile_valid(t, info->local_mem_bytes, max_work_group);
+    return info->matrix_units && (!t->wgmma || prm->wgmma_units) &&
+           pk_cl_mma_tile_valid(t, info->local_mem_bytes, max_work_group);
 }
 
 /* The table's narrow tile when one row of them covers M; else its large
  * tile when those number at least the compute units (or neither other
  * fits), else the small one (or the narrow one where only it fits); NULL
  * when none fits. */
+/* prm's tile of shape s for b k-contiguous or not: wgmma takes b
+ * k-contiguous alone, and in its place the class's mma.sync tile takes
+ * the other layout */
+static const pk_cl_mma_tile *mma_tile_for(const pk_cl_params *prm, const pk_device_info *info, pk_cl_mma_shape s,
+                                          int b_kc)
+{
+    const pk_cl_mma_tile *t = &prm->mma[s];
+    return t->wgmma && !b_kc ? pk_cl_mma_table(pk_cl_vendor_of(info), s) : t;
+}
+
 static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
                                       const pk_gemm_problem *p, int b_kc, pk_cl_mma_shape *shape)
 {
-    const pk_cl_mma_tile *lg = &prm->mma[PK_CL_MMA_LARGE], *sm = &prm->mma[PK_CL_MMA_SMALL];
-    const pk_cl_mma_tile *nw = &prm->mma[PK_CL_MMA_NARROW];
-    /* weights in registers of their own (breg, kwarp) are k-contiguous */
-#define MMA_OK(t) (mma_tile_fits(t, info, max_work_group) && (b_kc || (!(t)->breg && !(t)->kwarp)))
+    const pk_cl_mma_tile *lg = mma_tile_for(prm, info, PK_CL_MMA_LARGE, b_kc);
+    const pk_cl_mma_tile *sm = mma_tile_for(prm, info, PK_CL_MMA_SMALL, b_kc);
+    const pk_cl_mma_tile *nw = mma_tile_for(prm, info, PK_CL_MMA_NARROW, b_kc);
+    /* weights in registers of their own (breg, kwarp) and wgmma's b are k-contiguous */
+#define MMA_OK(t) (mma_tile_fits(prm, t, info, max_work_group) && (b_kc || (!(t)->breg && !(t)->kwarp && !(t)->wgmma)))
     const int lg_ok = MMA_OK(lg), sm_ok = MMA_OK(sm), nw_ok = MMA_OK(nw);
 #undef MMA_OK
     const int64_t units = info->compute_units > 0 ? info->compute_units : 1;
@@ -449,7 +491,9 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     }
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
-        if (t->kwarp)
+        if (t->wgmma)
+            snprintf(name, n, "wgmma_%dx%d_s%d%s", t->bm, t->bn, t->stages, plan->mma_splits > 1 ? "_split" : "");
+        else if (t->kwarp)
             snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
                      t->stages, plan->mma_splits > 1 ? "_split" : "");
         else
@@ -484,13 +528,15 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
      * small and narrow ones split where they may be (a tile of the large
      * one's shape has only its split variants of its own; the names of
      * two equal tiles are one variant) */
-    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
-        const pk_cl_mma_tile *t = &prm->mma[s];
-        if (!mma_tile_fits(t, info, max_work_group)) continue;
-        const int same = s > 0 && !memcmp(t, &prm->mma[PK_CL_MMA_LARGE], offsetof(pk_cl_mma_tile, max_splits)) &&
-                         t->breg == prm->mma[PK_CL_MMA_LARGE].breg && t->kwarp == prm->mma[PK_CL_MMA_LARGE].kwarp &&
-                         mma_tile_fits(&prm->mma[PK_CL_MMA_LARGE], info, max_work_group);
-        for (int b_kc = t->breg || t->kwarp; b_kc < 2; b_kc++)
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++)
+        for (int b_kc = 0; b_kc < 2; b_kc++) {
+            const pk_cl_mma_tile *t = mma_tile_for(prm, info, (pk_cl_mma_shape)s, b_kc);
+            const pk_cl_mma_tile *lg = mma_tile_for(prm, info, PK_CL_MMA_LARGE, b_kc);
+            if (!mma_tile_fits(prm, t, info, max_work_group) || (!b_kc && (t->breg || t->kwarp || t->wgmma)))
+                continue;
+            const int same = s > 0 && !memcmp(t, lg, offsetof(pk_cl_mma_tile, max_splits)) && t->breg == lg->breg &&
+                             t->kwarp == lg->kwarp && t->wgmma == lg->wgmma &&
+                             mma_tile_fits(prm, lg, info, max_work_group);
             for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];
                 memset(&plan, 0, sizeof plan);
@@ -498,7 +544,7 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
                 pk_cl_gemm_plan_variant(&plan, name, sizeof name);
                 fn(ctx, name);
             }
-    }
+        }
     /* the skinny kernel's names do not depend on the dtype's vw */
     const pk_cl_skinny_params *t = &prm->skinny;
     for (int b = -1; (1 << (b < 0 ? 0 : b)) <= PK_CL_SKINNY_MAX_M; b++) {

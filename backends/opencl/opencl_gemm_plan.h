@@ -86,6 +86,9 @@ size_t pk_cl_mma_red_bytes(const pk_cl_mma_tile *t, int red_mt);
 int pk_cl_mma_red_mt(const pk_cl_mma_tile *t, uint64_t local_mem_bytes);
 /* A class's gemm_mma.cl tiles (pk_cl_params_default gathers them). */
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);
+/* The wgmma tile of a shape, for devices that run wgmma from OpenCL
+ * (pk_cl_params_wgmma); NULL where the class's mma.sync tile stays */
+const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape);
 /* Whether gemm_mma.cl can be built with tile t (warps that tile it in
  * whole mma steps, at most 128 accumulators a lane, b's swizzled rows;
  * with b in registers, one warp a column of the tile)

@@ -57,7 +57,8 @@ _Static_assert(PK_CL_FAMILY_GEMM_MMA_SMALL - PK_CL_FAMILY_GEMM_MMA == PK_CL_MMA_
     {fam, "warps_n", OFF(mma[s].warps_n), 1, 16, CH(1, 2, 4)},                                    \
     {fam, "stages", OFF(mma[s].stages), 2, 8, CH(2, 3, 4, 6)},                                    \
     {fam, "group_m", OFF(mma[s].group_m), 1, 64, CH(1, 4, 8, 16)},                                \
-    {fam, "regs", OFF(mma[s].regs), 0, 255, CH(0, 128, 168)}
+    {fam, "regs", OFF(mma[s].regs), 0, 255, CH(0, 128, 168)},                                    \
+    {fam, "wgmma", OFF(mma[s].wgmma), 0, 1, NOT_SEARCHED}
 
 static const pk_cl_param params[] = {
     TILE(PK_CL_FAMILY_GEMM_LARGE, PK_CL_GEMM_LARGE),
@@ -180,6 +181,15 @@ void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out)
     out->misc = *pk_cl_misc_table(cls);
 }
 
+void pk_cl_params_wgmma(pk_cl_params *p)
+{
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
+        const pk_cl_mma_tile *t = pk_cl_mma_wgmma_table((pk_cl_mma_shape)s);
+        if (t) p->mma[s] = *t;
+    }
+    p->wgmma_units = 1;
+}
+
 static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 #define RULE(cond, ...)                                                                           \
@@ -279,7 +289,7 @@ static int check_rules(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
              "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: no breg, bn %% (8 warps_n), 2 to 4 "
-             "stages",
+             "stages; wgmma: no breg or kwarp, warps_n 1, warps_m 4 or 8, bm = 16 warps_m, bn 32, 64, 128 or 256",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
         RULE(t->regs == 0 || t->regs >= 32, "regs (%d) is neither 0 nor at least 32", t->regs);

@@ -120,6 +120,11 @@ typedef struct pk_cl_mma_tile {
      * multiprocessors' worth of copies in flight, where a tile's local
      * memory and registers let several share one) */
     int fill;
+    /* 1: Hopper's warpgroup products (gemm_mma.cl WGMMA, devices whose
+     * pk_cl_params.wgmma_units says so): warps_m / 4 warpgroups of 64
+     * rows each by all bn columns (bm = 16 warps_m, warps_n = 1), b
+     * k-contiguous, no breg or kwarp */
+    int wgmma;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
@@ -148,6 +153,9 @@ typedef struct pk_cl_params {
     pk_cl_attn_decode_params decode;
     pk_cl_attn_prefill_params prefill;
     pk_cl_misc_params misc;
+    /* not a parameter: the device runs wgmma from OpenCL (its probe
+     * passed: pk_cl_wgmma_state), so wgmma tiles may run on it */
+    int wgmma_units;
 } pk_cl_params;
 
 /* A kernel family: what the tuner tunes as one, with the kernel source
@@ -206,6 +214,9 @@ static inline int pk_cl_param_get(const pk_cl_params *p, const pk_cl_param *d)
 
 /* The table entry of a device class. */
 void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out);
+/* For a device that runs wgmma: the wgmma tiles (pk_cl_mma_wgmma_table)
+ * over p's tensor-core entries of their shapes, and p->wgmma_units set */
+void pk_cl_params_wgmma(pk_cl_params *p);
 
 /* Sets "family.name=value" assignments (separated by commas or spaces) in
  * *p. Either all are set, or none: returns 0, or -1 with the reason in

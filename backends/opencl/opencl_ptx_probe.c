@@ -128,3 +128,93 @@ done:
     clReleaseContext(ctx);
     return ok;
 }
+
+/* wgmma's probe data (ptx_probe.cl pk_wgmma_probe): a 64 x 32, b 32 x 32,
+ * both K-major, as bf16 then f16 words, and the products due */
+static void wgmma_data(uint32_t in[3072], float want[4096])
+{
+    float a[64][32], b[32][32];
+    for (int i = 0; i < 64; i++)
+        for (int k = 0; k < 32; k++) a[i][k] = (float)((i * 7 + k * 3) % 11 - 5) / 4.0f;
+    for (int j = 0; j < 32; j++)
+        for (int k = 0; k < 32; k++) b[j][k] = (float)((k * 5 + j) % 9 - 4) / 2.0f;
+    for (int h = 0; h < 2; h++) {
+        uint32_t (*bits)(float) = h ? f16_bits : bf16_bits;
+        uint32_t *w = in + 1536 * h;
+        for (int i = 0; i < 64; i++)
+            for (int k = 0; k < 32; k += 2) w[i * 16 + k / 2] = bits(a[i][k]) | bits(a[i][k + 1]) << 16;
+        for (int j = 0; j < 32; j++)
+            for (int k = 0; k < 32; k += 2) w[1024 + j * 16 + k / 2] = bits(b[j][k]) | bits(b[j][k + 1]) << 16;
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 32; j++) {
+                float s = 0.0f;
+                for (int k = 0; k < 32; k++) s += a[i][k] * b[j][k];
+                want[2048 * h + i * 32 + j] = s;
+            }
+    }
+}
+
+int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
+{
+    const char *parts[2] = {pk_cl_embedded_source("nv_ptx.cl"), pk_cl_embedded_source("ptx_probe.cl")};
+    if (!parts[0] || !parts[1]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return snprintf(why, n, "clCreateContext: %s", pk_cl_error_name(err)), 0;
+    int ok = 0;
+    static const char options[] = "-DPK_PTX=1 -DPK_WGMMA=1";
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 2, parts, NULL, &err) : NULL;
+    cl_mem in = NULL, out = NULL;
+    cl_kernel k = NULL;
+    uint32_t *hin = malloc(3072 * sizeof *hin);
+    float *want = malloc(4096 * sizeof *want), *got = malloc(4096 * sizeof *got);
+    if (!hin || !want || !got) {
+        snprintf(why, n, "out of host memory");
+        goto done;
+    }
+    if (err == CL_SUCCESS) {
+        err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+        if (err == CL_SUCCESS) err = pk_cl_wgmma_rebuild(ctx, dev, &prog, options);
+        if (err != CL_SUCCESS) {
+            char log[512] = "";
+            clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+            log[strcspn(log, "\n")] = 0;
+            snprintf(why, n, "the wgmma PTX did not build for sm_90a (%s): %.300s", pk_cl_error_name(err), log);
+            goto done;
+        }
+    }
+    wgmma_data(hin, want);
+    if (err == CL_SUCCESS)
+        in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, 3072 * sizeof *hin, hin, &err);
+    if (err == CL_SUCCESS) out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 4096 * sizeof *got, NULL, &err);
+    if (err == CL_SUCCESS) k = clCreateKernel(prog, "pk_wgmma_probe", &err);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof in, &in);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof out, &out);
+    size_t items = 128;
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &items, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, out, CL_TRUE, 0, 4096 * sizeof *got, got, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(why, n, "running the wgmma probe: %s", pk_cl_error_name(err));
+        goto done;
+    }
+    ok = 1;
+    for (int i = 0; i < 4096 && ok; i++)
+        if (memcmp(&got[i], &want[i], 4)) {
+            snprintf(why, n, "wgmma %s computed %g where %g was due (row %d, column %d)", i < 2048 ? "bf16" : "f16",
+                     (double)got[i], (double)want[i], i % 2048 / 32, i % 32);
+            ok = 0;
+        }
+done:
+    free(hin);
+    free(want);
+    free(got);
+    if (k) clReleaseKernel(k);
+    if (in) clReleaseMemObject(in);
+    if (out) clReleaseMemObject(out);
+    if (prog) clReleaseProgram(prog);
+    if (q) clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return ok;
+}

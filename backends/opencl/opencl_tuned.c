@@ -146,6 +146,8 @@ static pk_status apply_env(pk_cl_device *d, pk_msg *msg)
 pk_status pk_cl_params_load(pk_cl_device *d, pk_msg *msg)
 {
     pk_cl_params_default(pk_cl_vendor_of(&d->info), &d->prm);
+    char why[512];
+    if (d->info.matrix_units && pk_cl_wgmma_state(d->info.index, why, sizeof why)) pk_cl_params_wgmma(&d->prm);
     memset(d->prm_from, FROM_TABLE, sizeof d->prm_from);
     char path[1200];
     if (!pk_cl_tuned_off() && tuned_path(d, path, sizeof path)) {
@@ -312,12 +314,15 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         char why[512];
         const int on = pk_cl_ptx_state(d->info.index, why, sizeof why);
         OUT("%s %s\n", on ? "on" : "off", why);
+        const int wg = on && pk_cl_wgmma_state(d->info.index, why, sizeof why);
+        OUT("wgmma %s %s\n", wg ? "on" : "off", on ? why : "without inline PTX");
     } else if (!strcmp(verb, "get") || !strcmp(verb, "default") || !strcmp(verb, "store")) {
         int f = family_arg(arg, msg);
         if (f < 0) return PK_ERR_INVALID_ARGUMENT;
         if (!strcmp(verb, "default")) {
             pk_cl_params def;
             pk_cl_params_default(pk_cl_vendor_of(&d->info), &def);
+            if (d->prm.wgmma_units) pk_cl_params_wgmma(&def);
             int count;
             const pk_cl_param *ps = pk_cl_param_list(&count);
             for (int i = 0; i < count; i++)
