@@ -93,6 +93,26 @@ static void test_errors(void)
     CHECK(pk_cl_params_set(&p, "", why, sizeof why) == 0, "an empty spec is no change");
 }
 
+/* wgmma tiles: the table's over the class's on a device that runs wgmma,
+ * and a tile that names wgmma fits only such a device */
+static void test_wgmma(void)
+{
+    pk_cl_params p;
+    pk_cl_params_default(PK_CL_VENDOR_NVIDIA, &p);
+    CHECK(pk_cl_params_wgmma_fits(&p) && !p.wgmma_units, "the class's table names no wgmma");
+    char why[200] = "";
+    CHECK(pk_cl_params_set(&p, "gemm_mma.wgmma=1,gemm_mma.warps_m=8,gemm_mma.warps_n=1", why, sizeof why) == 0 && p.mma[PK_CL_MMA_LARGE].wgmma, "set: %s",
+          why);
+    CHECK(!pk_cl_params_wgmma_fits(&p), "a wgmma tile without wgmma fits");
+    pk_cl_params_default(PK_CL_VENDOR_NVIDIA, &p);
+    pk_cl_params_wgmma(&p);
+    CHECK(p.wgmma_units && p.mma[PK_CL_MMA_LARGE].wgmma && !p.mma[PK_CL_MMA_SMALL].wgmma &&
+              !p.mma[PK_CL_MMA_NARROW].wgmma && pk_cl_params_wgmma_fits(&p),
+          "the wgmma table: the large tile alone");
+    CHECK(pk_cl_params_set(&p, "gemm_mma.wgmma=0", why, sizeof why) == 0 && pk_cl_params_wgmma_fits(&p),
+          "the large tile back on mma.sync: %s", why);
+}
+
 /* Register bounds (regs, NVIDIA's -cl-nv-maxrregcount) that a work-group
  * of the family cannot hold are refused up front: NVIDIA's OpenCL would
  * refuse the launch (CL_OUT_OF_RESOURCES). The tensor-core tiles reach it
@@ -200,6 +220,7 @@ int main(void)
     test_round_trip();
     test_errors();
     test_regs();
+    test_wgmma();
     if (!failures) printf("opencl params: ok\n");
     return failures != 0;
 }

@@ -139,6 +139,13 @@ int main(int argc, char **argv)
               !strncmp(reply, info.matrix_units ? "on " : "off ", info.matrix_units ? 3 : 4),
           "ptx: %s (matrix units %d)", reply, info.matrix_units);
     printf("ptx: %s", reply);
+    /* a wgmma tile set where wgmma does not run: refused, saying so */
+    if (!strstr(reply, "\nwgmma on ")) {
+        CHECK(pk_internal_params(ctx, "set gemm_mma.wgmma=1,gemm_mma.warps_m=8,gemm_mma.warps_n=1", report, sizeof report) == PK_ERR_INVALID_ARGUMENT &&
+                  strstr(pk_last_error(ctx), "does not run wgmma"),
+              "a wgmma tile without wgmma: %s", pk_last_error(ctx));
+        pk_internal_params(ctx, "ptx", reply, sizeof reply);
+    }
     /* wgmma's line follows: off wherever inline PTX is, saying why */
     const char *wg_line = strstr(reply, "\nwgmma ");
     CHECK(wg_line && (info.matrix_units || !strncmp(wg_line, "\nwgmma off ", 11)), "wgmma line: %s", reply);

@@ -190,6 +190,13 @@ void pk_cl_params_wgmma(pk_cl_params *p)
     p->wgmma_units = 1;
 }
 
+int pk_cl_params_wgmma_fits(const pk_cl_params *p)
+{
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++)
+        if (p->mma[s].wgmma && !p->wgmma_units) return 0;
+    return 1;
+}
+
 static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 #define RULE(cond, ...)                                                                           \

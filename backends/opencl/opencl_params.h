@@ -217,6 +217,10 @@ void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out);
 /* For a device that runs wgmma: the wgmma tiles (pk_cl_mma_wgmma_table)
  * over p's tensor-core entries of their shapes, and p->wgmma_units set */
 void pk_cl_params_wgmma(pk_cl_params *p);
+/* 0 where a tensor-core tile of p names wgmma and p's device does not run
+ * it (a tuning line or a setting made for another driver or setting of
+ * PORTKERN_OPENCL_WGMMA); else 1 */
+int pk_cl_params_wgmma_fits(const pk_cl_params *p);
 
 /* Sets "family.name=value" assignments (separated by commas or spaces) in
  * *p. Either all are set, or none: returns 0, or -1 with the reason in

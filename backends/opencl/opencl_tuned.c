@@ -89,7 +89,9 @@ static void apply_tuned(pk_cl_params *prm, char *from, const char *text)
                 int own = 1;
                 for (const char *s = spec; *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s))
                     if (strncmp(s, fam, fl) || s[fl] != '.') own = 0;
-                if (own && pk_cl_params_set(&next, spec, why, sizeof why) == 0) {
+                /* a wgmma tile stored where wgmma ran, loaded where it does
+                 * not (PORTKERN_OPENCL_WGMMA=0): the table's stays */
+                if (own && pk_cl_params_set(&next, spec, why, sizeof why) == 0 && pk_cl_params_wgmma_fits(&next)) {
                     *prm = next;
                     from[f] = FROM_TUNED;
                 }
@@ -111,6 +113,10 @@ static int set_over(pk_cl_device *d, const char *spec, char *why, size_t n)
 {
     pk_cl_params next = d->prm;
     if (pk_cl_params_set(&next, spec, why, n)) return -1;
+    if (!pk_cl_params_wgmma_fits(&next))
+        return snprintf(why, n, "a tensor-core tile with wgmma=1, on a device that does not run wgmma from OpenCL "
+                                "(portkern devices says why)"),
+               -1;
     int count;
     const pk_cl_param *ps = pk_cl_param_list(&count);
     char changed[PK_CL_FAMILY_COUNT] = {0};
