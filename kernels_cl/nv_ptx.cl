@@ -227,7 +227,7 @@ inline float4 pk_ld_l2_x4(__global const float *p)
 
 
 /* Hopper's warpgroup products (wgmma), for kernels built with PK_WGMMA =
- * 1 on a device whose probe passed them (opencl_wgmma.c). NVIDIA's OpenCL
+ * 1 on a device whose probe passed them (opencl_ptx_rebuild.c). NVIDIA's OpenCL
  * compiles for sm_90, where the PTX assembler refuses wgmma (it needs
  * sm_90a), so the lines that name it are written as PTX comments that
  * begin with PK_WG_MARK: the compiler passes inline PTX through with its

@@ -51,7 +51,7 @@ static pk_status get_kernel(pk_cl_device *d, const char *source, const char *nam
                            t->rows, t->tpk, t->nv, t->slots, t->unroll, t->vec);
         /* NVIDIA: a register bound, so that the work-groups the plan counts
          * on share a multiprocessor; the driver takes the option and does
-         * not keep it, so opencl_nv_regs.c writes it into the program's
+         * not keep it, so opencl_ptx_rebuild.c writes it into the program's
          * PTX. A driver that refuses the option gets the kernel without it.
          * Written with '=' as the extension's text has it: driver 580
          * refused the form with a space as an unknown argument

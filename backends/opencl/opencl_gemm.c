@@ -79,7 +79,7 @@ static void gemm_args_fill(gemm_args *g, const pk_gemm_problem *p, int64_t ks, i
     g->list[10] = PK_CL_ARG(g->counters);
 }
 
-/* A register bound (regs > 0) added to build options (opencl_nv_regs.c
+/* A register bound (regs > 0) added to build options (opencl_ptx_rebuild.c
  * makes NVIDIA's OpenCL keep it) */
 static void add_regs(char *options, size_t size, int regs)
 {

@@ -27,7 +27,7 @@
  *    kernels_cuda/gemm_simt_vec.cuh), with the registers the driver picks
  *    (~200, one work-group a multiprocessor). Measured beside it: the same
  *    without lanes, or bounded to 128 registers for two work-groups a
- *    multiprocessor (opencl_nv_regs.c), or rolled, are all slower.
+ *    multiprocessor (opencl_ptx_rebuild.c), or rolled, are all slower.
  *    Unpadded local rows, so that steps are 16 deep (32 KiB, half the
  *    barriers) rather than 8: 2-way bank conflicts on the 4 transposing
  *    stores of a step cost less than a barrier.
@@ -186,7 +186,7 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
 };
 
 /* The wgmma tiles (NVIDIA's Hopper GPUs through their OpenCL, where the
- * probe of wgmma passed: opencl_wgmma.c), by shape; NULL keeps the class's
+ * probe of wgmma passed: opencl_ptx_rebuild.c), by shape; NULL keeps the class's
  * mma.sync tile. NVIDIA's OpenCL holds a work-group to 48 KiB of local
  * memory, where 128 x 128 tiles with 3 steps of 32 k in flight fit and
  * larger ones only with 2, and a step ends at a barrier of the whole

@@ -92,28 +92,25 @@ int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n);
  * how that was decided; the probe runs once per device and process. */
 int pk_cl_ptx_state(int index, char *why, size_t n);
 /* Runs ptx_probe.cl's wgmma kernel on dev: 1 if its products are exact
- * once rebuilt for sm_90a (opencl_wgmma.c), else 0 and why. */
+ * once rebuilt for sm_90a (opencl_ptx_rebuild.c), else 0 and why. */
 int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n);
 /* Whether device `index` runs wgmma from OpenCL: its inline PTX passed
  * (pk_cl_ptx_state), it is of compute capability 9.0 (sm_90a code runs
  * there alone), PORTKERN_OPENCL_WGMMA is not 0, and the probe passed; once
  * per device and process. */
 int pk_cl_wgmma_state(int index, char *why, size_t n);
-/* *prog (built from source) rebuilt from its PTX with its wgmma lines
- * restored, for sm_90a (opencl_wgmma.c); a CL error code */
-cl_int pk_cl_wgmma_rebuild(cl_context ctx, cl_device_id dev, cl_program *prog, const char *options);
-/* pk_cl_wgmma_rebuild for a program whose options say -DPK_WGMMA=1;
- * others are left as they are */
-pk_status pk_cl_wgmma_program(pk_cl_device *d, cl_program *prog, const char *options, pk_msg *msg);
+/* *prog (built from source) rebuilt from its PTX with the edits its
+ * options ask for (opencl_ptx_rebuild.c: wgmma, a register bound,
+ * clusters), or left where they ask none; a CL error code, and *why which
+ * edit failed */
+cl_int pk_cl_ptx_rebuild(cl_context ctx, cl_device_id dev, cl_program *prog, const char *options, const char **why);
+/* the same on NVIDIA's OpenCL, as a status; other devices' programs are
+ * left as they are */
+pk_status pk_cl_ptx_program(pk_cl_device *d, cl_program *prog, const char *options, pk_msg *msg);
 
 /* A kernel of a built program, with the argument values it holds from
  * its last launch (opencl_program.c). */
 typedef struct pk_cl_kern pk_cl_kern;
-
-/* Where `options` bound the registers (-cl-nv-maxrregcount=N) on NVIDIA's
- * OpenCL, rebuilds *prog from its PTX with the bound written into it
- * (opencl_nv_regs.c); otherwise leaves it. */
-pk_status pk_cl_nv_regs(pk_cl_device *d, cl_program *prog, const char *options, pk_msg *msg);
 
 /* The kernel `kernel` of the program built from the embedded sources
  * common.cl + `source` with build `options`, for this device. Built once

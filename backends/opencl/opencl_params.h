@@ -28,7 +28,7 @@ typedef struct pk_cl_gemm_tile {
     int wm, wn;
     int lanes; /* 1: warps of 4 x 8 items (gemm_tiled.cl LANES) */
     int kunroll; /* unrolling of a step's k loop (gemm_tiled.cl KUNROLL): 0 the compiler's choice, 1 none */
-    int regs;    /* NVIDIA: registers a work-item may use (opencl_nv_regs.c), so that the work-groups the tile
+    int regs;    /* NVIDIA: registers a work-item may use (opencl_ptx_rebuild.c), so that the work-groups the tile
                   * counts on share a multiprocessor; 0 the compiler's choice. Other devices ignore it */
     int unpadded; /* 1: local rows without padding (gemm_tiled.cl VPAD = 0), so that two whole TK-deep steps
                    * fit where padded rows would take TK / 2-deep ones */

@@ -158,9 +158,7 @@ static pk_status build(pk_cl_device *d, const char *source, const char *options,
         free(log);
         return PK_ERR_BUILD_FAILED;
     }
-    /* wgmma's lines first: the register bound then goes into that text */
-    pk_status s = pk_cl_wgmma_program(d, &prog, options, msg);
-    if (s == PK_SUCCESS) s = pk_cl_nv_regs(d, &prog, options, msg);
+    pk_status s = pk_cl_ptx_program(d, &prog, options, msg);
     if (s != PK_SUCCESS) {
         clReleaseProgram(prog);
         return s;

@@ -176,12 +176,14 @@ int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n
     }
     if (err == CL_SUCCESS) {
         err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
-        if (err == CL_SUCCESS) err = pk_cl_wgmma_rebuild(ctx, dev, &prog, options);
+        const char *edit = "";
+        if (err == CL_SUCCESS) err = pk_cl_ptx_rebuild(ctx, dev, &prog, options, &edit);
         if (err != CL_SUCCESS) {
             char log[512] = "";
             clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
             log[strcspn(log, "\n")] = 0;
-            snprintf(why, n, "the wgmma PTX did not build for sm_90a (%s): %.300s", pk_cl_error_name(err), log);
+            snprintf(why, n, "the wgmma PTX did not build for sm_90a (%s%s%s): %.300s", pk_cl_error_name(err),
+                     *edit ? ", " : "", edit, log);
             goto done;
         }
     }

@@ -1,10 +1,10 @@
-/* backends/opencl/opencl_ptx_bound.c: the register bound lands in every
- * kernel entry, after its directives and before its body, and nowhere
- * else; text it cannot bound is refused, not passed on unbounded. */
+/* backends/opencl/opencl_ptx_entry.c: a directive lands in every kernel
+ * entry, after its directives and before its body, and nowhere else; text
+ * it cannot take is refused, not passed on without it. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl_ptx_bound.h"
+#include "opencl_ptx_entry.h"
 #include "unit_check.h"
 
 /* shaped as NVIDIA's OpenCL writes it: a comment naming the kernel, a
@@ -26,14 +26,14 @@ static const char want[] =
 int main(void)
 {
     size_t n = 0;
-    char *out = pk_ptx_with_maxnreg(two_entries, strlen(two_entries), 128, &n);
+    char *out = pk_ptx_entry_directive(two_entries, strlen(two_entries), ".maxnreg 128", &n);
     CHECK(out != NULL);
     if (out) {
         CHECK(n == strlen(want));
         CHECK(strcmp(out, want) == 0);
         /* bounding twice would leave two directives: refused */
         size_t m = 0;
-        char *again = pk_ptx_with_maxnreg(out, n, 96, &m);
+        char *again = pk_ptx_entry_directive(out, n, ".maxnreg 96", &m);
         CHECK(again == NULL);
         free(again);
     }
@@ -41,8 +41,20 @@ int main(void)
 
     /* not PTX (a device's machine code), and an entry cut off before its body */
     static const char elf[] = "\x7f" "ELF\x02\x01\x01\x00 no kernels here";
-    CHECK(pk_ptx_with_maxnreg(elf, sizeof elf - 1, 128, &n) == NULL);
+    CHECK(pk_ptx_entry_directive(elf, sizeof elf - 1, ".maxnreg 128", &n) == NULL);
     static const char cut[] = ".version 9.0\n.entry first(\n\t.param .u64 p\n)\n.reqntid 64, 1, 1\n";
-    CHECK(pk_ptx_with_maxnreg(cut, strlen(cut), 128, &n) == NULL);
+    CHECK(pk_ptx_entry_directive(cut, strlen(cut), ".maxnreg 128", &n) == NULL);
+
+    /* two lines at once; a second cluster shape refused, whichever line names it */
+    static const char one[] = ".version 9.0\n.entry k(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+    out = pk_ptx_entry_directive(one, strlen(one), ".explicitcluster\n.reqnctapercluster 1, 1, 4", &n);
+    CHECK(out != NULL && strcmp(out, ".version 9.0\n.entry k(\n\t.param .u64 p\n)\n.explicitcluster\n"
+                                     ".reqnctapercluster 1, 1, 4\n{\n\tret;\n}\n") == 0);
+    if (out) {
+        size_t m = 0;
+        CHECK(pk_ptx_entry_directive(out, n, ".maxnreg 64\n.reqnctapercluster 1, 1, 2", &m) == NULL);
+    }
+    free(out);
+    CHECK(pk_ptx_entry_directive(one, strlen(one), "", &n) == NULL);
     return failures != 0;
 }

@@ -1,19 +1,23 @@
-/* PTX text with a register bound in every kernel entry (opencl_nv_regs.c
+/* PTX text with directives in every kernel entry (opencl_ptx_rebuild.c
  * says why); text only, so that a test can check it without a driver. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl_ptx_bound.h"
+#include "opencl_ptx_entry.h"
 
-char *pk_ptx_with_maxnreg(const char *ptx, size_t len, int regs, size_t *out_len)
+char *pk_ptx_entry_directive(const char *ptx, size_t len, const char *directive, size_t *out_len)
 {
-    if (len < 8 || !memmem(ptx, len, ".entry", 6) || memmem(ptx, len, ".maxnreg", 8)) return NULL;
+    if (len < 8 || !*directive || !memmem(ptx, len, ".entry", 6)) return NULL;
+    /* each line's first word (.maxnreg, .reqnctapercluster) */
+    for (const char *d = directive; *d; d += strcspn(d, "\n"), d += *d == '\n') {
+        const size_t word = strcspn(d, " \t\n");
+        if (!word || memmem(ptx, len, d, word)) return NULL;
+    }
     size_t entries = 0;
     for (const char *p = ptx; (p = memmem(p, len - (size_t)(p - ptx), ".entry", 6)); p += 6) entries++;
-    char directive[32];
-    const int dl = snprintf(directive, sizeof directive, "\n.maxnreg %d", regs);
-    char *out = malloc(len + entries * (size_t)dl + 1);
+    const size_t dl = strlen(directive) + 1;
+    char *out = malloc(len + entries * dl + 1);
     if (!out) return NULL;
     size_t o = 0, i = 0;
     while (i < len) {
@@ -33,8 +37,9 @@ char *pk_ptx_with_maxnreg(const char *ptx, size_t len, int regs, size_t *out_len
         const size_t upto = (size_t)(body - ptx);
         memcpy(out + o, ptx + i, upto - i);
         o += upto - i;
-        memcpy(out + o, directive, (size_t)dl);
-        o += (size_t)dl;
+        out[o++] = '\n';
+        memcpy(out + o, directive, dl - 1);
+        o += dl - 1;
         i = upto;
     }
     out[o] = 0;
