@@ -16,15 +16,18 @@
 #define PK_CL_DEVICE_WARP_SIZE_NV 0x4003
 #define PK_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 
+/* a probe's answer for a device: 0 not asked, 1 passed, -1 not usable, and why */
+typedef struct {
+    int state;
+    char why[400];
+} pk_cl_probed;
+
 typedef struct pk_cl_slot {
     cl_platform_id platform;
     cl_device_id device;
     int ptx_candidate; /* an NVIDIA GPU that mma.sync, cp.async and ldmatrix exist on */
-    int ptx;          /* inline PTX: 0 not asked, 1 exact, -1 not usable */
-    char ptx_why[400];
-    int sm90;         /* compute capability 9.0: where sm_90a code (wgmma) runs */
-    int wgmma;        /* wgmma: 0 not asked, 1 exact, -1 not usable */
-    char wgmma_why[400];
+    int cc;            /* NVIDIA's compute capability, 10 major + minor; 0: not NVIDIA, or not said */
+    pk_cl_probed ptx, wgmma, cluster;
 } pk_cl_slot;
 
 static pk_cl_slot slots[PK_CL_MAX_DEVICES];
@@ -63,7 +66,7 @@ pk_status pk_cl_check(cl_int err, const char *what, pk_msg *msg)
 
 static int has_extension(cl_device_id dev, const char *ext);
 static int ptx_candidate(cl_device_id dev);
-static int is_sm90(cl_device_id dev);
+static int nv_cc(cl_device_id dev);
 
 static pk_status cl_init(pk_msg *why)
 {
@@ -79,12 +82,11 @@ static pk_status cl_init(pk_msg *why)
         cl_uint nd = 0;
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, PK_CL_MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
         for (cl_uint i = 0; i < nd && n_slots < PK_CL_MAX_DEVICES; i++) {
+            memset(&slots[n_slots], 0, sizeof slots[n_slots]);
             slots[n_slots].platform = plats[p];
             slots[n_slots].device = devs[i];
             slots[n_slots].ptx_candidate = ptx_candidate(devs[i]);
-            slots[n_slots].ptx = 0;
-            slots[n_slots].sm90 = is_sm90(devs[i]);
-            slots[n_slots].wgmma = 0;
+            slots[n_slots].cc = nv_cc(devs[i]);
             n_slots++;
         }
     }
@@ -126,59 +128,71 @@ static int ptx_candidate(cl_device_id dev)
     return cc_major >= 8;
 }
 
-static int is_sm90(cl_device_id dev)
+static int nv_cc(cl_device_id dev)
 {
     cl_uint major = 0, minor = 0;
     if (!has_extension(dev, "cl_nv_device_attribute_query") ||
         clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) != CL_SUCCESS ||
         clGetDeviceInfo(dev, PK_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor, NULL) != CL_SUCCESS)
         return 0;
-    return major == 9 && minor == 0;
+    return (int)(10 * major + minor);
 }
+
+/* a probe's answer for slot sl, asked once per device and process: 1 and
+ * `passed`, or 0 and why not, in why */
+static int probed(pk_cl_slot *sl, pk_cl_probed *p, int (*probe)(cl_platform_id, cl_device_id, char *, size_t),
+                  const char *passed, char *why, size_t n)
+{
+    pthread_mutex_lock(&ptx_lock);
+    if (!p->state) {
+        char w[sizeof p->why] = "";
+        p->state = probe(sl->platform, sl->device, w, sizeof w) ? 1 : -1;
+        snprintf(p->why, sizeof p->why, "%s", w);
+    }
+    const int ok = p->state > 0;
+    if (ok)
+        snprintf(why, n, "%s", passed);
+    else
+        snprintf(why, n, "the probe failed: %s", p->why);
+    pthread_mutex_unlock(&ptx_lock);
+    return ok;
+}
+
+/* PORTKERN_OPENCL_<name>=0 */
+static int turned_off(const char *var) { const char *env = getenv(var); return env && !strcmp(env, "0"); }
 
 int pk_cl_ptx_state(int index, char *why, size_t n)
 {
     if (index < 0 || index >= n_slots) return snprintf(why, n, "no such device"), 0;
-    const char *env = getenv("PORTKERN_OPENCL_PTX");
-    if (env && !strcmp(env, "0")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_PTX=0"), 0;
+    if (turned_off("PORTKERN_OPENCL_PTX")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_PTX=0"), 0;
     pk_cl_slot *sl = &slots[index];
     if (!sl->ptx_candidate) return snprintf(why, n, "not an NVIDIA GPU of compute capability 8.0 or later"), 0;
-    pthread_mutex_lock(&ptx_lock);
-    if (!sl->ptx) {
-        char w[sizeof sl->ptx_why] = "";
-        sl->ptx = pk_cl_ptx_probe(sl->platform, sl->device, w, sizeof w) ? 1 : -1;
-        snprintf(sl->ptx_why, sizeof sl->ptx_why, "%s", w);
-    }
-    const int ok = sl->ptx > 0;
-    if (ok)
-        snprintf(why, n, "the probe's mma.sync (bf16, f16), cp.async and ldmatrix were exact");
-    else
-        snprintf(why, n, "the probe failed: %s", sl->ptx_why);
-    pthread_mutex_unlock(&ptx_lock);
-    return ok;
+    return probed(sl, &sl->ptx, pk_cl_ptx_probe, "the probe's mma.sync (bf16, f16), cp.async and ldmatrix were exact",
+                  why, n);
 }
 
 int pk_cl_wgmma_state(int index, char *why, size_t n)
 {
     char ptx_why[512];
     if (!pk_cl_ptx_state(index, ptx_why, sizeof ptx_why)) return snprintf(why, n, "no inline PTX (%s)", ptx_why), 0;
-    const char *env = getenv("PORTKERN_OPENCL_WGMMA");
-    if (env && !strcmp(env, "0")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_WGMMA=0"), 0;
+    if (turned_off("PORTKERN_OPENCL_WGMMA")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_WGMMA=0"), 0;
     pk_cl_slot *sl = &slots[index];
-    if (!sl->sm90) return snprintf(why, n, "not a GPU of compute capability 9.0 (sm_90a code runs there alone)"), 0;
-    pthread_mutex_lock(&ptx_lock);
-    if (!sl->wgmma) {
-        char w[sizeof sl->wgmma_why] = "";
-        sl->wgmma = pk_cl_wgmma_probe(sl->platform, sl->device, w, sizeof w) ? 1 : -1;
-        snprintf(sl->wgmma_why, sizeof sl->wgmma_why, "%s", w);
-    }
-    const int ok = sl->wgmma > 0;
-    if (ok)
-        snprintf(why, n, "the probe's wgmma (bf16, f16; PTX rebuilt for sm_90a) was exact");
-    else
-        snprintf(why, n, "the probe failed: %s", sl->wgmma_why);
-    pthread_mutex_unlock(&ptx_lock);
-    return ok;
+    if (sl->cc != 90) return snprintf(why, n, "not a GPU of compute capability 9.0 (sm_90a code runs there alone)"), 0;
+    return probed(sl, &sl->wgmma, pk_cl_wgmma_probe, "the probe's wgmma (bf16, f16; PTX rebuilt for sm_90a) was exact",
+                  why, n);
+}
+
+int pk_cl_cluster_state(int index, char *why, size_t n)
+{
+    char ptx_why[512];
+    if (!pk_cl_ptx_state(index, ptx_why, sizeof ptx_why)) return snprintf(why, n, "no inline PTX (%s)", ptx_why), 0;
+    if (turned_off("PORTKERN_OPENCL_CLUSTERS"))
+        return snprintf(why, n, "turned off by PORTKERN_OPENCL_CLUSTERS=0"), 0;
+    pk_cl_slot *sl = &slots[index];
+    if (sl->cc < 90) return snprintf(why, n, "not a GPU of compute capability 9.0 or later"), 0;
+    return probed(sl, &sl->cluster, pk_cl_cluster_probe,
+                  "the probe's work-groups (clusters of 4, shape written into the PTX) read each other's local memory",
+                  why, n);
 }
 
 static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg)

@@ -74,7 +74,14 @@ static void probe_data(uint32_t in[512], float want[384])
 
 static const char *const part_name[3] = {"mma.sync bf16", "mma.sync f16", "cp.async + ldmatrix"};
 
-int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
+/* Builds kernel `kernel` of nv_ptx.cl + ptx_probe.cl with `options` (and
+ * the PTX edits they ask: opencl_ptx_rebuild.c) on a context of its own,
+ * runs it once over `items` work-items in work-groups of `group` on
+ * in_bytes of `in`, and reads out_bytes of its output into `out`; 1 if all
+ * that went through, else 0 and why (`what` names the probe). */
+static int run_probe(cl_platform_id plat, cl_device_id dev, const char *what, const char *options,
+                     const char *kernel, const void *in, size_t in_bytes, void *out, size_t out_bytes, size_t items,
+                     size_t group, char *why, size_t n)
 {
     const char *parts[2] = {pk_cl_embedded_source("nv_ptx.cl"), pk_cl_embedded_source("ptx_probe.cl")};
     if (!parts[0] || !parts[1]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
@@ -85,48 +92,57 @@ int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
     int ok = 0;
     cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
     cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 2, parts, NULL, &err) : NULL;
-    cl_mem in = NULL, out = NULL;
+    cl_mem bin = NULL, bout = NULL;
     cl_kernel k = NULL;
     if (err == CL_SUCCESS) {
-        err = clBuildProgram(prog, 1, &dev, "-DPK_PTX=1", NULL, NULL);
+        err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+        const char *edit = "";
+        if (err == CL_SUCCESS) err = pk_cl_ptx_rebuild(ctx, dev, &prog, options, &edit);
         if (err != CL_SUCCESS) {
             char log[512] = "";
             clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
             log[strcspn(log, "\n")] = 0;
-            snprintf(why, n, "the PTX did not build (%s): %.300s", pk_cl_error_name(err), log);
+            snprintf(why, n, "the %s PTX did not build (%s%s%s): %.300s", what, pk_cl_error_name(err),
+                     *edit ? ", " : "", edit, log);
             goto done;
         }
     }
-    uint32_t hin[512];
-    float want[384], got[384];
-    probe_data(hin, want);
-    if (err == CL_SUCCESS) in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof hin, hin, &err);
-    if (err == CL_SUCCESS) out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof got, NULL, &err);
-    if (err == CL_SUCCESS) k = clCreateKernel(prog, "pk_ptx_probe", &err);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof in, &in);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof out, &out);
-    size_t items = 32;
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &items, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        snprintf(why, n, "running the probe: %s", pk_cl_error_name(err));
-        goto done;
-    }
-    ok = 1;
-    for (int i = 0; i < 384 && ok; i++)
-        if (memcmp(&got[i], &want[i], 4)) {
-            snprintf(why, n, "%s computed %g where %g was due (value %d)", part_name[i / 128], (double)got[i],
-                     (double)want[i], i % 128);
-            ok = 0;
-        }
+    if (err == CL_SUCCESS)
+        bin = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, (void *)in, &err);
+    if (err == CL_SUCCESS) bout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, out_bytes, NULL, &err);
+    if (err == CL_SUCCESS) k = clCreateKernel(prog, kernel, &err);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof bin, &bin);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof bout, &bout);
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &group, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, bout, CL_TRUE, 0, out_bytes, out, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        snprintf(why, n, "running the %s probe: %s", what, pk_cl_error_name(err));
+    else
+        ok = 1;
 done:
     if (k) clReleaseKernel(k);
-    if (in) clReleaseMemObject(in);
-    if (out) clReleaseMemObject(out);
+    if (bin) clReleaseMemObject(bin);
+    if (bout) clReleaseMemObject(bout);
     if (prog) clReleaseProgram(prog);
     if (q) clReleaseCommandQueue(q);
     clReleaseContext(ctx);
     return ok;
+}
+
+int pk_cl_ptx_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
+{
+    uint32_t hin[512];
+    float want[384], got[384];
+    probe_data(hin, want);
+    if (!run_probe(plat, dev, "inline", "-DPK_PTX=1", "pk_ptx_probe", hin, sizeof hin, got, sizeof got, 32, 32, why,
+                   n))
+        return 0;
+    for (int i = 0; i < 384; i++)
+        if (memcmp(&got[i], &want[i], 4))
+            return snprintf(why, n, "%s computed %g where %g was due (value %d)", part_name[i / 128], (double)got[i],
+                            (double)want[i], i % 128),
+                   0;
+    return 1;
 }
 
 /* wgmma's probe data (ptx_probe.cl pk_wgmma_probe): a 64 x 32, b 32 x 32,
@@ -156,67 +172,54 @@ static void wgmma_data(uint32_t in[3072], float want[4096])
 
 int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
 {
-    const char *parts[2] = {pk_cl_embedded_source("nv_ptx.cl"), pk_cl_embedded_source("ptx_probe.cl")};
-    if (!parts[0] || !parts[1]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    if (err != CL_SUCCESS) return snprintf(why, n, "clCreateContext: %s", pk_cl_error_name(err)), 0;
-    int ok = 0;
-    static const char options[] = "-DPK_PTX=1 -DPK_WGMMA=1";
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-    cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 2, parts, NULL, &err) : NULL;
-    cl_mem in = NULL, out = NULL;
-    cl_kernel k = NULL;
     uint32_t *hin = malloc(3072 * sizeof *hin);
     float *want = malloc(4096 * sizeof *want), *got = malloc(4096 * sizeof *got);
-    if (!hin || !want || !got) {
+    int ok = 0;
+    if (!hin || !want || !got)
         snprintf(why, n, "out of host memory");
-        goto done;
+    else {
+        wgmma_data(hin, want);
+        ok = run_probe(plat, dev, "wgmma (sm_90a)", "-DPK_PTX=1 -DPK_WGMMA=1", "pk_wgmma_probe", hin,
+                       3072 * sizeof *hin, got, 4096 * sizeof *got, 128, 128, why, n);
     }
-    if (err == CL_SUCCESS) {
-        err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
-        const char *edit = "";
-        if (err == CL_SUCCESS) err = pk_cl_ptx_rebuild(ctx, dev, &prog, options, &edit);
-        if (err != CL_SUCCESS) {
-            char log[512] = "";
-            clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-            log[strcspn(log, "\n")] = 0;
-            snprintf(why, n, "the wgmma PTX did not build for sm_90a (%s%s%s): %.300s", pk_cl_error_name(err),
-                     *edit ? ", " : "", edit, log);
-            goto done;
-        }
-    }
-    wgmma_data(hin, want);
-    if (err == CL_SUCCESS)
-        in = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, 3072 * sizeof *hin, hin, &err);
-    if (err == CL_SUCCESS) out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 4096 * sizeof *got, NULL, &err);
-    if (err == CL_SUCCESS) k = clCreateKernel(prog, "pk_wgmma_probe", &err);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof in, &in);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof out, &out);
-    size_t items = 128;
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &items, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, out, CL_TRUE, 0, 4096 * sizeof *got, got, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        snprintf(why, n, "running the wgmma probe: %s", pk_cl_error_name(err));
-        goto done;
-    }
-    ok = 1;
     for (int i = 0; i < 4096 && ok; i++)
         if (memcmp(&got[i], &want[i], 4)) {
             snprintf(why, n, "wgmma %s computed %g where %g was due (row %d, column %d)", i < 2048 ? "bf16" : "f16",
                      (double)got[i], (double)want[i], i % 2048 / 32, i % 32);
             ok = 0;
         }
-done:
     free(hin);
     free(want);
     free(got);
-    if (k) clReleaseKernel(k);
-    if (in) clReleaseMemObject(in);
-    if (out) clReleaseMemObject(out);
-    if (prog) clReleaseProgram(prog);
-    if (q) clReleaseCommandQueue(q);
-    clReleaseContext(ctx);
     return ok;
+}
+
+/* The cluster probe (ptx_probe.cl pk_cluster_probe): 8 work-groups of 64
+ * in clusters of PK_CL_PROBE_CLUSTER; each writes its place in its cluster
+ * and what it read of the next one's local memory. */
+#define PK_CL_PROBE_CLUSTER 4
+int pk_cl_cluster_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
+{
+    enum { groups = 8, items = 64 };
+    uint32_t seed[groups * items], got[groups * (2 + items)];
+    for (int i = 0; i < groups * items; i++) seed[i] = 0x9e3779b9u * (uint32_t)(i + 1);
+    char options[64];
+    snprintf(options, sizeof options, "-DPK_PTX=1 -DPK_CLUSTER_Z=%d", PK_CL_PROBE_CLUSTER);
+    if (!run_probe(plat, dev, "cluster", options, "pk_cluster_probe", seed, sizeof seed, got, sizeof got,
+                   groups * items, items, why, n))
+        return 0;
+    for (int g = 0; g < groups; g++) {
+        const uint32_t *o = got + g * (2 + items);
+        const int rank = g % PK_CL_PROBE_CLUSTER, next = g - rank + (rank + 1) % PK_CL_PROBE_CLUSTER;
+        if (o[0] != (uint32_t)rank || o[1] != PK_CL_PROBE_CLUSTER)
+            return snprintf(why, n, "work-group %d found itself %u of a cluster of %u, not %d of %d", g, o[0], o[1],
+                            rank, PK_CL_PROBE_CLUSTER),
+                   0;
+        for (int l = 0; l < items; l++)
+            if (o[2 + l] != seed[next * items + l])
+                return snprintf(why, n, "work-group %d read %#x from its cluster's work-group %d, not %#x", g,
+                                o[2 + l], next, seed[next * items + l]),
+                       0;
+    }
+    return 1;
 }
