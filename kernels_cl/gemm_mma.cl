@@ -47,19 +47,7 @@
 #ifndef SPLITS
 #define SPLITS 1
 #endif
-/* The splits of a tile as one cluster (PK_CLUSTER_Z = SPLITS, on Hopper:
- * nv_ptx.cl): each split leaves its sums in its own local memory, and the
- * cluster's work-groups each add up a part of the tile from all of them,
- * in split order, and run its epilogue; no scratch, fence or counter. */
-#if SPLITS > 1 && PK_CLUSTER_Z > 1
-#if PK_CLUSTER_Z != SPLITS
-#error "a cluster is the splits of one tile"
-#endif
-#define CLUSTER_RED 1
-#else
-#define CLUSTER_RED 0
-#endif
-#if SPLITS > 1 && !CLUSTER_RED
+#if SPLITS > 1
 /* partial sums of split sp of batch z: part[((sp * batch + z) * m + row) * pn + col] (pn: cl_args.h PK_GEMM_PART_PN);
  * a counter per tile of d: counters[(z * m_tiles + mt) * n_tiles + nt] */
 #define PK_MMA_PART , __global uint *counters
@@ -89,26 +77,6 @@
 #define PK_MMA_ALIGN 1024
 #else
 #define PK_MMA_ALIGN 16
-#endif
-
-#if CLUSTER_RED
-/* CLUSTER_RED: the rows a pass and their stride in floats (4 more than a
- * row, so that the 8 rows a warp's lanes store sit in different banks):
- * as many rows as the stage buffers hold */
-#define RED_LD (BN + 4)
-#define RED_FITS(rows) ((rows) * RED_LD * 4 <= STAGES * (A_STAGE + B_STAGE) * 2)
-#if RED_FITS(BM)
-#define RED_ROWS BM
-#elif RED_FITS(BM / 2)
-#define RED_ROWS (BM / 2)
-#elif RED_FITS(BM / 4)
-#define RED_ROWS (BM / 4)
-#else
-#error "the split sums of a pass do not fit the stage buffers"
-#endif
-#if B_REG
-#error "the weights-in-registers tile keeps no stage buffers for the split sums"
-#endif
 #endif
 
 typedef ushort e_t; /* the 16-bit elements, as bits */
@@ -520,10 +488,6 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
     /* cp.async and ldmatrix move 16-byte pieces */
 #if B_REG
     __local e_t as[2 * STAGES * A_STAGE] __attribute__((aligned(16)));
-#elif CLUSTER_RED
-    /* the stages, then the split's sums (CLUSTER_RED) */
-    __local e_t stages[STAGES * (A_STAGE + B_STAGE)] __attribute__((aligned(PK_MMA_ALIGN)));
-    __local e_t *as = stages, *bs = stages + STAGES * A_STAGE;
 #else
     __local e_t as[STAGES * A_STAGE] __attribute__((aligned(PK_MMA_ALIGN)));
     __local e_t bs[STAGES * B_STAGE] __attribute__((aligned(PK_MMA_ALIGN)));
@@ -581,44 +545,7 @@ gemm_mma(PK_GEMM_CL_PARAMS(a_, b_) PK_MMA_PART)
 #endif
 
             const int g = lane / 4, q = lane % 4;
-#if CLUSTER_RED
-            /* the tile in passes of RED_ROWS rows through the stage
-             * buffers: this split's sums of the pass's rows in, then its
-             * share of them summed from every split's, then the cluster
-             * waits for all before the buffers are written again */
-            __local float *red = (__local float *)as;
-            const int chunks = RED_ROWS * (BN / 4), per = (chunks + SPLITS - 1) / SPLITS;
-#pragma unroll
-            for (int r0 = 0; r0 < BM; r0 += RED_ROWS) {
-#pragma unroll
-                for (int i = 0; i < MT; i++)
-#pragma unroll
-                    for (int j = 0; j < NT; j++)
-#pragma unroll
-                        for (int h = 0; h < 2; h++) {
-                            const int row = out_row(wm, i, g, 2 * h) - r0;
-                            if (row >= 0 && row < RED_ROWS)
-                                *(__local float2 *)(red + row * RED_LD + out_col(wn, j, q, 0)) =
-                                    (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-                        }
-                pk_cluster_sync();
-                for (int ch = (int)sp * per + tid; ch < min(chunks, ((int)sp + 1) * per); ch += WG) {
-                    const int row = ch / (BN / 4), col = 4 * (ch % (BN / 4));
-                    float4 t = (float4)(0.0f);
-#pragma unroll
-                    for (uint s = 0; s < SPLITS; s++) t += pk_ld_cluster4(red + row * RED_LD + col, s);
-                    const float v[4] = {t.x, t.y, t.z, t.w};
-                    const long gm = m0 + r0 + row;
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const long gn = n0 + col + e;
-                        if (gm < m && gn < n) PK_GEMM_FINISH(v[e]);
-                    }
-                }
-                pk_cluster_sync();
-            }
-            continue;
-#elif SPLITS > 1
+#if SPLITS > 1
             /* a lane's two columns move as one 8-byte access */
             const long pn = PK_GEMM_PART_PN(n);
             __global float *mine = part + (sp * batch + z) * m * pn;

@@ -226,41 +226,6 @@ inline float4 pk_ld_l2_x4(__global const float *p)
 }
 
 
-/* Hopper's clusters, for kernels whose program declares its cluster shape
- * (build option -DPK_CLUSTER_Z=n, written into the PTX by
- * opencl_ptx_rebuild.c) on a device whose probe ran one: the work-groups
- * of a cluster run at once and read each other's local memory. */
-#if PK_CLUSTER_Z > 1
-/* this work-group's place in its cluster */
-inline uint pk_cluster_rank(void)
-{
-    uint r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-
-/* a barrier of every work-item of the cluster: local memory written
- * before it is seen by the cluster's work-groups after it (release,
- * acquire), and none of them leaves while another still reads its memory */
-inline void pk_cluster_sync(void)
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-/* 16 bytes at p (local) in the local memory of the cluster's work-group `rank` */
-inline float4 pk_ld_cluster4(__local const void *p, uint rank)
-{
-    uint addr;
-    float4 v;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(addr) : "r"(pk_shared_addr(p)), "r"(rank));
-    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
-#endif
-
 /* Hopper's warpgroup products (wgmma), for kernels built with PK_WGMMA =
  * 1 on a device whose probe passed them (opencl_ptx_rebuild.c). NVIDIA's OpenCL
  * compiles for sm_90, where the PTX assembler refuses wgmma (it needs

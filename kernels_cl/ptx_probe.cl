@@ -74,31 +74,3 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_wgmma_probe(__
     }
 }
 #endif
-
-#if PK_CLUSTER_Z > 1
-/* The probe of clusters (opencl_ptx_probe.c pk_cl_cluster_probe): work-
- * groups of 64 in clusters of PK_CLUSTER_Z (written into the PTX at
- * build). Each puts its 64 words of `in` in local memory; after the
- * cluster's barrier it reads the next work-group's (in cluster order) and
- * writes, at out[66 g ..]: its place in the cluster, the cluster's size,
- * then the 64 words read. */
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void pk_cluster_probe(__global const uint *in,
-                                                                                 __global uint *out)
-{
-    __local uint4 words[16];
-    __local uint *w = (__local uint *)words;
-    const int tid = (int)get_local_id(0), g = (int)get_group_id(0);
-    w[tid] = in[64 * g + tid];
-    pk_cluster_sync();
-    uint size;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
-    const uint rank = pk_cluster_rank();
-    const float4 v = pk_ld_cluster4(&words[tid / 4], (rank + 1) % size);
-    /* the next work-group stays until this one has read its memory */
-    pk_cluster_sync();
-    __global uint *o = out + 66 * g;
-    if (tid == 0) o[0] = rank, o[1] = size;
-    const uint x[4] = {as_uint(v.x), as_uint(v.y), as_uint(v.z), as_uint(v.w)};
-    o[2 + tid] = x[tid % 4];
-}
-#endif

@@ -45,14 +45,14 @@ int main(void)
     static const char cut[] = ".version 9.0\n.entry first(\n\t.param .u64 p\n)\n.reqntid 64, 1, 1\n";
     CHECK(pk_ptx_entry_directive(cut, strlen(cut), ".maxnreg 128", &n) == NULL);
 
-    /* two lines at once; a second cluster shape refused, whichever line names it */
+    /* two lines at once; a second of either refused, whichever line names it */
     static const char one[] = ".version 9.0\n.entry k(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
-    out = pk_ptx_entry_directive(one, strlen(one), ".explicitcluster\n.reqnctapercluster 1, 1, 4", &n);
-    CHECK(out != NULL && strcmp(out, ".version 9.0\n.entry k(\n\t.param .u64 p\n)\n.explicitcluster\n"
-                                     ".reqnctapercluster 1, 1, 4\n{\n\tret;\n}\n") == 0);
+    out = pk_ptx_entry_directive(one, strlen(one), ".maxnreg 128\n.minnctapersm 2", &n);
+    CHECK(out != NULL && strcmp(out, ".version 9.0\n.entry k(\n\t.param .u64 p\n)\n.maxnreg 128\n"
+                                     ".minnctapersm 2\n{\n\tret;\n}\n") == 0);
     if (out) {
         size_t m = 0;
-        CHECK(pk_ptx_entry_directive(out, n, ".maxnreg 64\n.reqnctapercluster 1, 1, 2", &m) == NULL);
+        CHECK(pk_ptx_entry_directive(out, n, ".maxntid 64\n.minnctapersm 1", &m) == NULL);
     }
     free(out);
     CHECK(pk_ptx_entry_directive(one, strlen(one), "", &n) == NULL);

@@ -27,7 +27,7 @@ typedef struct pk_cl_slot {
     cl_device_id device;
     int ptx_candidate; /* an NVIDIA GPU that mma.sync, cp.async and ldmatrix exist on */
     int cc;            /* NVIDIA's compute capability, 10 major + minor; 0: not NVIDIA, or not said */
-    pk_cl_probed ptx, wgmma, cluster;
+    pk_cl_probed ptx, wgmma;
 } pk_cl_slot;
 
 static pk_cl_slot slots[PK_CL_MAX_DEVICES];
@@ -179,19 +179,6 @@ int pk_cl_wgmma_state(int index, char *why, size_t n)
     pk_cl_slot *sl = &slots[index];
     if (sl->cc != 90) return snprintf(why, n, "not a GPU of compute capability 9.0 (sm_90a code runs there alone)"), 0;
     return probed(sl, &sl->wgmma, pk_cl_wgmma_probe, "the probe's wgmma (bf16, f16; PTX rebuilt for sm_90a) was exact",
-                  why, n);
-}
-
-int pk_cl_cluster_state(int index, char *why, size_t n)
-{
-    char ptx_why[512];
-    if (!pk_cl_ptx_state(index, ptx_why, sizeof ptx_why)) return snprintf(why, n, "no inline PTX (%s)", ptx_why), 0;
-    if (turned_off("PORTKERN_OPENCL_CLUSTERS"))
-        return snprintf(why, n, "turned off by PORTKERN_OPENCL_CLUSTERS=0"), 0;
-    pk_cl_slot *sl = &slots[index];
-    if (sl->cc < 90) return snprintf(why, n, "not a GPU of compute capability 9.0 or later"), 0;
-    return probed(sl, &sl->cluster, pk_cl_cluster_probe,
-                  "the probe's work-groups (clusters of 4, shape written into the PTX) read each other's local memory",
                   why, n);
 }
 

@@ -99,18 +99,9 @@ int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n
  * there alone), PORTKERN_OPENCL_WGMMA is not 0, and the probe passed; once
  * per device and process. */
 int pk_cl_wgmma_state(int index, char *why, size_t n);
-/* Runs ptx_probe.cl's cluster kernel on dev, its cluster shape written
- * into its PTX (opencl_ptx_rebuild.c): 1 if the work-groups found their
- * places and read each other's local memory, else 0 and why. */
-int pk_cl_cluster_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n);
-/* Whether device `index` launches kernels in clusters from OpenCL: its
- * inline PTX passed, it is of compute capability 9.0 or later,
- * PORTKERN_OPENCL_CLUSTERS is not 0, and the probe passed; once per
- * device and process. */
-int pk_cl_cluster_state(int index, char *why, size_t n);
 /* *prog (built from source) rebuilt from its PTX with the edits its
- * options ask for (opencl_ptx_rebuild.c: wgmma, a register bound,
- * clusters), or left where they ask none; a CL error code, and *why which
+ * options ask for (opencl_ptx_rebuild.c: wgmma, a register bound), or
+ * left where they ask none; a CL error code, and *why which
  * edit failed */
 cl_int pk_cl_ptx_rebuild(cl_context ctx, cl_device_id dev, cl_program *prog, const char *options, const char **why);
 /* the same on NVIDIA's OpenCL, as a status; other devices' programs are

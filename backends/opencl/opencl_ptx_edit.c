@@ -19,22 +19,15 @@ static int option_int(const char *options, const char *name)
 
 pk_ptx_edits pk_ptx_edits_of(const char *options)
 {
-    pk_ptx_edits e = {0, 0, {1, 1, 1}};
+    pk_ptx_edits e = {0, 0};
     if (!options) return e;
     e.wgmma = option_int(options, "-DPK_WGMMA=") == 1;
     e.maxnreg = option_int(options, "-cl-nv-maxrregcount=");
     if (e.maxnreg < 0) e.maxnreg = 0;
-    static const char *const axis[3] = {"-DPK_CLUSTER_X=", "-DPK_CLUSTER_Y=", "-DPK_CLUSTER_Z="};
-    for (int i = 0; i < 3; i++) {
-        const int v = option_int(options, axis[i]);
-        e.cluster[i] = v > 1 ? v : 1;
-    }
     return e;
 }
 
-static int clustered(const pk_ptx_edits *e) { return e->cluster[0] * e->cluster[1] * e->cluster[2] > 1; }
-
-int pk_ptx_edits_need_ptx(const pk_ptx_edits *e) { return e->wgmma || clustered(e); }
+int pk_ptx_edits_need_ptx(const pk_ptx_edits *e) { return e->wgmma; }
 
 int pk_ptx_edits_any(const pk_ptx_edits *e) { return pk_ptx_edits_need_ptx(e) || e->maxnreg > 0; }
 
@@ -46,13 +39,9 @@ char *pk_ptx_edited(const char *ptx, size_t len, const pk_ptx_edits *e, size_t *
         *why = "not sm_90 PTX with wgmma's marked lines";
         return NULL;
     }
-    char directive[160] = "";
-    int dl = 0;
-    if (e->maxnreg > 0) dl += snprintf(directive + dl, sizeof directive - (size_t)dl, ".maxnreg %d", e->maxnreg);
-    if (clustered(e))
-        dl += snprintf(directive + dl, sizeof directive - (size_t)dl, "%s.explicitcluster\n.reqnctapercluster %d, %d, %d",
-                       dl ? "\n" : "", e->cluster[0], e->cluster[1], e->cluster[2]);
-    if (!dl) {
+    char directive[32] = "";
+    if (e->maxnreg > 0) snprintf(directive, sizeof directive, ".maxnreg %d", e->maxnreg);
+    if (!*directive) {
         if (!text && (text = malloc(len + 1))) memcpy(text, ptx, len), text[len] = 0;
         if (!text) *why = "out of host memory";
         *out_len = tlen;
@@ -62,7 +51,7 @@ char *pk_ptx_edited(const char *ptx, size_t len, const pk_ptx_edits *e, size_t *
     char *out = pk_ptx_entry_directive(text ? text : ptx, tlen, directive, &olen);
     free(text);
     if (!out) {
-        *why = "no kernel entry with a body, or the directive already there";
+        *why = "no kernel entry with a body, or a register bound already there";
         return NULL;
     }
     *out_len = olen;

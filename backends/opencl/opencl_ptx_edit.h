@@ -7,25 +7,21 @@
  * compiled from it (opencl_ptx_rebuild.c says why each is done there):
  *   -DPK_WGMMA=1             wgmma's marked lines restored, target sm_90a
  *                            (opencl_ptx_wgmma.h)
- *   -cl-nv-maxrregcount=N    .maxnreg N in every entry
- *   -DPK_CLUSTER_X=N (_Y, _Z) every entry launched in clusters of that
- *                            shape (.explicitcluster .reqnctapercluster);
- *                            an axis not named is 1 */
+ *   -cl-nv-maxrregcount=N    .maxnreg N in every entry */
 typedef struct {
     int wgmma;
-    int maxnreg;    /* 0: none */
-    int cluster[3]; /* {1, 1, 1}: none */
+    int maxnreg; /* 0: none */
 } pk_ptx_edits;
 
 pk_ptx_edits pk_ptx_edits_of(const char *options);
-/* any edit at all; and any but the register bound, which alone is left
- * out where the driver's binary is not PTX */
+/* any edit at all; and any that needs PTX (the register bound alone is
+ * left out where the driver's binary is not PTX) */
 int pk_ptx_edits_any(const pk_ptx_edits *e);
 int pk_ptx_edits_need_ptx(const pk_ptx_edits *e);
 
 /* A copy of ptx[0..len) with the edits made, *out_len its length (a NUL
  * follows); NULL where one cannot be made (not sm_90 PTX, no wgmma
- * marker, a directive already there, no entry; or out of memory), with
+ * marker, the bound already there, no entry; or out of memory), with
  * *why saying which. The caller frees it. */
 char *pk_ptx_edited(const char *ptx, size_t len, const pk_ptx_edits *e, size_t *out_len, const char **why);
 

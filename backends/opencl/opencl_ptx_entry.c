@@ -9,7 +9,7 @@
 char *pk_ptx_entry_directive(const char *ptx, size_t len, const char *directive, size_t *out_len)
 {
     if (len < 8 || !*directive || !memmem(ptx, len, ".entry", 6)) return NULL;
-    /* each line's first word (.maxnreg, .reqnctapercluster) */
+    /* each line's first word (.maxnreg, .minnctapersm) */
     for (const char *d = directive; *d; d += strcspn(d, "\n"), d += *d == '\n') {
         const size_t word = strcspn(d, " \t\n");
         if (!word || memmem(ptx, len, d, word)) return NULL;

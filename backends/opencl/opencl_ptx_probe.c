@@ -193,33 +193,3 @@ int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n
     free(got);
     return ok;
 }
-
-/* The cluster probe (ptx_probe.cl pk_cluster_probe): 8 work-groups of 64
- * in clusters of PK_CL_PROBE_CLUSTER; each writes its place in its cluster
- * and what it read of the next one's local memory. */
-#define PK_CL_PROBE_CLUSTER 4
-int pk_cl_cluster_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n)
-{
-    enum { groups = 8, items = 64 };
-    uint32_t seed[groups * items], got[groups * (2 + items)];
-    for (int i = 0; i < groups * items; i++) seed[i] = 0x9e3779b9u * (uint32_t)(i + 1);
-    char options[64];
-    snprintf(options, sizeof options, "-DPK_PTX=1 -DPK_CLUSTER_Z=%d", PK_CL_PROBE_CLUSTER);
-    if (!run_probe(plat, dev, "cluster", options, "pk_cluster_probe", seed, sizeof seed, got, sizeof got,
-                   groups * items, items, why, n))
-        return 0;
-    for (int g = 0; g < groups; g++) {
-        const uint32_t *o = got + g * (2 + items);
-        const int rank = g % PK_CL_PROBE_CLUSTER, next = g - rank + (rank + 1) % PK_CL_PROBE_CLUSTER;
-        if (o[0] != (uint32_t)rank || o[1] != PK_CL_PROBE_CLUSTER)
-            return snprintf(why, n, "work-group %d found itself %u of a cluster of %u, not %d of %d", g, o[0], o[1],
-                            rank, PK_CL_PROBE_CLUSTER),
-                   0;
-        for (int l = 0; l < items; l++)
-            if (o[2 + l] != seed[next * items + l])
-                return snprintf(why, n, "work-group %d read %#x from its cluster's work-group %d, not %#x", g,
-                                o[2 + l], next, seed[next * items + l]),
-                       0;
-    }
-    return 1;
-}

@@ -1,7 +1,7 @@
 /* Programs rebuilt from the PTX that NVIDIA's OpenCL made of them, with the
  * edits their build options ask for (opencl_ptx_edit.h). The program that
  * NVIDIA's OpenCL hands back as its binary is PTX text, which it also
- * takes back, and three things a kernel needs can only be said there:
+ * takes back, and two things a kernel needs can only be said there:
  *
  * - wgmma (kernels_cl/nv_ptx.cl, PK_WGMMA): its compiler targets sm_90,
  *   whose assembler refuses wgmma, so those lines are written as PTX
@@ -12,12 +12,8 @@
  *   digits, with bounds of 112, 120 and 128 registers as without one,
  *   where its unbounded build takes ~200: bench/RESULTS.md, 2026-12-02
  *   14:30), while its PTX compiler follows an entry's .maxnreg;
- * - clusters (Hopper's groups of work-groups that share local memory):
- *   OpenCL has no way to ask for them, but an entry that declares its
- *   cluster shape (.reqnctapercluster) is launched in clusters by the
- *   driver like any other launch.
  *
- * One rebuild makes all of them; the on-disk cache then keeps the edited
+ * One rebuild makes both; the on-disk cache then keeps the edited
  * text. */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +44,7 @@ cl_int pk_cl_ptx_rebuild(cl_context ctx, cl_device_id dev, cl_program *prog, con
     free(bin);
     /* a driver whose binary is machine code: a register bound alone is
      * left out there (that driver either kept the option or never had
-     * the defect); the other edits cannot be made any other way */
+     * the defect); wgmma cannot be had any other way */
     if (!ptx) return pk_ptx_edits_need_ptx(&e) ? CL_INVALID_BINARY : CL_SUCCESS;
     cl_int st = CL_SUCCESS;
     const unsigned char *p = (const unsigned char *)ptx;
@@ -68,8 +64,8 @@ cl_int pk_cl_ptx_rebuild(cl_context ctx, cl_device_id dev, cl_program *prog, con
 
 pk_status pk_cl_ptx_program(pk_cl_device *d, cl_program *prog, const char *options, pk_msg *msg)
 {
-    /* -cl-nv-maxrregcount is NVIDIA's; wgmma and clusters are asked for
-     * only of a device whose probe passed, which is NVIDIA's */
+    /* -cl-nv-maxrregcount is NVIDIA's; wgmma is asked for only of a
+     * device whose probe passed, which is NVIDIA's */
     if (pk_cl_vendor_of(&d->info) != PK_CL_VENDOR_NVIDIA) return PK_SUCCESS;
     const char *why = "";
     const cl_int err = pk_cl_ptx_rebuild(d->context, d->device, prog, options, &why);
