@@ -225,23 +225,18 @@ void pk_tune_print_status(pk_backend b, int index)
                    total);
     }
     if (reply && pk_internal_params(ctx, "ptx", reply, REPLY) == PK_SUCCESS) {
-        /* "on|off why", then "<part> on|off why" for the parts below */
-        static const char *const parts[][2] = {{"wgmma", "wgmma (Hopper warpgroup products)"}};
-        char *line = reply;
-        for (int i = -1; line && *line && i < (int)(sizeof parts / sizeof parts[0]); i++) {
-            char *next = strchr(line, '\n');
-            if (next) *next++ = 0;
-            const char *label = "inline PTX (tensor cores)";
-            if (i >= 0) {
-                const size_t n = strlen(parts[i][0]);
-                if (strncmp(line, parts[i][0], n) || line[n] != ' ') break;
-                line += n + 1;
-                label = parts[i][1];
-            }
-            char *why = strchr(line, ' ');
+        /* "on|off why" then "wgmma on|off why" */
+        char *second = strchr(reply, '\n');
+        if (second) *second++ = 0;
+        char *why = strchr(reply, ' ');
+        if (why) *why++ = 0;
+        printf("           inline PTX (tensor cores): %s%s%s\n", reply, why ? ", " : "", why ? why : "");
+        if (second && !strncmp(second, "wgmma ", 6)) {
+            second += 6;
+            second[strcspn(second, "\n")] = 0;
+            why = strchr(second, ' ');
             if (why) *why++ = 0;
-            printf("           %s: %s%s%s\n", label, line, why ? ", " : "", why ? why : "");
-            line = next;
+            printf("           wgmma (Hopper warpgroup products): %s%s%s\n", second, why ? ", " : "", why ? why : "");
         }
     }
     free(reply);
