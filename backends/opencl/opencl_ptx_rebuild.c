@@ -11,7 +11,7 @@
  *   the H200, driver 580, a 4096^3 f32 GEMM ran at the same speed, to four
  *   digits, with bounds of 112, 120 and 128 registers as without one,
  *   where its unbounded build takes ~200: bench/RESULTS.md, 2026-12-02
- *   14:30), while its PTX compiler follows an entry's .maxnreg;
+ *   14:30), while its PTX compiler follows an entry's .maxnreg.
  *
  * One rebuild makes both; the on-disk cache then keeps the edited
  * text. */
