@@ -85,9 +85,8 @@ typedef PK_TYPE(DT_D) d_t;
 
 #define MMA pk_mma_of(DT_A)
 
-/* element offset of (row, 16-byte chunk) in a tile of 4-chunk rows (32 k) */
-inline int kc_at(int row, int chunk) { return row * BK + ((chunk ^ ((row >> 1) & 3)) << 3); }
-/* the same for rows of BN / 8 chunks (b n-contiguous: k rows) */
+/* element offset of (row, 16-byte chunk) in a tile of rows of BN / 8 chunks
+ * (b n-contiguous: k rows), chunk c of row r at c ^ (r & 7) */
 inline int nc_at(int row, int chunk) { return row * BN + ((chunk ^ (row & 7)) << 3); }
 
 /* A work-item's 16-byte copies of a step: chunk q = tid + i WG of the
@@ -123,8 +122,8 @@ inline copy_plan copy_plan_of(int tid)
     copy_plan c;
     c.a_row = tid / (BK / 8), c.a_ch = tid % (BK / 8);
     c.b_row = tid / B_ROW_CH, c.b_ch = tid % B_ROW_CH;
-    c.a_dst = kc_at(c.a_row, c.a_ch);
-    c.b_dst = kc_at(c.b_row, c.b_ch);
+    c.a_dst = pk_k32_at(c.a_row, c.a_ch);
+    c.b_dst = pk_k32_at(c.b_row, c.b_ch);
     return c;
 }
 
@@ -204,9 +203,9 @@ inline frag_plan frag_plan_of(int wm, int wn, int lane)
     frag_plan f;
     f.b_ch = wn * WTN / 8 + (mi >> 1);
     for (int s = 0; s < 2; s++) {
-        f.a[s] = kc_at(wm * WTM + (mi & 1) * 8 + mr, 2 * s + (mi >> 1));
+        f.a[s] = pk_k32_at(wm * WTM + (mi & 1) * 8 + mr, 2 * s + (mi >> 1));
 #if B_KC
-        f.b[s] = kc_at(wn * WTN + (mi >> 1) * 8 + mr, 2 * s + (mi & 1));
+        f.b[s] = pk_k32_at(wn * WTN + (mi >> 1) * 8 + mr, 2 * s + (mi & 1));
 #else
         f.b[s] = 16 * s + (mi & 1) * 8 + mr; /* the row (k); its pairs' chunks from b_ch */
 #endif
@@ -240,6 +239,28 @@ inline void mma_slice(float acc[MT][NT][4], uint fa[MT][4], uint fb[NT][2])
         for (int j = 0; j < NT; j++) MMA(acc[i][j], fa[i][0], fa[i][1], fa[i][2], fa[i][3], fb[j][0], fb[j][1]);
 }
 
+/* The first STAGES - 1 steps of a tile's k loop in flight, a group for
+ * each, empty past the end, so that the count of groups is uniform; *pa
+ * and *pb, the tile's first elements (b advances b_step a step), move to
+ * the work-item's first chunk of the step after them. */
+inline __attribute__((always_inline)) void k_loop_prologue(const int whole, __local e_t *as, __local e_t *bs,
+                                                            __global const e_t *a, __global const e_t **pa, long a_s,
+                                                            __global const e_t *b, __global const e_t **pb, long b_s,
+                                                            long b_step, const copy_plan *c, int steps, long m_left,
+                                                            long n_left, long k_len, int tid)
+{
+    *pa += c->a_row * a_s + c->a_ch * 8;
+    *pb += c->b_row * b_s + c->b_ch * 8;
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps)
+            load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, *pa + s * BK, a_s, *pb + s * b_step, b_s, c, tid,
+                      m_left, n_left, k_len - s * BK, a, b);
+        pk_cp_async_commit();
+    }
+    *pa += (STAGES - 1) * BK;
+    *pb += (STAGES - 1) * b_step;
+}
+
 /* The k loop of a tile, steps of BK from pa, pb (the tile's first
  * elements in a and b; b advances b_step a step); whole: every step's copies
  * inside the matrix (an interior tile with k a multiple of BK), given as
@@ -255,23 +276,12 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
 {
     const copy_plan c = copy_plan_of(tid);
     const frag_plan f = frag_plan_of(wm, wn, lane);
-    pa += c.a_row * a_s + c.a_ch * 8;
-    pb += c.b_row * b_s + c.b_ch * 8;
-    /* the first STAGES - 1 steps in flight; a group for each, empty past
-     * the end, so that the count of groups is uniform */
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps)
-            load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * b_step, b_s, &c, tid,
-                      m_left, n_left, k_len - s * BK, a, b);
-        pk_cp_async_commit();
-    }
+    k_loop_prologue(whole, as, bs, a, &pa, a_s, b, &pb, b_s, b_step, &c, steps, m_left, n_left, k_len, tid);
     uint fa[2][MT][4], fb[2][NT][2];
     pk_cp_async_wait(PENDING);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (steps > 0) load_frags(fa[0], fb[0], as, bs, &f, 0);
     int rd = 0, wr = STAGES - 1;
-    pa += (STAGES - 1) * BK;
-    pb += (STAGES - 1) * b_step;
     for (int t = 0; t < steps; t++) {
         /* stage wr was last read by step t - 1, before every warp passed
          * the last barrier */
@@ -301,7 +311,7 @@ inline __attribute__((always_inline)) void tile_k_loop(float acc[MT][NT][4], con
 #if WGMMA
 /* WGMMA 1 (Hopper, PK_WGMMA: nv_ptx.cl): the products on the warpgroups'
  * wgmma instead of each warp's mma.sync, operands straight from the stage
- * buffers (whose layout, kc_at, is wgmma's 64-byte swizzle), so that no
+ * buffers (whose layout, pk_k32_at, is wgmma's 64-byte swizzle), so that no
  * fragment passes through registers. WARPS_M = 4 x the warpgroups, each
  * warpgroup 64 rows of the tile by all BN columns, WARPS_N = 1: a warp's
  * accumulators are then acc[0][j][e], as mma.sync's (out_row, out_col).
@@ -318,19 +328,10 @@ inline __attribute__((always_inline)) void wg_k_loop(float acc[MT][NT][4], const
                                                       int tid, int wm)
 {
     const copy_plan c = copy_plan_of(tid);
-    pa += c.a_row * a_s + c.a_ch * 8;
-    pb += c.b_row * b_s + c.b_ch * 8;
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps)
-            load_step(whole, as + s * A_STAGE, bs + s * B_STAGE, pa + s * BK, a_s, pb + s * BK, b_s, &c, tid, m_left,
-                      n_left, k_len - s * BK, a, b);
-        pk_cp_async_commit();
-    }
+    k_loop_prologue(whole, as, bs, a, &pa, a_s, b, &pb, b_s, BK, &c, steps, m_left, n_left, k_len, tid);
     /* this warpgroup's 64 rows of a stage's a tile */
     const uint a0 = pk_shared_addr(as) + (uint)(wm / 4) * 64u * BK * 2u, b0 = pk_shared_addr(bs);
     int rd = 0, wr = STAGES - 1;
-    pa += (STAGES - 1) * BK;
-    pb += (STAGES - 1) * BK;
     for (int t = 0; t < steps; t++) {
         /* step t landed (at most STAGES - 2 later groups pending) */
         pk_cp_async_wait(PENDING);
@@ -382,7 +383,7 @@ inline void breg_copy_a(__local e_t *ar, __global const e_t *pa, long a_s, int t
     for (int i = 0; i < CP(BM * RCH); i++) {
         const int qi = tid + i * WG, row = qi / RCH, ch = qi % RCH;
         if ((BM * RCH) % WG != 0 && qi >= BM * RCH) break;
-        __local e_t *dst = ar + (ch / 4) * A_STAGE + kc_at(row, ch % 4);
+        __local e_t *dst = ar + (ch / 4) * A_STAGE + pk_k32_at(row, ch % 4);
         if (whole)
             pk_cp_async16_off(dst, pa, ((long)row * a_s + ch * 8) * 2);
         else
@@ -446,8 +447,8 @@ inline __attribute__((always_inline)) void breg_k_loop(float acc[MT][NT][4], __l
         for (int u = 0; u < STAGES; u++)
 #pragma unroll
             for (int i = 0; i < MT; i++) {
-                const uint4 x0 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g, q));
-                const uint4 x1 = *(__local const uint4 *)(ar + u * A_STAGE + kc_at(i * 16 + g + 8, q));
+                const uint4 x0 = *(__local const uint4 *)(ar + u * A_STAGE + pk_k32_at(i * 16 + g, q));
+                const uint4 x1 = *(__local const uint4 *)(ar + u * A_STAGE + pk_k32_at(i * 16 + g + 8, q));
 #pragma unroll
                 for (int j = 0; j < NT; j++) pk_mma_k32_of(DT_A)(acc[i][j], x0, x1, w[u][j]);
             }

@@ -71,6 +71,12 @@ inline uint4 pk_ld_stream16(__global const void *p)
  * ldmatrix take (NVIDIA's OpenCL keeps __local pointers in that window). */
 inline uint pk_shared_addr(__local const void *p) { return (uint)(size_t)p; }
 
+/* The element offset of (row, 16-byte chunk) in a local tile of 64-byte
+ * rows (32 k of 16-bit elements): chunk c of row r at chunk c ^ ((r >> 1)
+ * & 3), which spreads ldmatrix's 8 rows over the banks and is wgmma's
+ * 64-byte swizzle (pk_wg_desc64) */
+inline int pk_k32_at(int row, int chunk) { return row * 32 + ((chunk ^ ((row >> 1) & 3)) << 3); }
+
 /* 16 bytes global -> local without passing through registers; completes
  * at pk_cp_async_wait (then a barrier makes it visible to the group).
  *
@@ -242,7 +248,7 @@ inline float4 pk_ld_l2_x4(__global const float *p)
 /* The descriptor of a K-major tile of 64-byte rows (32 k of 16-bit
  * elements) in local memory, in the 64-byte swizzle: 16-byte chunk c of
  * row r at chunk c ^ ((r >> 1) & 3), 8-row groups 512 bytes apart, the
- * tile 512-byte aligned (gemm_mma.cl's kc_at is this layout). addr: the
+ * tile 512-byte aligned (pk_k32_at is this layout). addr: the
  * shared-window address of the tile's row 0 plus 32 bytes for its second
  * 16 k. */
 inline ulong pk_wg_desc64(uint addr)

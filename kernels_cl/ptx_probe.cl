@@ -48,7 +48,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_wgmma_probe(__
         __global const uint *src = in + 1536 * h;
         for (int i = tid; i < 64 * 4 + 32 * 4; i += 128) {
             const int bpart = i >= 256, r = (bpart ? i - 256 : i) / 4, c = i % 4;
-            __local ushort *dst = (bpart ? bs : as) + r * 32 + ((c ^ ((r >> 1) & 3)) << 3);
+            __local ushort *dst = (bpart ? bs : as) + pk_k32_at(r, c);
             *(__local uint4 *)dst = *(__global const uint4 *)(src + (bpart ? 1024 : 0) + r * 16 + c * 4);
         }
         pk_fence_proxy_async();

@@ -37,7 +37,9 @@
 #             it checks and times what the search stored (issue 16);
 #             each of PK_CLGEMM_PARAMS (space-separated PORTKERN_CL_PARAMS
 #             specs, e.g. "gemm_mma_small.fill=2,gemm_mma_small.max_splits=4")
-#             checked by conform gemm, then timed
+#             checked by conform gemm, then timed; PK_CLGEMM_CONFORM narrows
+#             that check (conform's options, e.g. "--case bf16/ --skip tB0
+#             --skip tA1": the cases a tile for b k-contiguous can take)
 #   portable  the performance-floor cases on NVIDIA's OpenCL (--record), to
 #             set beside the CUDA bench of the same call
 #   wmma      the GEMM and attention suites on hip:0 with PORTKERN_HIP_WMMA=11
@@ -99,8 +101,9 @@
 # .git: pass the commit as PORTKERN_COMMIT=$(git rev-parse --short HEAD).
 # PK_DEADLINE (560 s) bounds the whole call: each step gets what is left.
 # PK_BUILD=cuda builds only the CUDA module (the parts then run on cuda:0
-# alone): for a call whose parts need nothing else, when device time is
-# short.
+# alone), PK_BUILD=opencl only the OpenCL one (the parts then run on
+# NVIDIA's OpenCL alone): for a call whose parts need nothing else, when
+# device time is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -173,11 +176,17 @@ fi
 if [[ $main_build == 0 ]]; then finish; exit 0; fi
 # only the H200's own code (far less nvcc time than the default targets)
 # (a warm machine keeps build-gpu from the previous call: only rebuild;
-# PK_BUILD=cuda: build-gpu-cuda, no HIP, no OpenCL)
+# PK_BUILD=cuda: build-gpu-cuda, no HIP, no OpenCL; =opencl: build-gpu-cl,
+# OpenCL alone)
 if [ "${PK_BUILD:-all}" = cuda ]; then
   bdir=build-gpu-cuda
   setup_opts="-Dhip=disabled -Dopencl=disabled -Dnvcc_archs=sm_90a"
   hip=
+elif [ "${PK_BUILD:-all}" = opencl ]; then
+  bdir=build-gpu-cl
+  setup_opts="-Dcuda=disabled -Dhip=disabled"
+  hip=
+  cu=
 else
   bdir=build-gpu
   setup_opts="-Dhip_platform=nvidia -Dnvcc_archs=sm_90a"
@@ -191,7 +200,7 @@ pk=$bdir/portkern
 $pk devices 2>&1 | tee "$logs/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name
 cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
-platforms="cuda:0 ${hip:+$hip }${cl:+opencl:$cl}"
+platforms="${cu-cuda:0} ${hip:+$hip }${cl:+opencl:$cl}"
 
 if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
@@ -400,8 +409,9 @@ if [[ $parts == *clgemm* && -n "$cl" ]]; then
   i=0
   for spec in ${PK_CLGEMM_PARAMS:-}; do
     i=$((i + 1))
+    # shellcheck disable=SC2086 # PK_CLGEMM_CONFORM: options, split on purpose
     PORTKERN_CL_TUNED=off PORTKERN_CL_PARAMS=$spec timeout "$(lim)" $pk conform --backend "opencl:$cl" --op gemm \
-      >"$logs/conform-clgemm-set$i.txt" 2>&1
+      ${PK_CLGEMM_CONFORM:-} >"$logs/conform-clgemm-set$i.txt" 2>&1
     summary+=("conform opencl:$cl gemm, PORTKERN_CL_PARAMS=$spec: $(tail -1 "$logs/conform-clgemm-set$i.txt")")
     grep -E '^FAIL' "$logs/conform-clgemm-set$i.txt" | cut -c1-220 | head -5
     grep -q '^FAIL' "$logs/conform-clgemm-set$i.txt" && continue
