@@ -181,15 +181,17 @@ if [[ $main_build == 0 ]]; then finish; exit 0; fi
 if [ "${PK_BUILD:-all}" = cuda ]; then
   bdir=build-gpu-cuda
   setup_opts="-Dhip=disabled -Dopencl=disabled -Dnvcc_archs=sm_90a"
+  cu=cuda:0
   hip=
 elif [ "${PK_BUILD:-all}" = opencl ]; then
   bdir=build-gpu-cl
   setup_opts="-Dcuda=disabled -Dhip=disabled"
-  hip=
   cu=
+  hip=
 else
   bdir=build-gpu
   setup_opts="-Dhip_platform=nvidia -Dnvcc_archs=sm_90a"
+  cu=cuda:0
   hip=hip:0
 fi
 { { [ -d $bdir ] || meson setup $bdir $setup_opts; } &&
@@ -200,7 +202,7 @@ pk=$bdir/portkern
 $pk devices 2>&1 | tee "$logs/devices.txt"
 # the loader may list PoCL too: pick the NVIDIA OpenCL device by name
 cl=$(grep -E '^  opencl [0-9]+: .*NVIDIA' "$logs/devices.txt" | head -1 | sed -E 's/^  opencl ([0-9]+):.*/\1/')
-platforms="${cu-cuda:0} ${hip:+$hip }${cl:+opencl:$cl}"
+platforms="${cu:+$cu }${hip:+$hip }${cl:+opencl:$cl}"
 
 if [[ $parts == *llama* || $parts == *graph* || $parts == *profile* || $parts == *cldecode* ]] && [ ! -d /tmp/ck-8b ]; then
   ( t0=$(date +%s)
