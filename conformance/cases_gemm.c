@@ -437,6 +437,11 @@ void cf_cases_gemm(cf_case_list *l)
              * the registers) */
             {"128x256s", 0, 300, 600, 136, 0, 0},    {"128x256s@2", 2, 520, 600, 520, 0, 1},
             {"128x256s", 0, 200, 296, 712, 1, 0},    {"128x256s:3", 0, 200, 296, 712, 0, 0},
+            /* the 64 x 64 tile (two consumers of 32 columns, a deep ring):
+             * edges, split under every epilogue, its ring wrapping over
+             * several units a block */
+            {"64x64", 0, 40, 300, 200, 0, 0},        {"64x64:3", 2, 100, 130, 1000, 1, 0},
+            {"64x64@4", 0, 130, 300, 1800, 0, 1},
         };
         for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);

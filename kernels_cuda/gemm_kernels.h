@@ -79,8 +79,9 @@
     X(a, b, c, 3, 64x128, 64, 128, 8, 164, 0, 0, 0)    \
     X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1, 0) \
     X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2, 0)  \
-    X(a, b, c, 6, 128x256s, 128, 256, 3, 90, 0, 0, 1)
-#define PK_CU_WGMMA_TILE_COUNT 7
+    X(a, b, c, 6, 128x256s, 128, 256, 3, 90, 0, 0, 1)  \
+    X(a, b, c, 7, 64x64, 64, 64, 13, 170, 1, 0, 0)
+#define PK_CU_WGMMA_TILE_COUNT 8
 #define PK_CU_WGMMA_SMEM(bm, bn, stages, out)                                                           \
     ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + (out) * (bm) * (bn) * 2 + 2 * (stages) * 8)
 

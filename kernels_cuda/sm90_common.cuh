@@ -309,6 +309,7 @@ template <int N> __device__ __forceinline__ void fence_regs(uint32_t (&d)[N][4])
 #define PK_SM90_D64(i) PK_SM90_D32(i), PK_SM90_D32(i + 32)
 #define PK_SM90_D128(i) PK_SM90_D64(i), PK_SM90_D64(i + 64)
 #define PK_SM90_D88(i) PK_SM90_D64(i), PK_SM90_D16(i + 64), PK_SM90_D4(i + 80), PK_SM90_D4(i + 84)
+#define PK_SM90_R16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define PK_SM90_R32                                                                                         \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                               \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -370,6 +371,7 @@ template <int DT, int N> struct mma_rs;
         }                                                                                                   \
     };
 
+PK_SM90_MMA_SS(32, 16, PK_SM90_D16(0), "16", "17", "18")
 PK_SM90_MMA_SS(64, 32, PK_SM90_D32(0), "32", "33", "34")
 PK_SM90_MMA_SS(128, 64, PK_SM90_D64(0), "64", "65", "66")
 PK_SM90_MMA_SS(176, 88, PK_SM90_D88(0), "88", "89", "90")
@@ -386,6 +388,7 @@ PK_SM90_MMA_RS(256, 128, PK_SM90_D128(0), "128, %129, %130, %131", "132")
 #undef PK_SM90_D64
 #undef PK_SM90_D128
 #undef PK_SM90_D88
+#undef PK_SM90_R16
 #undef PK_SM90_R32
 #undef PK_SM90_R64
 #undef PK_SM90_R128
