@@ -45,7 +45,9 @@
  * the device: each tile's median time per output and k step over the
  * workload suites' shapes, every tile forced in one run (bench/RESULTS.md,
  * 2026-12-05). A trial tile is one that ran slower than the plan's tiles
- * on every shape timed (the pair and the ping-pong): only
+ * on every shape timed (the pair and the ping-pong), or one timed on too
+ * few shapes to set its cost (64x64, cuBLAS's tile at M = 128 by 4096^2,
+ * timed at M = 64..256 alone: bench/RESULTS.md, 2026-12-07 08:00): only
  * PORTKERN_CUDA_GEMM=trial, or its name, lets the plan pick it, so that
  * it can be timed again. form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
