@@ -478,6 +478,16 @@ void cf_cases_gemm(cf_case_list *l)
             g.knob = "128x256s@2";
             add(l, &g);
         }
+        /* b's rows all one row (a stride of 0 between them): no tensor map
+         * takes that, so on NVIDIA's OpenCL with TMA the small shape keeps
+         * mma.sync's tile here, unsplit (M = 520: 160 of its tiles) and
+         * split (M = 130, K = 1800: the knob case above) */
+        if (dt != PK_F32) {
+            g = G(dt, 520, 2048, 200, 0, 1);
+            g.bcast = BC_B0;
+            g.large = 1;
+            add(l, &g);
+        }
         /* the f32 kernel of aligned layouts split in k (trial): every
          * layout, 8 tiles of 128 x 128 in 16 ranges of 16 steps; an
          * epilogue on one, a batch on another */

@@ -119,4 +119,21 @@
     const long ml_off = pk_d[PK_DA_ML_OFF], acc_off = pk_d[PK_DA_ACC_OFF];                                 \
     const int sq = (int)pk_d[PK_DA_SQ], hq = (int)pk_d[PK_DA_HQ]
 
+/* The tensor-map templates of the TMA GEMM (gemm_tma.cl) on NVIDIA's
+ * Hopper GPUs through their OpenCL: 2-D maps of 16-bit elements, k
+ * innermost, boxes of PK_TMA_BOX_K k by 32, 64, 128 or 256 rows in the
+ * 64-byte swizzle (nv_ptx.cl's pk_k32_at layout), one for each input
+ * type and box height, PK_TMA_MAP_LONGS longs each. The host has the CUDA
+ * driver encode them once per device (backends/opencl/opencl_tma.c) with
+ * a placeholder address and extents; a work-group copies one and puts its
+ * operand's address, extents and row stride in (pk_tma_map_set). */
+#define PK_TMA_BOX_K 32
+#define PK_TMA_MAP_LONGS 16
+#define PK_TMA_HEIGHTS 4
+#define PK_TMA_TEMPLATES (2 * PK_TMA_HEIGHTS)
+/* box height `rows` (32, 64, 128, 256) as an index */
+#define PK_TMA_HEIGHT_AT(rows) ((rows) <= 32 ? 0 : (rows) <= 64 ? 1 : (rows) <= 128 ? 2 : 3)
+/* the template for inputs of dtype dt (1 f16, 2 bf16; DT_A's codes) and boxes of `rows` rows */
+#define PK_TMA_TEMPLATE(dt, rows) (((dt) - 1) * PK_TMA_HEIGHTS + PK_TMA_HEIGHT_AT(rows))
+
 #endif

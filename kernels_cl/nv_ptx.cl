@@ -307,6 +307,88 @@ PK_WG_DEFINE(256, f16, PK_WG_R128, PK_WG_J32(0), "128", "129", "130")
 #define pk_wgmma_t2 bf16
 #define pk_wgmma_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wgmma_, n), _), PK_CAT(pk_wgmma_t, dt))
 #define pk_wg_wait_of(n, dt) PK_CAT(PK_CAT(PK_CAT(pk_wg_wait_, n), _), PK_CAT(pk_wgmma_t, dt))
+/* Hopper's tensor memory accelerator (TMA) from OpenCL (gemm_tma.cl).
+ * A copy of a box of a 2-D tensor from global into local memory is one
+ * instruction of one work-item, and its completion is counted in bytes
+ * on an mbarrier in local memory that the readers wait on; no work-item
+ * spends registers or instructions on the data. The tensor map that
+ * describes the tensor is an opaque 128-byte object that the CUDA driver
+ * encodes; NVIDIA's OpenCL offers no such call, so the host has the
+ * driver encode templates once (cl_args.h PK_TMA_TEMPLATE) and each
+ * work-group puts its operand's address, extents and row stride into a
+ * copy with tensormap.replace (sm_90a, hence behind PK_WG), in a slot of
+ * global memory of its own, which the copies then name. */
+
+/* mbarrier b with `count` arrivals a phase; visible to the async proxy
+ * (the copies) once pk_mbar_init_fence and a barrier follow */
+inline void pk_mbar_init(__local ulong *b, uint count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(pk_shared_addr(b)), "r"(count) : "memory");
+}
+inline void pk_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+/* the issuer's arrival, announcing `bytes` of copies to complete on b */
+inline void pk_mbar_expect(__local ulong *b, uint bytes)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
+                     pk_shared_addr(b)),
+                 "r"(bytes)
+                 : "memory");
+}
+inline void pk_mbar_arrive(__local ulong *b)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(pk_shared_addr(b)) : "memory");
+}
+/* waits until b's phase of parity `parity` has completed */
+inline void pk_mbar_wait(__local ulong *b, uint parity)
+{
+    uint done = 0;
+    do
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(pk_shared_addr(b)), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+/* the box at (x inner, y outer) of the tensor of map `map` into dst,
+ * counted on b; elements outside the tensor's extents arrive as zeros */
+inline void pk_tma_load2d(__local void *dst, __global const ulong *map, int x, int y, __local ulong *b)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+            pk_shared_addr(dst)),
+        "l"(map), "r"(x), "r"(y), "r"(pk_shared_addr(b))
+        : "memory");
+}
+/* One warp, every lane: slot (128 bytes of global memory, 128-byte
+ * aligned, this work-group's alone) becomes template tpl with its tensor
+ * at addr (16-byte aligned), `inner` x `outer` elements, rows `stride`
+ * bytes apart (a multiple of 16), staged through sm (16 longs of local
+ * memory, 128-byte aligned); the copies that name slot may follow. */
+inline void pk_tma_map_set(__global ulong *slot, __global const ulong *tpl, __local ulong *sm, ulong addr, uint inner,
+                           uint outer, ulong stride)
+{
+    const int lane = (int)(get_local_id(0) % 32);
+    if (lane < PK_TMA_MAP_LONGS) sm[lane] = tpl[lane];
+    asm volatile("bar.warp.sync -1;" ::: "memory");
+    if (lane == 0) {
+        const uint s = pk_shared_addr(sm);
+        asm volatile(PK_WG("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;")::"r"(s), "l"(addr)
+                     : "memory");
+        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;")::"r"(s), "r"(inner)
+                     : "memory");
+        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;")::"r"(s), "r"(outer)
+                     : "memory");
+        asm volatile(PK_WG("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;")::"r"(s),
+                     "l"(stride)
+                     : "memory");
+    }
+    asm volatile("bar.warp.sync -1;" ::: "memory");
+    asm volatile(PK_WG("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], "
+                       "[%1], 128;")::"l"(slot),
+                 "r"(pk_shared_addr(sm))
+                 : "memory");
+    asm volatile(PK_WG("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;")::"l"(slot) : "memory");
+}
 #endif
 
 #endif /* PK_PTX */

@@ -74,3 +74,77 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_wgmma_probe(__
     }
 }
 #endif
+
+#if PK_WGMMA
+/* The probe of TMA (opencl_ptx_probe.c pk_cl_tma_probe): each of the
+ * PK_TMA_TEMPLATES tensor-map templates the CUDA driver encoded
+ * (in[0 .. 255], 32 words each), given on the device the tensor at
+ * in + 512 (100 rows of 80 16-bit elements, rows 160 bytes apart) in a
+ * slot of its own (in[256 + 32 t ..], 128-byte aligned: the host makes
+ * in read-write), copies one box into local memory: k from 48 (f16's:
+ * all inside) or 64 (bf16's: k 80 .. 95 outside), rows from 64 (boxes of
+ * 32 and 64 rows) or 0 (128, 256): all but the 32-row boxes reach past
+ * row 99, outside too.
+ * The local tile was filled with 0xffff first; its elements, read back
+ * through the 64-byte swizzle (pk_k32_at), go to out as the bits of
+ * floats, template t's box of h rows at 32 (480 (t / 4) + 32 (h / 32 -
+ * 1)), element (r, c) at + 32 r + c. A copy that does not complete within
+ * 0.2 s ends the probe with t + 1 (as a float's bits) at out[30720]; 0
+ * there when all did. */
+inline int pk_tma_probe_wait(__local ulong *b, uint parity)
+{
+    ulong t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        uint done;
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(pk_shared_addr(b)), "r"(parity)
+                     : "memory");
+        if (done) return 1;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - t0 > 200000000ul) return 0;
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_tma_probe(__global uint *in, __global float *out)
+{
+    __local ushort tile[256 * PK_TMA_BOX_K] __attribute__((aligned(1024)));
+    __local ulong sm[PK_TMA_MAP_LONGS] __attribute__((aligned(128)));
+    __local ulong bar;
+    __local int stuck;
+    const int tid = (int)get_local_id(0);
+    if (tid == 0) {
+        stuck = 0;
+        pk_mbar_init(&bar, 1);
+        pk_mbar_init_fence();
+    }
+    for (int t = 0; t < PK_TMA_TEMPLATES; t++) {
+        const int h = 32 << (t % PK_TMA_HEIGHTS), x = t < PK_TMA_HEIGHTS ? 48 : 64, y = h <= 64 ? 64 : 0;
+        __global ulong *slot = (__global ulong *)(in + 256 + 32 * t);
+        if (tid < 32)
+            pk_tma_map_set(slot, (__global const ulong *)(in + 32 * t), sm, (ulong)(in + 512), 80, 100, 160);
+        for (int i = tid; i < h * PK_TMA_BOX_K; i += 128) tile[i] = (ushort)0xffff;
+        pk_fence_proxy_async();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid == 0) {
+            pk_mbar_expect(&bar, (uint)(h * PK_TMA_BOX_K * 2));
+            pk_tma_load2d(tile, slot, x, y, &bar);
+        }
+        if (!pk_tma_probe_wait(&bar, (uint)t & 1u)) stuck = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (stuck) {
+            if (tid == 0) out[30720] = as_float((uint)t + 1u);
+            return;
+        }
+        __global float *o = out + 32 * (480 * (t / PK_TMA_HEIGHTS) + 32 * ((1 << (t % PK_TMA_HEIGHTS)) - 1));
+        for (int i = tid; i < h * PK_TMA_BOX_K; i += 128) {
+            const int r = i / PK_TMA_BOX_K, c = i % PK_TMA_BOX_K;
+            o[i] = as_float((uint)tile[pk_k32_at(r, c / 8) + c % 8]);
+        }
+        /* the tile is read before the next copy overwrites it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) out[30720] = as_float(0u);
+}
+#endif

@@ -47,6 +47,7 @@ typedef struct cover_cl_device {
     pk_device_info info;
     size_t max_work_group;
     int wgmma; /* the device runs wgmma from OpenCL (pk_cl_params_wgmma) */
+    int tma;   /* and TMA copies (pk_cl_params_tma) */
 } cover_cl_device;
 
 static const cover_cl_device cover_cl_devices[] = {
@@ -62,7 +63,11 @@ static const cover_cl_device cover_cl_devices[] = {
     {"H200 (NVIDIA OpenCL, wgmma)",
      {.name = "NVIDIA H200", .vendor = "NVIDIA Corporation", .local_mem_bytes = 48 * 1024,
       .compute_units = 132, .simd_width = 32, .is_cpu = 0, .matrix_units = 1},
-     1024, 1},
+     1024, 1, 0},
+    {"H200 (NVIDIA OpenCL, wgmma and TMA)",
+     {.name = "NVIDIA H200", .vendor = "NVIDIA Corporation", .local_mem_bytes = 48 * 1024,
+      .compute_units = 132, .simd_width = 32, .is_cpu = 0, .matrix_units = 1},
+     1024, 1, 1},
 };
 
 #define COVER_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

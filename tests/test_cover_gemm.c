@@ -59,9 +59,11 @@ int main(int argc, char **argv)
         const cover_cl_device *dev = &cover_cl_devices[d];
         cover_set can = {0}, reached = {0};
         /* the context's parameters: its class's table, the wgmma tiles over
-         * it where the device runs wgmma */
+         * it where the device runs wgmma, and the TMA tiles over those where
+         * it runs TMA copies */
         pk_cl_params prm = *table_params(&dev->info);
         if (dev->wgmma) pk_cl_params_wgmma(&prm);
+        if (dev->tma) pk_cl_params_tma(&prm);
         pk_cl_gemm_plan_variants(&prm, &dev->info, dev->max_work_group, cover_set_add_fn, &can);
         for (int i = 0; i < calls.n; i++) {
             const cover_call *c = &calls.v[i];

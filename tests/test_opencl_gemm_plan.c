@@ -547,6 +547,72 @@ static void test_wgmma_picks(void)
     CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "wgmma with breg");
 }
 
+/* On a device whose TMA copies passed their probe (over wgmma): the small
+ * shape's TMA tile for 16-bit problems with k-contiguous b (M = 128 by
+ * 4096^2 in 2 pieces, M = 256 in one), the large and narrow shapes'
+ * tiles as before, mma.sync's for b as [K, N], and no TMA tile where the
+ * device lacks the copies. */
+static void test_tma_picks(void)
+{
+    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
+    nv.matrix_units = 1;
+    pk_cl_params prm;
+    pk_cl_params_default(pk_cl_vendor_of(&nv), &prm);
+    pk_cl_params_wgmma(&prm);
+    pk_cl_params_tma(&prm);
+    const pk_cl_mma_tile *sm = pk_cl_mma_tma_table(PK_CL_MMA_SMALL);
+    CHECK(sm && sm->tma && sm->wgmma && pk_cl_mma_tile_valid(sm, 49152, 1024), "the small TMA tile is invalid");
+    CHECK(!pk_cl_mma_tma_table(PK_CL_MMA_LARGE) && !pk_cl_mma_tma_table(PK_CL_MMA_NARROW),
+          "large and narrow keep their tiles");
+    CHECK(pk_cl_mma_local_bytes(sm) == 5u * 128u * 64u + 80u + 256u, "%zu bytes of local memory",
+          pk_cl_mma_local_bytes(sm));
+    pk_cl_gemm_plan plan;
+    char name[96];
+    pk_gemm_problem p = linear(PK_BF16, 1, 128, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && plan.mt.tma &&
+              plan.mma_shape == PK_CL_MMA_SMALL && plan.mma_splits == 2,
+          "m 128: not the TMA tile in 2 pieces (%d)", plan.mma_splits);
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "tma_64x64_s5_split"), "variant %s", name);
+    p = linear(PK_F16, 1, 256, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mt.tma && plan.mma_splits == 1,
+          "m 256: not the TMA tile unsplit (%d)", plan.mma_splits);
+    pk_cl_gemm_plan_variant(&plan, name, sizeof name);
+    CHECK(!strcmp(name, "tma_64x64_s5"), "variant %s", name);
+    /* the large and narrow shapes as without TMA */
+    p = linear(PK_BF16, 1, 4096, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mt.wgmma && !plan.mt.tma &&
+              plan.mma_shape == PK_CL_MMA_LARGE,
+          "4096^3: not the large wgmma tile");
+    p = linear(PK_BF16, 1, 64, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mt.kwarp && !plan.mt.tma,
+          "m 64: not the kwarp tile");
+    /* b as [K, N]: the class's small mma.sync tile */
+    p = linear(PK_BF16, 1, 128, 4096, 4096);
+    p.b.stride[1] = 4096, p.b.stride[2] = 1;
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.mt.tma && !plan.mt.wgmma &&
+              !plan.b_kc,
+          "b [K,N]: not mma.sync");
+    /* without the copies the TMA tile does not fit: the class's small tile */
+    prm.tma_units = 0;
+    p = linear(PK_BF16, 1, 128, 4096, 4096);
+    CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.mt.tma,
+          "TMA tile without TMA");
+    CHECK(!pk_cl_params_wgmma_fits(&prm), "a TMA tile fits a device without TMA");
+    /* the rules: wgmma's, bn at most 128, a producer warp's work-items */
+    pk_cl_mma_tile t = *sm;
+    t.bn = 256;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "bn 256");
+    t = *sm;
+    t.wgmma = 0;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "TMA without wgmma");
+    t = *sm;
+    t.stages = 6;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "48 KiB of stages and more");
+    t = *sm;
+    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 128), "a work-group of 160 items where 128 fit");
+}
+
 int main(void)
 {
     test_mma_shapes();
@@ -559,6 +625,7 @@ int main(void)
     test_skinny_picks();
     test_mma_picks();
     test_wgmma_picks();
+    test_tma_picks();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

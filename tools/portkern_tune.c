@@ -225,18 +225,26 @@ void pk_tune_print_status(pk_backend b, int index)
                    total);
     }
     if (reply && pk_internal_params(ctx, "ptx", reply, REPLY) == PK_SUCCESS) {
-        /* "on|off why" then "wgmma on|off why" */
+        /* "on|off why" then "wgmma on|off why" and "tma on|off why" */
         char *second = strchr(reply, '\n');
         if (second) *second++ = 0;
         char *why = strchr(reply, ' ');
         if (why) *why++ = 0;
         printf("           inline PTX (tensor cores): %s%s%s\n", reply, why ? ", " : "", why ? why : "");
+        char *third = second ? strchr(second, '\n') : NULL;
+        if (third) *third++ = 0;
         if (second && !strncmp(second, "wgmma ", 6)) {
             second += 6;
-            second[strcspn(second, "\n")] = 0;
             why = strchr(second, ' ');
             if (why) *why++ = 0;
             printf("           wgmma (Hopper warpgroup products): %s%s%s\n", second, why ? ", " : "", why ? why : "");
+        }
+        if (third && !strncmp(third, "tma ", 4)) {
+            third += 4;
+            third[strcspn(third, "\n")] = 0;
+            why = strchr(third, ' ');
+            if (why) *why++ = 0;
+            printf("           TMA (Hopper tensor copies): %s%s%s\n", third, why ? ", " : "", why ? why : "");
         }
     }
     free(reply);

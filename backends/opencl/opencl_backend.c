@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "opencl_tma.h"
 #include "pk_fault.h"
 
 #define PK_CL_MAX_DEVICES 64
@@ -27,7 +28,8 @@ typedef struct pk_cl_slot {
     cl_device_id device;
     int ptx_candidate; /* an NVIDIA GPU that mma.sync, cp.async and ldmatrix exist on */
     int cc;            /* NVIDIA's compute capability, 10 major + minor; 0: not NVIDIA, or not said */
-    pk_cl_probed ptx, wgmma;
+    pk_cl_probed ptx, wgmma, tma;
+    unsigned char tma_tpl[PK_TMA_TEMPLATES][128]; /* the TMA GEMM's tensor-map templates, once tma passed */
 } pk_cl_slot;
 
 static pk_cl_slot slots[PK_CL_MAX_DEVICES];
@@ -182,6 +184,42 @@ int pk_cl_wgmma_state(int index, char *why, size_t n)
                   why, n);
 }
 
+int pk_cl_tma_state(int index, char *why, size_t n)
+{
+    char wg_why[512];
+    if (!pk_cl_wgmma_state(index, wg_why, sizeof wg_why)) return snprintf(why, n, "no wgmma (%s)", wg_why), 0;
+    if (turned_off("PORTKERN_OPENCL_TMA")) return snprintf(why, n, "turned off by PORTKERN_OPENCL_TMA=0"), 0;
+    pk_cl_slot *sl = &slots[index];
+    /* the CUDA driver's templates, then the probe with them; under
+     * ptx_lock, as the other probes, which also keeps
+     * pk_cl_tma_encode_templates to one thread at a time */
+    pthread_mutex_lock(&ptx_lock);
+    if (!sl->tma.state) {
+        char w[sizeof sl->tma.why] = "", p[sizeof sl->tma.why] = "";
+        if (!pk_cl_tma_encode_templates(sl->device, sl->tma_tpl, p, sizeof p))
+            snprintf(w, sizeof w, "no tensor-map templates from the CUDA driver: %s", p);
+        else if (!pk_cl_tma_probe(sl->platform, sl->device, (const unsigned char(*)[128])sl->tma_tpl, p, sizeof p))
+            snprintf(w, sizeof w, "the probe failed: %s", p);
+        sl->tma.state = *w ? -1 : 1;
+        snprintf(sl->tma.why, sizeof sl->tma.why, "%s", w);
+    }
+    const int ok = sl->tma.state > 0;
+    if (ok)
+        snprintf(why, n, "the probe's TMA copies (tensor maps from the CUDA driver's templates, put in by the "
+                         "device) were exact");
+    else
+        snprintf(why, n, "%s", sl->tma.why);
+    pthread_mutex_unlock(&ptx_lock);
+    return ok;
+}
+
+const unsigned char (*pk_cl_tma_templates(int index))[128]
+{
+    char why[600];
+    /* written once, before state became 1, under ptx_lock, and never again */
+    return pk_cl_tma_state(index, why, sizeof why) ? (const unsigned char(*)[128])slots[index].tma_tpl : NULL;
+}
+
 static pk_status cl_get_device_info(int index, pk_device_info *info, pk_msg *msg)
 {
     memset(info, 0, sizeof *info);
@@ -282,6 +320,8 @@ static void cl_close(void *dev)
     pk_cl_programs_release(d);
     if (d->scratch) clReleaseMemObject(d->scratch);
     if (d->counters) clReleaseMemObject(d->counters);
+    if (d->tma_tpl) clReleaseMemObject(d->tma_tpl);
+    if (d->tma_slots) clReleaseMemObject(d->tma_slots);
     clReleaseCommandQueue(d->touch_queue);
     clReleaseCommandQueue(d->queue);
     clReleaseContext(d->context);
@@ -407,6 +447,26 @@ pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg
 {
     pk_status s = grow(d, &d->counters, &d->counters_size, bytes, 1, "counters", msg);
     *out = d->counters;
+    return s;
+}
+
+pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, cl_mem *tpl, cl_mem *slots, pk_msg *msg)
+{
+    if (!d->tma_tpl) {
+        char why[512];
+        const unsigned char(*t)[128] = pk_cl_tma_templates(d->info.index);
+        if (!t || !pk_cl_tma_state(d->info.index, why, sizeof why))
+            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: a TMA tile on a device without TMA copies");
+        if (pk_fault_alloc(d)) return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer (tma, injected)", msg);
+        cl_int err;
+        cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  (size_t)PK_TMA_TEMPLATES * 128u, (void *)t, &err);
+        if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer (tensor-map templates)", msg);
+        d->tma_tpl = m;
+    }
+    *tpl = d->tma_tpl;
+    pk_status s = grow(d, &d->tma_slots, &d->tma_slots_size, slot_bytes, 0, "tma slots", msg);
+    *slots = d->tma_slots;
     return s;
 }
 

@@ -1,6 +1,7 @@
 /* OpenCL GEMM host side: plan, build options, arguments, launch of
  * kernels_cl/gemm_skinny.cl (decode in the linear layout),
- * kernels_cl/gemm_mma.cl (tensor cores through inline PTX) or
+ * kernels_cl/gemm_mma.cl (tensor cores through inline PTX), kernels_cl/gemm_tma.cl
+ * (the same with TMA copies, Hopper) or
  * kernels_cl/gemm_tiled.cl. */
 #include <stdint.h>
 #include <string.h>
@@ -140,6 +141,46 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
 
+/* gemm_tma.cl (TMA tiles): gemm_mma's arguments, then the device's map
+ * templates and a slot of two maps for each work-group, then the split's
+ * counters. Grid (n tiles, m tiles, batch x pieces): the plan keeps the
+ * last two under 65535 (tma_takes). */
+static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, int64_t n_tiles,
+                          pk_msg *msg)
+{
+    const pk_cl_mma_tile *t = &plan->mt;
+    const int splits = plan->mma_splits > 1 ? plan->mma_splits : 1;
+    char options[512];
+    pk_cl_options(options, sizeof options, "-DPK_PTX=1 -DPK_WGMMA=1 -DBM=%d -DBN=%d -DSTAGES=%d -DSPLITS=%d", t->bm,
+                  t->bn, t->stages, splits);
+    add_epilogue(options, sizeof options, p);
+    add_regs(options, sizeof options, t->regs);
+    pk_cl_kern *kernel;
+    pk_status s = pk_cl_kernel(d, "gemm_tma.cl", options, "gemm_tma", &kernel, msg);
+    if (s != PK_SUCCESS) return s;
+    const int64_t m_tiles = (p->m + t->bm - 1) / t->bm, groups = n_tiles * m_tiles * p->batch * splits;
+    cl_mem part = NULL, counters = NULL, tpl = NULL, slots = NULL;
+    s = pk_cl_tma_buffers(d, (size_t)groups * 2u * PK_TMA_MAP_LONGS * sizeof(cl_ulong), &tpl, &slots, msg);
+    if (s == PK_SUCCESS && splits > 1) {
+        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * PK_GEMM_PART_PN(p->n)),
+                          &part, msg);
+        if (s == PK_SUCCESS)
+            s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
+    }
+    if (s != PK_SUCCESS) return s;
+    gemm_args g;
+    gemm_args_fill(&g, p, 0, 1, part, counters);
+    pk_cl_arg list[GEMM_ARGS + 3];
+    memcpy(list, g.list, sizeof(pk_cl_arg) * GEMM_ARGS);
+    list[GEMM_ARGS] = PK_CL_ARG(tpl);
+    list[GEMM_ARGS + 1] = PK_CL_ARG(slots);
+    list[GEMM_ARGS + 2] = PK_CL_ARG(g.counters);
+    const size_t wg = (size_t)32 * (size_t)(t->warps_m + 1);
+    size_t global[3] = {(size_t)n_tiles * wg, (size_t)m_tiles, (size_t)(p->batch * splits)};
+    size_t local[3] = {wg, 1, 1};
+    return pk_cl_run(d, kernel, list, GEMM_ARGS + 2 + (splits > 1), 3, global, local, msg);
+}
+
 /* The tensor-core kernels: gemm_mma.cl (tiles through local memory) or,
  * for kwarp tiles, gemm_mma_kwarp.cl (warps multiplying from registers, k
  * split among them); either split over `mma_splits` work-groups, their
@@ -151,6 +192,7 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     int64_t n_tiles;
     pk_status s = column_groups(p, t->bn, &n_tiles, msg);
     if (s != PK_SUCCESS) return s;
+    if (t->tma) return gemm_tma(d, p, plan, n_tiles, msg);
     char options[512];
     if (t->kwarp)
         pk_cl_options(options, sizeof options,

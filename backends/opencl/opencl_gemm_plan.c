@@ -35,6 +35,7 @@
  *    searches it.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -201,11 +202,29 @@ static const pk_cl_mma_tile mma_table[PK_CL_VENDOR_COUNT][PK_CL_MMA_SHAPE_COUNT]
  * mma.sync's: split over work-groups, the wgmma tiles lost (M = 64 by
  * 4096^2 68 TFLOP/s at best against the kwarp tile's 103; M = 128 and 256
  * 104 and 164 against 118 and 173). */
-static const pk_cl_mma_tile mma_wgmma_large = {128, 128, 8, 1, 3, 16, 128, 1, 0, 0, 1, 1};
+static const pk_cl_mma_tile mma_wgmma_large = {128, 128, 8, 1, 3, 16, 128, 1, 0, 0, 1, 1, 0};
 
 const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape)
 {
     return shape == PK_CL_MMA_LARGE ? &mma_wgmma_large : NULL;
+}
+
+/* The TMA tile (gemm_tma.cl; NVIDIA's Hopper GPUs through their OpenCL,
+ * where the TMA probe passed): the small shape's, 64 x 64 of one consumer
+ * warpgroup, 5 steps of 32 k in flight (40 KiB), k split in two while
+ * the pieces number at most twice the compute units. Its copies are one
+ * work-item's, so a work-group keeps its whole ring in flight where
+ * gemm_mma.cl's cp.async ring was paced by barriers: on an H100, M = 128
+ * by 4096^2 25.2 us against the small tile's 36.1 (2 pieces), M = 256
+ * 36.9 against 47, M = 512 70.4 against 85 (bench/RESULTS.md, 2026-12-07
+ * 10:18). The large shape keeps its wgmma tile (no TMA tile of that size
+ * measured yet), the narrow one its kwarp tile (M = 64: the TMA tile's
+ * 20.8 us matched its 20.6). */
+static const pk_cl_mma_tile mma_tma_small = {64, 64, 4, 1, 5, 1, 0, 2, 0, 0, 2, 1, 1};
+
+const pk_cl_mma_tile *pk_cl_mma_tma_table(pk_cl_mma_shape shape)
+{
+    return shape == PK_CL_MMA_SMALL ? &mma_tma_small : NULL;
 }
 
 const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
@@ -216,6 +235,8 @@ const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape)
 
 size_t pk_cl_mma_local_bytes(const pk_cl_mma_tile *t)
 {
+    /* tma: the ring, its two mbarriers a stage and the two maps staged */
+    if (t->tma) return 2u * 32u * (size_t)t->stages * (size_t)(t->bm + t->bn) + 16u * (size_t)t->stages + 256u;
     /* kwarp: the warps' sums of one m16 tile at least (pk_cl_mma_red_mt) */
     if (t->kwarp) return pk_cl_mma_red_bytes(t, 1);
     /* breg: two rounds of a alone */
@@ -251,6 +272,12 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
     const size_t items = (size_t)32 * t->warps_m * t->warps_n;
     /* wgmma: one or two warpgroups of 64 rows by all bn columns (an
      * instruction's n: 32, 64, 128 or 256), steps through local memory */
+    /* tma: a producer warp besides; bn at most 128 (a split's last piece
+     * holds the others' sums in registers) */
+    if (t->tma)
+        return t->wgmma && !t->breg && !t->kwarp && t->warps_n == 1 && (t->warps_m == 4 || t->warps_m == 8) &&
+               t->bm == 16 * t->warps_m && (t->bn == 32 || t->bn == 64 || t->bn == 128) && items + 32 <= max_work_group &&
+               pk_cl_mma_local_bytes(t) <= local_mem_bytes;
     if (t->wgmma)
         return !t->breg && !t->kwarp && t->warps_n == 1 && (t->warps_m == 4 || t->warps_m == 8) &&
                t->bm == 16 * t->warps_m && (t->bn == 32 || t->bn == 64 || t->bn == 128 || t->bn == 256) &&
@@ -276,7 +303,7 @@ int pk_cl_mma_tile_valid(const pk_cl_mma_tile *t, uint64_t local_mem_bytes, size
 static int mma_tile_fits(const pk_cl_params *prm, const pk_cl_mma_tile *t, const pk_device_info *info,
                          size_t max_work_group)
 {
-    return info->matrix_units && (!t->wgmma || prm->wgmma_units) &&
+    return info->matrix_units && (!t->wgmma || prm->wgmma_units) && (!t->tma || prm->tma_units) &&
            pk_cl_mma_tile_valid(t, info->local_mem_bytes, max_work_group);
 }
 
@@ -288,18 +315,40 @@ static int mma_tile_fits(const pk_cl_params *prm, const pk_cl_mma_tile *t, const
  * k-contiguous alone, and in its place the class's mma.sync tile takes
  * the other layout */
 static const pk_cl_mma_tile *mma_tile_for(const pk_cl_params *prm, const pk_device_info *info, pk_cl_mma_shape s,
-                                          int b_kc)
+                                          int b_kc, int tma_ok)
 {
     const pk_cl_mma_tile *t = &prm->mma[s];
+    if (t->tma && b_kc && !tma_ok) {
+        const pk_cl_mma_tile *w = prm->wgmma_units ? pk_cl_mma_wgmma_table(s) : NULL;
+        return w ? w : pk_cl_mma_table(pk_cl_vendor_of(info), s);
+    }
     return t->wgmma && !b_kc ? pk_cl_mma_table(pk_cl_vendor_of(info), s) : t;
+}
+
+/* Whether gemm_tma.cl takes p (b k-contiguous, as mma_takes found): rows
+ * of a and b 16-byte aligned and ascending (the maps' row strides;
+ * mma_takes checked their starts), extents in 31 bits, and a grid of at most 65535 m tiles
+ * and 65535 batches x pieces (its tile's split at most max_splits) */
+static int tma_takes(const pk_gemm_problem *p, const pk_cl_mma_tile *t)
+{
+    const int64_t lim = INT32_MAX;
+    const pk_view *a = &p->a, *b = &p->b;
+    if (p->m > lim || p->n > lim || p->k > lim) return 0;
+    /* (one row: gemm_tma.cl gives its map a stride of its own) */
+    const int64_t big = (int64_t)1 << 38;
+    if (p->m > 1 && (a->stride[1] % 8 || a->stride[1] <= 0 || a->stride[1] > big)) return 0;
+    if (p->n > 1 && (b->stride[2] % 8 || b->stride[2] <= 0 || b->stride[2] > big)) return 0;
+    const int64_t bm = t->bm > 0 ? t->bm : 1;
+    return (p->m + bm - 1) / bm <= 65535 && p->batch * (t->max_splits > 1 ? t->max_splits : 1) <= 65535;
 }
 
 static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,
                                       const pk_gemm_problem *p, int b_kc, pk_cl_mma_shape *shape)
 {
-    const pk_cl_mma_tile *lg = mma_tile_for(prm, info, PK_CL_MMA_LARGE, b_kc);
-    const pk_cl_mma_tile *sm = mma_tile_for(prm, info, PK_CL_MMA_SMALL, b_kc);
-    const pk_cl_mma_tile *nw = mma_tile_for(prm, info, PK_CL_MMA_NARROW, b_kc);
+#define TILE_FOR(s) mma_tile_for(prm, info, s, b_kc, tma_takes(p, &prm->mma[s]))
+    const pk_cl_mma_tile *lg = TILE_FOR(PK_CL_MMA_LARGE), *sm = TILE_FOR(PK_CL_MMA_SMALL),
+                         *nw = TILE_FOR(PK_CL_MMA_NARROW);
+#undef TILE_FOR
     /* weights in registers of their own (breg, kwarp) and wgmma's b are k-contiguous */
 #define MMA_OK(t) (mma_tile_fits(prm, t, info, max_work_group) && (b_kc || (!(t)->breg && !(t)->kwarp && !(t)->wgmma)))
     const int lg_ok = MMA_OK(lg), sm_ok = MMA_OK(sm), nw_ok = MMA_OK(nw);
@@ -491,7 +540,9 @@ void pk_cl_gemm_plan_variant(const pk_cl_gemm_plan *plan, char *name, size_t n)
     }
     if (plan->mma) {
         const pk_cl_mma_tile *t = &plan->mt;
-        if (t->wgmma)
+        if (t->tma)
+            snprintf(name, n, "tma_%dx%d_s%d%s", t->bm, t->bn, t->stages, plan->mma_splits > 1 ? "_split" : "");
+        else if (t->wgmma)
             snprintf(name, n, "wgmma_%dx%d_s%d%s", t->bm, t->bn, t->stages, plan->mma_splits > 1 ? "_split" : "");
         else if (t->kwarp)
             snprintf(name, n, "mma_%dx%d_w%dx%dx%d_s%d_kwarp%s", t->bm, t->bn, t->warps_m, t->warps_n, t->kwarp,
@@ -529,13 +580,18 @@ void pk_cl_gemm_plan_variants(const pk_cl_params *prm, const pk_device_info *inf
      * one's shape has only its split variants of its own; the names of
      * two equal tiles are one variant) */
     for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++)
-        for (int b_kc = 0; b_kc < 2; b_kc++) {
-            const pk_cl_mma_tile *t = mma_tile_for(prm, info, (pk_cl_mma_shape)s, b_kc);
-            const pk_cl_mma_tile *lg = mma_tile_for(prm, info, PK_CL_MMA_LARGE, b_kc);
+        for (int v = 0; v < 3; v++) {
+            /* b n-contiguous, b k-contiguous, and the latter where a TMA
+             * tile does not take the problem (tma_takes: rows of b that
+             * repeat, stride 0) */
+            const int b_kc = v > 0, tma_ok = v < 2;
+            if (!tma_ok && !(prm->mma[s].tma && mma_tile_fits(prm, &prm->mma[s], info, max_work_group))) continue;
+            const pk_cl_mma_tile *t = mma_tile_for(prm, info, (pk_cl_mma_shape)s, b_kc, tma_ok);
+            const pk_cl_mma_tile *lg = mma_tile_for(prm, info, PK_CL_MMA_LARGE, b_kc, tma_ok);
             if (!mma_tile_fits(prm, t, info, max_work_group) || (!b_kc && (t->breg || t->kwarp || t->wgmma)))
                 continue;
             const int same = s > 0 && !memcmp(t, lg, offsetof(pk_cl_mma_tile, max_splits)) && t->breg == lg->breg &&
-                             t->kwarp == lg->kwarp && t->wgmma == lg->wgmma &&
+                             t->kwarp == lg->kwarp && t->wgmma == lg->wgmma && t->tma == lg->tma &&
                              mma_tile_fits(prm, lg, info, max_work_group);
             for (int split = same; split < (s != PK_CL_MMA_LARGE && t->max_splits > 1 ? 2 : 1); split++) {
                 char name[96];

@@ -89,6 +89,9 @@ const pk_cl_mma_tile *pk_cl_mma_table(pk_cl_vendor cls, pk_cl_mma_shape shape);
 /* The wgmma tile of a shape, for devices that run wgmma from OpenCL
  * (pk_cl_params_wgmma); NULL where the class's mma.sync tile stays */
 const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape);
+/* The TMA tile of a shape, for devices whose TMA copies passed their
+ * probe (pk_cl_params_tma); NULL where the shape's other tile stays */
+const pk_cl_mma_tile *pk_cl_mma_tma_table(pk_cl_mma_shape shape);
 /* Whether gemm_mma.cl can be built with tile t (warps that tile it in
  * whole mma steps, at most 128 accumulators a lane, b's swizzled rows;
  * with b in registers, one warp a column of the tile)

@@ -27,6 +27,9 @@ typedef struct pk_cl_device {
     size_t scratch_size;
     cl_mem counters;      /* zeros between ops: each kernel that counts sets its counters back */
     size_t counters_size;
+    cl_mem tma_tpl;       /* the device's tensor-map templates (pk_cl_tma_templates), made on first use */
+    cl_mem tma_slots;     /* gemm_tma.cl's maps, two a work-group; grown on demand */
+    size_t tma_slots_size;
     pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
     size_t max_wg;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_uint nv_regs;      /* CL_DEVICE_REGISTERS_PER_BLOCK_NV; 0: not NVIDIA, or not said */
@@ -99,6 +102,15 @@ int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n
  * there alone), PORTKERN_OPENCL_WGMMA is not 0, and the probe passed; once
  * per device and process. */
 int pk_cl_wgmma_state(int index, char *why, size_t n);
+/* Whether device `index` runs TMA from OpenCL: wgmma runs there
+ * (pk_cl_wgmma_state), PORTKERN_OPENCL_TMA is not 0, the CUDA driver
+ * encoded the tensor-map templates (opencl_tma.c) and the probe's copies
+ * through them were exact; once per device and process. */
+int pk_cl_tma_state(int index, char *why, size_t n);
+/* Device `index`'s tensor-map templates (kernels_cl/cl_args.h
+ * PK_TMA_TEMPLATE order, PK_TMA_TEMPLATES of them), or NULL unless
+ * pk_cl_tma_state passes. */
+const unsigned char (*pk_cl_tma_templates(int index))[128];
 /* *prog (built from source) rebuilt from its PTX with the edits its
  * options ask for (opencl_ptx_rebuild.c: wgmma, a register bound), or
  * left where they ask none; a CL error code, and *why which
@@ -152,6 +164,10 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
  * work-groups of one kernel meet on (gemm_mma.cl's split-K): the kernel
  * leaves them zeros again. */
 pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
+/* gemm_tma.cl's buffers: the device's tensor-map templates (uploaded on
+ * first use; PK_ERR_UNSUPPORTED where its TMA probe did not pass) and at
+ * least slot_bytes of slots for the work-groups' own maps. */
+pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, cl_mem *tpl, cl_mem *slots, pk_msg *msg);
 
 /* "-DNAME=dtype" fragments for build options. */
 int pk_cl_options(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

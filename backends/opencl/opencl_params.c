@@ -58,7 +58,8 @@ _Static_assert(PK_CL_FAMILY_GEMM_MMA_SMALL - PK_CL_FAMILY_GEMM_MMA == PK_CL_MMA_
     {fam, "stages", OFF(mma[s].stages), 2, 8, CH(2, 3, 4, 6)},                                    \
     {fam, "group_m", OFF(mma[s].group_m), 1, 64, CH(1, 4, 8, 16)},                                \
     {fam, "regs", OFF(mma[s].regs), 0, 255, CH(0, 128, 168)},                                    \
-    {fam, "wgmma", OFF(mma[s].wgmma), 0, 1, NOT_SEARCHED}
+    {fam, "wgmma", OFF(mma[s].wgmma), 0, 1, NOT_SEARCHED},                                       \
+    {fam, "tma", OFF(mma[s].tma), 0, 1, NOT_SEARCHED}
 
 static const pk_cl_param params[] = {
     TILE(PK_CL_FAMILY_GEMM_LARGE, PK_CL_GEMM_LARGE),
@@ -190,10 +191,19 @@ void pk_cl_params_wgmma(pk_cl_params *p)
     p->wgmma_units = 1;
 }
 
+void pk_cl_params_tma(pk_cl_params *p)
+{
+    for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++) {
+        const pk_cl_mma_tile *t = pk_cl_mma_tma_table((pk_cl_mma_shape)s);
+        if (t) p->mma[s] = *t;
+    }
+    p->tma_units = 1;
+}
+
 int pk_cl_params_wgmma_fits(const pk_cl_params *p)
 {
     for (int s = 0; s < PK_CL_MMA_SHAPE_COUNT; s++)
-        if (p->mma[s].wgmma && !p->wgmma_units) return 0;
+        if ((p->mma[s].wgmma && !p->wgmma_units) || (p->mma[s].tma && !p->tma_units)) return 0;
     return 1;
 }
 
@@ -296,7 +306,8 @@ static int check_rules(const pk_cl_params *p, pk_cl_family f, char *why, size_t 
              "tile %dx%d of %dx%d warps, %d stages: bm %% (16 warps_m), bn %% (16 warps_n), bn %% 64, at most 128 "
              "accumulators a lane, 1024 work-items and %u bytes of local memory, 2 to 8 stages, group_m >= 1, a b row's "
              "chunks (bn / 8) dividing the work-items; breg: warps_m = 1; kwarp: no breg, bn %% (8 warps_n), 2 to 4 "
-             "stages; wgmma: no breg or kwarp, warps_n 1, warps_m 4 or 8, bm = 16 warps_m, bn 32, 64, 128 or 256",
+             "stages; wgmma: no breg or kwarp, warps_n 1, warps_m 4 or 8, bm = 16 warps_m, bn 32, 64, 128 or 256; tma: "
+             "wgmma, bn 32, 64 or 128",
              t->bm, t->bn, t->warps_m, t->warps_n, t->stages, PK_CL_MMA_MAX_LOCAL_BYTES);
         RULE(is_pow2(t->max_splits), "max_splits (%d) is not a power of two", t->max_splits);
         RULE(t->regs == 0 || t->regs >= 32, "regs (%d) is neither 0 nor at least 32", t->regs);

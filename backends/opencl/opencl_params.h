@@ -125,6 +125,12 @@ typedef struct pk_cl_mma_tile {
      * rows each by all bn columns (bm = 16 warps_m, warps_n = 1), b
      * k-contiguous, no breg or kwarp */
     int wgmma;
+    /* 1 (with wgmma): gemm_tma.cl, its operands copied by the tensor
+     * memory accelerator (devices whose pk_cl_params.tma_units says so):
+     * warps_m / 4 consumer warpgroups and a producer warp, bn 32, 64 or
+     * 128, a k-contiguous and a problem whose grid and extents the TMA
+     * maps take (else the shape's tile without it) */
+    int tma;
 } pk_cl_mma_tile;
 
 /* attention_prefill.cl: BM query rows a work-group, BN keys a tile, TPR
@@ -156,6 +162,9 @@ typedef struct pk_cl_params {
     /* not a parameter: the device runs wgmma from OpenCL (its probe
      * passed: pk_cl_wgmma_state), so wgmma tiles may run on it */
     int wgmma_units;
+    /* not a parameter: the device's TMA copies passed their probe
+     * (pk_cl_tma_state), so TMA tiles may run on it */
+    int tma_units;
 } pk_cl_params;
 
 /* A kernel family: what the tuner tunes as one, with the kernel source
@@ -217,7 +226,11 @@ void pk_cl_params_default(pk_cl_vendor cls, pk_cl_params *out);
 /* For a device that runs wgmma: the wgmma tiles (pk_cl_mma_wgmma_table)
  * over p's tensor-core entries of their shapes, and p->wgmma_units set */
 void pk_cl_params_wgmma(pk_cl_params *p);
-/* 0 where a tensor-core tile of p names wgmma and p's device does not run
+/* For a device whose TMA probe passed (after pk_cl_params_wgmma): the
+ * TMA tiles (pk_cl_mma_tma_table) over p's entries of their shapes, and
+ * p->tma_units set */
+void pk_cl_params_tma(pk_cl_params *p);
+/* 0 where a tensor-core tile of p names wgmma (or TMA) and p's device does not run
  * it (a tuning line or a setting made for another driver or setting of
  * PORTKERN_OPENCL_WGMMA); else 1 */
 int pk_cl_params_wgmma_fits(const pk_cl_params *p);

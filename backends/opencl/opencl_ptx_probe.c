@@ -10,12 +10,14 @@
  * the kernels built with PK_PTX = 1; a driver that refuses or miscomputes
  * keeps the portable kernels, and says why. opencl_backend.c asks it once
  * per device and keeps the answer; PORTKERN_OPENCL_PTX=0 turns the probe
- * and the PTX kernels off. */
+ * and the PTX kernels off. On Hopper the same file probes wgmma and TMA,
+ * the latter with the tensor-map templates of opencl_tma.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opencl_internal.h"
+#include "opencl_tma.h"
 
 /* bits of x, exact in bf16 / f16 (the probe's values are) */
 static uint32_t bf16_bits(float x)
@@ -74,24 +76,26 @@ static void probe_data(uint32_t in[512], float want[384])
 
 static const char *const part_name[3] = {"mma.sync bf16", "mma.sync f16", "cp.async + ldmatrix"};
 
-/* Builds kernel `kernel` of nv_ptx.cl + ptx_probe.cl with `options` (and
- * the PTX edits they ask: opencl_ptx_rebuild.c) on a context of its own,
- * runs it once over `items` work-items in work-groups of `group` on
- * in_bytes of `in`, and reads out_bytes of its output into `out`; 1 if all
+/* Builds kernel `kernel` of cl_args.h + nv_ptx.cl + ptx_probe.cl with
+ * `options` (and the PTX edits they ask: opencl_ptx_rebuild.c) on a
+ * context of its own, runs it once over `items` work-items in work-groups
+ * of `group` on in_bytes of `in` (read-write: the TMA probe writes its
+ * maps there), and reads out_bytes of its output into `out`; 1 if all
  * that went through, else 0 and why (`what` names the probe). */
 static int run_probe(cl_platform_id plat, cl_device_id dev, const char *what, const char *options,
                      const char *kernel, const void *in, size_t in_bytes, void *out, size_t out_bytes, size_t items,
                      size_t group, char *why, size_t n)
 {
-    const char *parts[2] = {pk_cl_embedded_source("nv_ptx.cl"), pk_cl_embedded_source("ptx_probe.cl")};
-    if (!parts[0] || !parts[1]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
+    const char *parts[3] = {pk_cl_embedded_source("cl_args.h"), pk_cl_embedded_source("nv_ptx.cl"),
+                            pk_cl_embedded_source("ptx_probe.cl")};
+    if (!parts[0] || !parts[1] || !parts[2]) return snprintf(why, n, "the probe's sources are not embedded"), 0;
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
     cl_context ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) return snprintf(why, n, "clCreateContext: %s", pk_cl_error_name(err)), 0;
     int ok = 0;
     cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-    cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 2, parts, NULL, &err) : NULL;
+    cl_program prog = err == CL_SUCCESS ? clCreateProgramWithSource(ctx, 3, parts, NULL, &err) : NULL;
     cl_mem bin = NULL, bout = NULL;
     cl_kernel k = NULL;
     if (err == CL_SUCCESS) {
@@ -108,7 +112,7 @@ static int run_probe(cl_platform_id plat, cl_device_id dev, const char *what, co
         }
     }
     if (err == CL_SUCCESS)
-        bin = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, (void *)in, &err);
+        bin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in_bytes, (void *)in, &err);
     if (err == CL_SUCCESS) bout = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, out_bytes, NULL, &err);
     if (err == CL_SUCCESS) k = clCreateKernel(prog, kernel, &err);
     if (err == CL_SUCCESS) err = clSetKernelArg(k, 0, sizeof bin, &bin);
@@ -190,6 +194,59 @@ int pk_cl_wgmma_probe(cl_platform_id plat, cl_device_id dev, char *why, size_t n
         }
     free(hin);
     free(want);
+    free(got);
+    return ok;
+}
+
+/* TMA's probe data (ptx_probe.cl pk_tma_probe): the templates at in[0 ..
+ * 255], zeros where the slots go (in[256 .. 511]), then the tensor of 100
+ * rows by 80 16-bit elements, each distinct and none 0 nor 0xffff */
+#define TMA_ROWS 100
+#define TMA_K 80
+#define TMA_WORDS (512 + TMA_ROWS * TMA_K / 2)
+#define TMA_OUT 30720
+static uint32_t tma_value(int row, int k) { return 0x4000u | (uint32_t)(row * TMA_K + k); }
+
+int pk_cl_tma_probe(cl_platform_id plat, cl_device_id dev, const unsigned char tpl[PK_TMA_TEMPLATES][128], char *why,
+                    size_t n)
+{
+    uint32_t *hin = calloc(TMA_WORDS, sizeof *hin), *got = malloc((TMA_OUT + 1) * sizeof *got);
+    int ok = 0;
+    if (!hin || !got) {
+        snprintf(why, n, "out of host memory");
+        goto done;
+    }
+    memcpy(hin, tpl, PK_TMA_TEMPLATES * 128);
+    for (int r = 0; r < TMA_ROWS; r++)
+        for (int k = 0; k < TMA_K; k += 2) hin[512 + (r * TMA_K + k) / 2] = tma_value(r, k) | tma_value(r, k + 1) << 16;
+    if (!run_probe(plat, dev, "TMA (sm_90a)", "-DPK_PTX=1 -DPK_WGMMA=1", "pk_tma_probe", hin, TMA_WORDS * sizeof *hin,
+                   got, (TMA_OUT + 1) * sizeof *got, 128, 128, why, n))
+        goto done;
+    if (got[TMA_OUT]) {
+        const int t = (int)got[TMA_OUT] - 1;
+        snprintf(why, n, "the TMA copy through the %s template of %d rows did not complete in 0.2 s",
+                 t / PK_TMA_HEIGHTS ? "bf16" : "f16", 32 << (t % PK_TMA_HEIGHTS));
+        goto done;
+    }
+    ok = 1;
+    for (int t = 0, at = 0; t < PK_TMA_TEMPLATES && ok; t++) {
+        const int h = 32 << (t % PK_TMA_HEIGHTS), x = t < PK_TMA_HEIGHTS ? 48 : 64, y = h <= 64 ? 64 : 0;
+        for (int r = 0; r < h && ok; r++)
+            for (int c = 0; c < PK_TMA_BOX_K && ok; c++, at++) {
+                const int row = y + r, k = x + c;
+                const uint32_t want = row < TMA_ROWS && k < TMA_K ? tma_value(row, k) : 0;
+                if (got[at] != want) {
+                    snprintf(why, n,
+                             "the TMA copy through the %s template of %d rows gave 0x%04x where 0x%04x was due "
+                             "(row %d, k %d%s)",
+                             t / PK_TMA_HEIGHTS ? "bf16" : "f16", h, (unsigned)got[at], (unsigned)want, row, k,
+                             got[at] == 0xffffu ? ": not written" : "");
+                    ok = 0;
+                }
+            }
+    }
+done:
+    free(hin);
     free(got);
     return ok;
 }

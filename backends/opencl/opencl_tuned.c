@@ -89,8 +89,9 @@ static void apply_tuned(pk_cl_params *prm, char *from, const char *text)
                 int own = 1;
                 for (const char *s = spec; *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s))
                     if (strncmp(s, fam, fl) || s[fl] != '.') own = 0;
-                /* a wgmma tile stored where wgmma ran, loaded where it does
-                 * not (PORTKERN_OPENCL_WGMMA=0): the table's stays */
+                /* a wgmma (or TMA) tile stored where it ran, loaded where it
+                 * does not (PORTKERN_OPENCL_WGMMA=0, PORTKERN_OPENCL_TMA=0): the
+                 * table's stays */
                 if (own && pk_cl_params_set(&next, spec, why, sizeof why) == 0 && pk_cl_params_wgmma_fits(&next)) {
                     *prm = next;
                     from[f] = FROM_TUNED;
@@ -114,8 +115,8 @@ static int set_over(pk_cl_device *d, const char *spec, char *why, size_t n)
     pk_cl_params next = d->prm;
     if (pk_cl_params_set(&next, spec, why, n)) return -1;
     if (!pk_cl_params_wgmma_fits(&next))
-        return snprintf(why, n, "a tensor-core tile with wgmma=1, on a device that does not run wgmma from OpenCL "
-                                "(portkern devices says why)"),
+        return snprintf(why, n, "a tensor-core tile with wgmma=1 (or tma=1), on a device that does not run wgmma "
+                                "(or TMA copies) from OpenCL (portkern devices says why)"),
                -1;
     int count;
     const pk_cl_param *ps = pk_cl_param_list(&count);
@@ -153,7 +154,10 @@ pk_status pk_cl_params_load(pk_cl_device *d, pk_msg *msg)
 {
     pk_cl_params_default(pk_cl_vendor_of(&d->info), &d->prm);
     char why[512];
-    if (d->info.matrix_units && pk_cl_wgmma_state(d->info.index, why, sizeof why)) pk_cl_params_wgmma(&d->prm);
+    if (d->info.matrix_units && pk_cl_wgmma_state(d->info.index, why, sizeof why)) {
+        pk_cl_params_wgmma(&d->prm);
+        if (pk_cl_tma_state(d->info.index, why, sizeof why)) pk_cl_params_tma(&d->prm);
+    }
     memset(d->prm_from, FROM_TABLE, sizeof d->prm_from);
     char path[1200];
     if (!pk_cl_tuned_off() && tuned_path(d, path, sizeof path)) {
@@ -284,7 +288,8 @@ static int runs_here(const pk_cl_device *d, pk_cl_family f)
  *   default FAMILY  FAMILY back to the class's table entry
  *   store FAMILY    FAMILY's current values into the tuning cache
  *   reload          the table, then the tuning cache, as a new context
- *   ptx             "on|off WHY": whether kernels use inline PTX here */
+ *   ptx             "on|off WHY": whether kernels use inline PTX here,
+ *                   then "wgmma on|off WHY" and "tma on|off WHY" */
 pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size_t n, pk_msg *msg)
 {
     pk_cl_device *d = dev;
@@ -322,6 +327,8 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
         OUT("%s %s\n", on ? "on" : "off", why);
         const int wg = on && pk_cl_wgmma_state(d->info.index, why, sizeof why);
         OUT("wgmma %s %s\n", wg ? "on" : "off", on ? why : "without inline PTX");
+        const int tma = wg && pk_cl_tma_state(d->info.index, why, sizeof why);
+        OUT("tma %s %s\n", tma ? "on" : "off", wg ? why : "without wgmma");
     } else if (!strcmp(verb, "get") || !strcmp(verb, "default") || !strcmp(verb, "store")) {
         int f = family_arg(arg, msg);
         if (f < 0) return PK_ERR_INVALID_ARGUMENT;
@@ -329,6 +336,7 @@ pk_status pk_cl_params_request(void *dev, const char *request, char *reply, size
             pk_cl_params def;
             pk_cl_params_default(pk_cl_vendor_of(&d->info), &def);
             if (d->prm.wgmma_units) pk_cl_params_wgmma(&def);
+            if (d->prm.tma_units) pk_cl_params_tma(&def);
             int count;
             const pk_cl_param *ps = pk_cl_param_list(&count);
             for (int i = 0; i < count; i++)
