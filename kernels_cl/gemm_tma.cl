@@ -7,10 +7,11 @@
  *
  * Why a kernel of its own: gemm_mma.cl's wgmma form copies its operands
  * with cp.async from every work-item and paces its ring with barriers of
- * the whole work-group; at M = 64..512 by 4096^2 that, not the products,
- * bound it. Here one work-item issues a stage's two copies and nobody
- * else touches the data until it has landed, so a work-group of 48 KiB
- * keeps its whole ring in flight (bench/RESULTS.md, 2026-12-07 10:18).
+ * the whole work-group; where few tiles stream the weights (M of a few
+ * hundred) that, not the products, bound it. Here one work-item issues a
+ * stage's two copies and nobody else touches the data until it has
+ * landed, so a work-group of 48 KiB keeps its whole ring in flight
+ * (bench/RESULTS.md, 2026-12-07 10:16).
  *
  * A work-group: BM / 64 consumer warpgroups, each 64 rows by BN columns
  * (wgmma m64nBNk16, both operands from local memory in the 64-byte

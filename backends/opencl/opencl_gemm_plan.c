@@ -214,12 +214,12 @@ const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape)
  * warpgroup, 5 steps of 32 k in flight (40 KiB), k split in two while
  * the pieces number at most twice the compute units. Its copies are one
  * work-item's, so a work-group keeps its whole ring in flight where
- * gemm_mma.cl's cp.async ring was paced by barriers: on an H100, M = 128
- * by 4096^2 25.2 us against the small tile's 36.1 (2 pieces), M = 256
- * 36.9 against 47, M = 512 70.4 against 85 (bench/RESULTS.md, 2026-12-07
- * 10:18). The large shape keeps its wgmma tile (no TMA tile of that size
- * measured yet), the narrow one its kwarp tile (M = 64: the TMA tile's
- * 20.8 us matched its 20.6). */
+ * gemm_mma.cl's cp.async ring was paced by barriers; it ran ahead of the
+ * small mma.sync tile at M = 128, 256 and 512 by 4096^2 on an H100, and
+ * ahead of 128-row TMA tiles at M = 128 (bench/RESULTS.md, 2026-12-07
+ * 10:16 and 11:08). The large shape keeps its wgmma tile (the driver
+ * refused the 288 work-items of a 128-row TMA tile), the narrow one its
+ * kwarp tile (which the TMA tile only matched at M = 64). */
 static const pk_cl_mma_tile mma_tma_small = {64, 64, 4, 1, 5, 1, 0, 2, 0, 0, 2, 1, 1};
 
 const pk_cl_mma_tile *pk_cl_mma_tma_table(pk_cl_mma_shape shape)
