@@ -489,13 +489,31 @@ static void test_mma_shapes(void)
  * large wgmma tile for 16-bit problems with k-contiguous b, mma.sync's
  * tiles for the other shapes and for b as [K, N], and no wgmma tile where
  * the device lacks wgmma. */
-static void test_wgmma_picks(void)
+/* tile `base` changed by `change` (on t) is invalid in 48 KiB and
+ * work-groups of wg */
+#define INVALID_IF(base, change, wg, what)                                                                 \
+    do {                                                                                                   \
+        pk_cl_mma_tile t = *(base);                                                                        \
+        change;                                                                                            \
+        CHECK(!pk_cl_mma_tile_valid(&t, 49152, wg), what);                                                 \
+    } while (0)
+
+/* The H200 through NVIDIA's OpenCL, and its parameters: the class's
+ * table, the wgmma tiles over it, and with tma the TMA tiles over those */
+static pk_device_info h200_params(int tma, pk_cl_params *prm)
 {
     pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
     nv.matrix_units = 1;
+    pk_cl_params_default(pk_cl_vendor_of(&nv), prm);
+    pk_cl_params_wgmma(prm);
+    if (tma) pk_cl_params_tma(prm);
+    return nv;
+}
+
+static void test_wgmma_picks(void)
+{
     pk_cl_params prm;
-    pk_cl_params_default(pk_cl_vendor_of(&nv), &prm);
-    pk_cl_params_wgmma(&prm);
+    const pk_device_info nv = h200_params(0, &prm);
     const pk_cl_mma_tile *lg = pk_cl_mma_wgmma_table(PK_CL_MMA_LARGE);
     CHECK(lg && lg->wgmma && pk_cl_mma_tile_valid(lg, 49152, 1024), "the large wgmma tile is invalid");
     CHECK(!pk_cl_mma_wgmma_table(PK_CL_MMA_SMALL) && !pk_cl_mma_wgmma_table(PK_CL_MMA_NARROW),
@@ -533,18 +551,10 @@ static void test_wgmma_picks(void)
               plan.mma_shape == PK_CL_MMA_SMALL,
           "wgmma tile without wgmma");
     /* the rules: one or two warpgroups, an instruction's n, 48 KiB */
-    pk_cl_mma_tile t = *lg;
-    t.bn = 96;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "bn 96");
-    t = *lg;
-    t.warps_m = 2, t.bm = 32;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "half a warpgroup");
-    t = *lg;
-    t.stages = 4;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "64 KiB of stages");
-    t = *lg;
-    t.breg = 1;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "wgmma with breg");
+    INVALID_IF(lg, t.bn = 96, 1024, "bn 96");
+    INVALID_IF(lg, (t.warps_m = 2, t.bm = 32), 1024, "half a warpgroup");
+    INVALID_IF(lg, t.stages = 4, 1024, "64 KiB of stages");
+    INVALID_IF(lg, t.breg = 1, 1024, "wgmma with breg");
 }
 
 /* On a device whose TMA copies passed their probe (over wgmma): the small
@@ -554,12 +564,8 @@ static void test_wgmma_picks(void)
  * device lacks the copies. */
 static void test_tma_picks(void)
 {
-    pk_device_info nv = device("NVIDIA Corporation", "NVIDIA H200", 0, 49152, 132);
-    nv.matrix_units = 1;
     pk_cl_params prm;
-    pk_cl_params_default(pk_cl_vendor_of(&nv), &prm);
-    pk_cl_params_wgmma(&prm);
-    pk_cl_params_tma(&prm);
+    const pk_device_info nv = h200_params(1, &prm);
     const pk_cl_mma_tile *sm = pk_cl_mma_tma_table(PK_CL_MMA_SMALL);
     CHECK(sm && sm->tma && sm->wgmma && pk_cl_mma_tile_valid(sm, 49152, 1024), "the small TMA tile is invalid");
     CHECK(!pk_cl_mma_tma_table(PK_CL_MMA_LARGE) && !pk_cl_mma_tma_table(PK_CL_MMA_NARROW),
@@ -600,17 +606,10 @@ static void test_tma_picks(void)
           "TMA tile without TMA");
     CHECK(!pk_cl_params_wgmma_fits(&prm), "a TMA tile fits a device without TMA");
     /* the rules: wgmma's, bn at most 128, a producer warp's work-items */
-    pk_cl_mma_tile t = *sm;
-    t.bn = 256;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "bn 256");
-    t = *sm;
-    t.wgmma = 0;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "TMA without wgmma");
-    t = *sm;
-    t.stages = 6;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 1024), "48 KiB of stages and more");
-    t = *sm;
-    CHECK(!pk_cl_mma_tile_valid(&t, 49152, 128), "a work-group of 160 items where 128 fit");
+    INVALID_IF(sm, t.bn = 256, 1024, "bn 256");
+    INVALID_IF(sm, t.wgmma = 0, 1024, "TMA without wgmma");
+    INVALID_IF(sm, t.stages = 6, 1024, "48 KiB of stages and more");
+    INVALID_IF(sm, (void)0, 128, "a work-group of 160 items where 128 fit");
 }
 
 int main(void)

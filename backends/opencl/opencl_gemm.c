@@ -141,6 +141,20 @@ static pk_status gemm_skinny(pk_cl_device *d, const pk_gemm_problem *p, const pk
     return pk_cl_run(d, merge, g.list, GEMM_ARGS, 3, mglobal, mlocal, msg);
 }
 
+/* A split tensor-core launch's buffers (splits > 1): the pieces' sums in
+ * scratch (rows of PK_GEMM_PART_PN(n) floats) and a counter a tile; both
+ * NULL when unsplit. */
+static pk_status split_buffers(pk_cl_device *d, const pk_gemm_problem *p, int splits, int64_t m_tiles,
+                               int64_t n_tiles, cl_mem *part, cl_mem *counters, pk_msg *msg)
+{
+    *part = *counters = NULL;
+    if (splits <= 1) return PK_SUCCESS;
+    pk_status s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * PK_GEMM_PART_PN(p->n)),
+                                part, msg);
+    if (s == PK_SUCCESS) s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), counters, msg);
+    return s;
+}
+
 /* gemm_tma.cl (TMA tiles): gemm_mma's arguments, then the device's map
  * templates and a slot of two maps for each work-group, then the split's
  * counters. Grid (n tiles, m tiles, batch x pieces): the plan keeps the
@@ -159,14 +173,9 @@ static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     pk_status s = pk_cl_kernel(d, "gemm_tma.cl", options, "gemm_tma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
     const int64_t m_tiles = (p->m + t->bm - 1) / t->bm, groups = n_tiles * m_tiles * p->batch * splits;
-    cl_mem part = NULL, counters = NULL, tpl = NULL, slots = NULL;
+    cl_mem part, counters, tpl = NULL, slots = NULL;
     s = pk_cl_tma_buffers(d, (size_t)groups * 2u * PK_TMA_MAP_LONGS * sizeof(cl_ulong), &tpl, &slots, msg);
-    if (s == PK_SUCCESS && splits > 1) {
-        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * PK_GEMM_PART_PN(p->n)),
-                          &part, msg);
-        if (s == PK_SUCCESS)
-            s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
-    }
+    if (s == PK_SUCCESS) s = split_buffers(d, p, splits, m_tiles, n_tiles, &part, &counters, msg);
     if (s != PK_SUCCESS) return s;
     gemm_args g;
     gemm_args_fill(&g, p, 0, 1, part, counters);
@@ -212,14 +221,9 @@ static pk_status gemm_mma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
                      t->kwarp ? "gemm_mma_kwarp" : "gemm_mma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
     const int64_t m_tiles = (p->m + t->bm - 1) / t->bm;
-    cl_mem part = NULL, counters = NULL;
-    if (splits > 1) {
-        s = pk_cl_scratch(d, sizeof(float) * (size_t)splits * (size_t)(p->batch * p->m * PK_GEMM_PART_PN(p->n)),
-                          &part, msg);
-        if (s == PK_SUCCESS)
-            s = pk_cl_counters(d, sizeof(cl_uint) * (size_t)(p->batch * m_tiles * n_tiles), &counters, msg);
-        if (s != PK_SUCCESS) return s;
-    }
+    cl_mem part, counters;
+    s = split_buffers(d, p, splits, m_tiles, n_tiles, &part, &counters, msg);
+    if (s != PK_SUCCESS) return s;
     gemm_args g;
     gemm_args_fill(&g, p, 0, 1, part, counters);
     const size_t wg = (size_t)32 * (size_t)(t->warps_m * t->warps_n * (t->kwarp ? t->kwarp : 1));
