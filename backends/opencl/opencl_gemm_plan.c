@@ -313,7 +313,9 @@ static int mma_tile_fits(const pk_cl_params *prm, const pk_cl_mma_tile *t, const
  * when none fits. */
 /* prm's tile of shape s for b k-contiguous or not: wgmma takes b
  * k-contiguous alone, and in its place the class's mma.sync tile takes
- * the other layout */
+ * the other layout; a TMA tile takes only problems whose maps it can set
+ * up (tma_ok: tma_takes), and in its place the shape's wgmma tile, or the
+ * class's, takes the others */
 static const pk_cl_mma_tile *mma_tile_for(const pk_cl_params *prm, const pk_device_info *info, pk_cl_mma_shape s,
                                           int b_kc, int tma_ok)
 {
@@ -327,8 +329,9 @@ static const pk_cl_mma_tile *mma_tile_for(const pk_cl_params *prm, const pk_devi
 
 /* Whether gemm_tma.cl takes p (b k-contiguous, as mma_takes found): rows
  * of a and b 16-byte aligned and ascending (the maps' row strides;
- * mma_takes checked their starts), extents in 31 bits, and a grid of at most 65535 m tiles
- * and 65535 batches x pieces (its tile's split at most max_splits) */
+ * mma_takes checked their starts), extents in 31 bits, and a grid of at
+ * most 65535 m tiles and 65535 batches x pieces (its tile's split at most
+ * max_splits) */
 static int tma_takes(const pk_gemm_problem *p, const pk_cl_mma_tile *t)
 {
     const int64_t lim = INT32_MAX;
