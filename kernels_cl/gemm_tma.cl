@@ -95,7 +95,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
                 pk_tma_load2d(bs + s * B_STAGE, bmap, (s0 + i) * BK, (int)(nt * BN), &full[s]);
             }
         /* the warp whole again before any barrier of the work-group */
-        asm volatile("bar.warp.sync -1;" ::: "memory");
+        pk_warp_sync();
     } else {
         /* a consumer warpgroup: its 64 rows of every a stage */
         const uint a0 = pk_shared_addr(as) + (uint)(warp / 4) * 64u * BK * 2u, b0 = pk_shared_addr(bs);
@@ -108,7 +108,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
             pk_wgmma_of(BN, DT_A)(acc, pk_wg_desc64(ao + 32u), pk_wg_desc64(bo + 32u));
             pk_wg_commit();
             pk_wg_wait_of(BN, DT_A)(acc);
-            asm volatile("bar.warp.sync -1;" ::: "memory");
+            pk_warp_sync();
             if (lane == 0) pk_mbar_arrive(&empty[s]);
         }
     }

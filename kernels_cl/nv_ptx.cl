@@ -338,17 +338,23 @@ inline void pk_mbar_arrive(__local ulong *b)
 {
     asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(pk_shared_addr(b)) : "memory");
 }
+/* whether b's phase of parity `parity` has completed (one bounded try) */
+inline int pk_mbar_test(__local ulong *b, uint parity)
+{
+    uint done;
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(pk_shared_addr(b)), "r"(parity)
+                 : "memory");
+    return (int)done;
+}
 /* waits until b's phase of parity `parity` has completed */
 inline void pk_mbar_wait(__local ulong *b, uint parity)
 {
-    uint done = 0;
-    do
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(pk_shared_addr(b)), "r"(parity)
-                     : "memory");
-    while (!done);
+    while (!pk_mbar_test(b, parity));
 }
+/* the lanes of the warp together again (after a branch some took) */
+inline void pk_warp_sync(void) { asm volatile("bar.warp.sync -1;" ::: "memory"); }
 /* the box at (x inner, y outer) of the tensor of map `map` into dst,
  * counted on b; elements outside the tensor's extents arrive as zeros */
 inline void pk_tma_load2d(__local void *dst, __global const ulong *map, int x, int y, __local ulong *b)
@@ -369,7 +375,7 @@ inline void pk_tma_map_set(__global ulong *slot, __global const ulong *tpl, __lo
 {
     const int lane = (int)(get_local_id(0) % 32);
     if (lane < PK_TMA_MAP_LONGS) sm[lane] = tpl[lane];
-    asm volatile("bar.warp.sync -1;" ::: "memory");
+    pk_warp_sync();
     if (lane == 0) {
         const uint s = pk_shared_addr(sm);
         asm volatile(PK_WG("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;")::"r"(s), "l"(addr)
@@ -382,7 +388,7 @@ inline void pk_tma_map_set(__global ulong *slot, __global const ulong *tpl, __lo
                      "l"(stride)
                      : "memory");
     }
-    asm volatile("bar.warp.sync -1;" ::: "memory");
+    pk_warp_sync();
     asm volatile(PK_WG("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], "
                        "[%1], 128;")::"l"(slot),
                  "r"(pk_shared_addr(sm))

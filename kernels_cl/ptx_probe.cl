@@ -96,12 +96,7 @@ inline int pk_tma_probe_wait(__local ulong *b, uint parity)
     ulong t0, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     for (;;) {
-        uint done;
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(pk_shared_addr(b)), "r"(parity)
-                     : "memory");
-        if (done) return 1;
+        if (pk_mbar_test(b, parity)) return 1;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         if (now - t0 > 200000000ul) return 0;
     }

@@ -453,9 +453,9 @@ pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg
 pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, cl_mem *tpl, cl_mem *slots, pk_msg *msg)
 {
     if (!d->tma_tpl) {
-        char why[512];
+        /* (NULL unless the device's TMA probe passed) */
         const unsigned char(*t)[128] = pk_cl_tma_templates(d->info.index);
-        if (!t || !pk_cl_tma_state(d->info.index, why, sizeof why))
+        if (!t)
             return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: a TMA tile on a device without TMA copies");
         if (pk_fault_alloc(d)) return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer (tma, injected)", msg);
         cl_int err;
