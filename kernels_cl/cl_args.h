@@ -126,7 +126,7 @@
  * type and box height, PK_TMA_MAP_LONGS longs each. The host has the CUDA
  * driver encode them once per device (backends/opencl/opencl_tma.c) with
  * a placeholder address and extents; a work-group copies one and puts its
- * operand's address, extents and row stride in (pk_tma_map_set). */
+ * operand's address, extents and row stride in (pk_tma_maps_set). */
 #define PK_TMA_BOX_K 32
 #define PK_TMA_MAP_LONGS 16
 #define PK_TMA_HEIGHTS 4

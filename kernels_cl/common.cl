@@ -22,15 +22,23 @@ inline float pk_load_2(__global const ushort *p, long i) { return as_float((uint
 
 inline void pk_store_0(__global float *p, long i, float v) { p[i] = v; }
 inline void pk_store_1(__global half *p, long i, float v) { vstore_half_rte(v, i, p); }
-inline void pk_store_2(__global ushort *p, long i, float v)
+/* f32 to bf16, rounded to nearest even; a NaN stays a (quiet) NaN */
+inline ushort pk_bf16_bits(float v)
 {
     uint u = as_uint(v);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-        p[i] = (ushort)((u >> 16) | 0x40u); /* keep NaN a (quiet) NaN */
-        return;
-    }
-    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
-    p[i] = (ushort)(u >> 16);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+inline void pk_store_2(__global ushort *p, long i, float v) { p[i] = pk_bf16_bits(v); }
+
+/* Two adjacent elements i and i + 1 (i even) in one store */
+#define PK_STORE2(dt, p, i, v0, v1) PK_CAT(pk_store2_, dt)((p), (i), (v0), (v1))
+inline void pk_store2_0(__global float *p, long i, float v0, float v1) { *(__global float2 *)(p + i) = (float2)(v0, v1); }
+inline void pk_store2_1(__global half *p, long i, float v0, float v1) { vstore_half2_rte((float2)(v0, v1), i / 2, p); }
+inline void pk_store2_2(__global ushort *p, long i, float v0, float v1)
+{
+    *(__global uint *)(p + i) = (uint)pk_bf16_bits(v0) | ((uint)pk_bf16_bits(v1) << 16);
 }
 
 /* Activations: 0 none, 1 relu, 2 gelu (erf), 3 gelu tanh, 4 silu
@@ -56,14 +64,38 @@ inline float pk_act(int act, float x)
  * bias, res with their offsets and strides, alpha, beta; build defines
  * DT_D ACT HAS_C HAS_BIAS HAS_RES). c is read before d is written by the
  * same work-item, so c may be d. */
-#define PK_GEMM_FINISH(sum)                                                                                \
+#define PK_GEMM_VALUE_AT(x, sum, gm_, gn_)                                                               \
     do {                                                                                                   \
-        float x_ = alpha * (sum);                                                                          \
-        if (HAS_C) x_ += beta * PK_LOAD(DT_D, c, c_off + z * c_sb + gm * c_sm + gn * c_sn);                \
-        if (HAS_BIAS) x_ += PK_LOAD(DT_D, bias, bias_off + gn * bias_sn);                                  \
-        x_ = pk_act(ACT, x_);                                                                              \
-        if (HAS_RES) x_ += PK_LOAD(DT_D, res, res_off + z * res_sb + gm * res_sm + gn * res_sn);           \
-        PK_STORE(DT_D, d, d_off + z * d_sb + gm * d_sm + gn * d_sn, x_);                                   \
+        x = alpha * (sum);                                                                                 \
+        if (HAS_C) x += beta * PK_LOAD(DT_D, c, c_off + z * c_sb + (gm_) * c_sm + (gn_) * c_sn);           \
+        if (HAS_BIAS) x += PK_LOAD(DT_D, bias, bias_off + (gn_) * bias_sn);                                \
+        x = pk_act(ACT, x);                                                                                \
+        if (HAS_RES) x += PK_LOAD(DT_D, res, res_off + z * res_sb + (gm_) * res_sm + (gn_) * res_sn);      \
+    } while (0)
+#define PK_GEMM_FINISH_AT(sum, gm_, gn_)                                                                   \
+    do {                                                                                                   \
+        float x_;                                                                                          \
+        PK_GEMM_VALUE_AT(x_, sum, gm_, gn_);                                                               \
+        PK_STORE(DT_D, d, d_off + z * d_sb + (gm_) * d_sm + (gn_) * d_sn, x_);                             \
+    } while (0)
+#define PK_GEMM_FINISH(sum) PK_GEMM_FINISH_AT(sum, gm, gn)
+/* Outputs (gm_, gn_) and (gm_, gn_ + 1) of a row inside d, as
+ * PK_GEMM_FINISH makes each, stored together where d's columns are
+ * contiguous and the pair is aligned (the accumulator layouts of mma.sync
+ * and wgmma hold such pairs; element stores cost the TMA tile about a
+ * microsecond at M = 128: bench/RESULTS.md, 2026-12-07 14:56) */
+#define PK_GEMM_FINISH_PAIR(s0, s1, gm_, gn_)                                                              \
+    do {                                                                                                   \
+        const long i_ = d_off + z * d_sb + (gm_) * d_sm + (gn_) * d_sn;                                    \
+        if ((gn_) + 1 < n && d_sn == 1 && (i_ & 1) == 0) {                                                 \
+            float x0_, x1_;                                                                                \
+            PK_GEMM_VALUE_AT(x0_, s0, gm_, gn_);                                                           \
+            PK_GEMM_VALUE_AT(x1_, s1, gm_, (gn_) + 1);                                                     \
+            PK_STORE2(DT_D, d, i_, x0_, x1_);                                                              \
+        } else {                                                                                           \
+            if ((gn_) < n) PK_GEMM_FINISH_AT(s0, gm_, gn_);                                                \
+            if ((gn_) + 1 < n) PK_GEMM_FINISH_AT(s1, gm_, (gn_) + 1);                                      \
+        }                                                                                                  \
     } while (0)
 
 /* Attention: the larger of two row maxima of split or warp partials, NaN

@@ -20,10 +20,13 @@
  * a ring of STAGES, counted in bytes on the stage's `full` mbarrier; each
  * consumer warp releases a stage on its `empty` mbarrier once the
  * products that read it are done. Rows and k past the ends arrive as
- * zeros. The grid: (n tiles, m tiles, batch x SPLITS); k may be split
+ * zeros. The grid: (n tiles x SPLITS, m tiles, batch); k may be split
  * into SPLITS pieces over work-groups, each piece's sums kept in part,
  * and the piece that counts itself last on its tile's counter adds them
- * in piece order (deterministic) and finishes the tile.
+ * in piece order (deterministic) and finishes the tile. A tile's pieces
+ * are neighbours in the launch order, so that they start, and the tile
+ * ends, together (a grid of pieces slowest cost about a microsecond at M
+ * = 128: bench/RESULTS.md, 2026-12-07 14:56).
  *
  * Build defines: BM (64, 128) BN (32, 64, 128) STAGES SPLITS, DT_A (1
  * f16, 2 bf16), DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl.
@@ -56,9 +59,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
     __local ulong full[STAGES], empty[STAGES];
     __local ulong sm[2 * PK_TMA_MAP_LONGS] __attribute__((aligned(128)));
     const int tid = (int)get_local_id(0), warp = tid / 32, lane = tid % 32;
-    const long nt = get_group_id(0), mt = get_group_id(1), zs = get_group_id(2);
-    const long z = zs / SPLITS, sp = zs % SPLITS;
-    const long n_tiles = get_num_groups(0), m_tiles = get_num_groups(1);
+    const long nt = get_group_id(0) / SPLITS, sp = get_group_id(0) % SPLITS, mt = get_group_id(1), z = get_group_id(2);
+    const long n_tiles = get_num_groups(0) / SPLITS, m_tiles = get_num_groups(1);
     const int steps = (int)((k + BK - 1) / BK), per = (steps + SPLITS - 1) / SPLITS, s0 = (int)sp * per;
     const int mine = max(0, min(steps, s0 + per) - s0);
 
@@ -75,17 +77,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
     for (int j = 0; j < BN / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
     if (warp == 4 * CW) {
         /* the producer: this work-group's maps, then the ring */
-        __global ulong *amap = slots + 2 * PK_TMA_MAP_LONGS * ((zs * m_tiles + mt) * n_tiles + nt);
+        __global ulong *amap = slots + 2 * PK_TMA_MAP_LONGS * (((z * m_tiles + mt) * n_tiles + nt) * SPLITS + sp);
         __global ulong *bmap = amap + PK_TMA_MAP_LONGS;
         /* (a single row's stride is never used, but a map's must be a
          * multiple of 16 bytes) */
         const ulong row_bytes = ((ulong)k * 2u + 15u) / 16u * 16u;
-        pk_tma_map_set(amap, tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BM), sm,
-                       (ulong)((__global const e_t *)a_ + a_off + z * a_sb), (uint)k, (uint)m,
-                       m > 1 ? (ulong)a_sm * 2u : row_bytes);
-        pk_tma_map_set(bmap, tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BN), sm + PK_TMA_MAP_LONGS,
-                       (ulong)((__global const e_t *)b_ + b_off + z * b_sb), (uint)k, (uint)n,
-                       n > 1 ? (ulong)b_sn * 2u : row_bytes);
+        const pk_tma_tensor at = {(ulong)((__global const e_t *)a_ + a_off + z * a_sb), m > 1 ? (ulong)a_sm * 2u : row_bytes,
+                                  (uint)k, (uint)m};
+        const pk_tma_tensor bt = {(ulong)((__global const e_t *)b_ + b_off + z * b_sb), n > 1 ? (ulong)b_sn * 2u : row_bytes,
+                                  (uint)k, (uint)n};
+        pk_tma_maps_set(amap, 1, tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BM), at,
+                        tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BN), bt, sm);
         if (lane == 0)
             for (int i = 0; i < mine; i++) {
                 const int s = i % STAGES;
@@ -163,8 +165,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
 #endif
     if (!consumer) return;
     for (int j = 0; j < BN / 8; j++)
-        for (int e = 0; e < 4; e++) {
-            const long gm = r0 + 8 * (e / 2), gn = c0 + 8 * j + (e & 1);
-            if (gm < m && gn < n) PK_GEMM_FINISH(acc[j][e]);
+        for (int h = 0; h < 2; h++) {
+            const long gm = r0 + 8 * h;
+            if (gm < m) PK_GEMM_FINISH_PAIR(acc[j][2 * h], acc[j][2 * h + 1], gm, c0 + 8 * j);
         }
 }

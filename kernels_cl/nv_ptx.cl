@@ -365,35 +365,51 @@ inline void pk_tma_load2d(__local void *dst, __global const ulong *map, int x, i
         "l"(map), "r"(x), "r"(y), "r"(pk_shared_addr(b))
         : "memory");
 }
-/* One warp, every lane: slot (128 bytes of global memory, 128-byte
- * aligned, this work-group's alone) becomes template tpl with its tensor
- * at addr (16-byte aligned), `inner` x `outer` elements, rows `stride`
- * bytes apart (a multiple of 16), staged through sm (16 longs of local
- * memory, 128-byte aligned); the copies that name slot may follow. */
-inline void pk_tma_map_set(__global ulong *slot, __global const ulong *tpl, __local ulong *sm, ulong addr, uint inner,
-                           uint outer, ulong stride)
+/* A map's tensor: its address (16-byte aligned), `inner` x `outer`
+ * elements, rows `stride` bytes apart (a multiple of 16) */
+typedef struct pk_tma_tensor {
+    ulong addr, stride;
+    uint inner, outer;
+} pk_tma_tensor;
+/* One warp, every lane: the map at slot, and with `two` the one at slot +
+ * PK_TMA_MAP_LONGS (128 bytes each of global memory, 128-byte aligned,
+ * this work-group's alone), become templates tpl0 (tpl1) with tensors t0
+ * (t1), staged through sm (PK_TMA_MAP_LONGS longs a map of local memory,
+ * 128-byte aligned); half a warp a map, so that a work-group's two
+ * templates are read at once (each read waits on global memory). The
+ * copies that name them may follow. */
+inline void pk_tma_maps_set(__global ulong *slot, int two, __global const ulong *tpl0, pk_tma_tensor t0,
+                            __global const ulong *tpl1, pk_tma_tensor t1, __local ulong *sm)
 {
-    const int lane = (int)(get_local_id(0) % 32);
-    if (lane < PK_TMA_MAP_LONGS) sm[lane] = tpl[lane];
+    const int lane = (int)(get_local_id(0) % 32), h = lane / PK_TMA_MAP_LONGS, i = lane % PK_TMA_MAP_LONGS;
+    const int mine = h == 0 || (h == 1 && two);
+    if (mine) sm[lane] = (h ? tpl1 : tpl0)[i];
     pk_warp_sync();
-    if (lane == 0) {
-        const uint s = pk_shared_addr(sm);
-        asm volatile(PK_WG("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;")::"r"(s), "l"(addr)
+    if (mine && i == 0) {
+        const uint s = pk_shared_addr(sm + lane);
+        const pk_tma_tensor t = h ? t1 : t0;
+        asm volatile(PK_WG("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;")::"r"(s),
+                     "l"(t.addr)
                      : "memory");
-        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;")::"r"(s), "r"(inner)
+        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;")::"r"(s),
+                     "r"(t.inner)
                      : "memory");
-        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;")::"r"(s), "r"(outer)
+        asm volatile(PK_WG("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;")::"r"(s),
+                     "r"(t.outer)
                      : "memory");
         asm volatile(PK_WG("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;")::"r"(s),
-                     "l"(stride)
+                     "l"(t.stride)
                      : "memory");
     }
     pk_warp_sync();
-    asm volatile(PK_WG("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], "
-                       "[%1], 128;")::"l"(slot),
-                 "r"(pk_shared_addr(sm))
-                 : "memory");
-    asm volatile(PK_WG("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;")::"l"(slot) : "memory");
+    for (int m = 0; m <= (two != 0); m++)
+        asm volatile(PK_WG("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+                           "[%0], [%1], 128;")::"l"(slot + m * PK_TMA_MAP_LONGS),
+                     "r"(pk_shared_addr(sm + m * PK_TMA_MAP_LONGS))
+                     : "memory");
+    for (int m = 0; m <= (two != 0); m++)
+        asm volatile(PK_WG("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;")::"l"(slot + m * PK_TMA_MAP_LONGS)
+                     : "memory");
 }
 #endif
 

@@ -593,6 +593,18 @@ static void test_tma_picks(void)
     p = linear(PK_BF16, 1, 64, 4096, 4096);
     CHECK(pk_cl_gemm_plan_problem(&prm, &nv, 1024, &p, &plan) == 0 && plan.mt.kwarp && !plan.mt.tma,
           "m 64: not the kwarp tile");
+    /* the grid: a tile's pieces beside its n tiles in dim 0, batches alone
+     * in dim 2 (up to 65535); many batches take the large shape, here a
+     * TMA tile set by hand */
+    {
+        pk_cl_params big = prm;
+        big.mma[PK_CL_MMA_LARGE] = *sm;
+        p = linear(PK_BF16, 40000, 128, 64, 64);
+        CHECK(pk_cl_gemm_plan_problem(&big, &nv, 1024, &p, &plan) == 0 && plan.mt.tma, "40000 batches: not TMA");
+        p = linear(PK_BF16, 65536, 128, 64, 64);
+        CHECK(pk_cl_gemm_plan_problem(&big, &nv, 1024, &p, &plan) == 0 && plan.mma && !plan.mt.tma,
+              "65536 batches: the TMA tile");
+    }
     /* b as [K, N]: the class's small mma.sync tile */
     p = linear(PK_BF16, 1, 128, 4096, 4096);
     p.b.stride[1] = 4096, p.b.stride[2] = 1;

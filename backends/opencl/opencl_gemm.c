@@ -157,7 +157,7 @@ static pk_status split_buffers(pk_cl_device *d, const pk_gemm_problem *p, int sp
 
 /* gemm_tma.cl (TMA tiles): gemm_mma's arguments, then the device's map
  * templates and a slot of two maps for each work-group, then the split's
- * counters. Grid (n tiles, m tiles, batch x pieces): the plan keeps the
+ * counters. Grid (n tiles x pieces, m tiles, batch): the plan keeps the
  * last two under 65535 (tma_takes). */
 static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, int64_t n_tiles,
                           pk_msg *msg)
@@ -185,7 +185,7 @@ static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     list[GEMM_ARGS + 1] = PK_CL_ARG(slots);
     list[GEMM_ARGS + 2] = PK_CL_ARG(g.counters);
     const size_t wg = (size_t)32 * (size_t)(t->warps_m + 1);
-    size_t global[3] = {(size_t)n_tiles * wg, (size_t)m_tiles, (size_t)(p->batch * splits)};
+    size_t global[3] = {(size_t)(n_tiles * splits) * wg, (size_t)m_tiles, (size_t)p->batch};
     size_t local[3] = {wg, 1, 1};
     return pk_cl_run(d, kernel, list, GEMM_ARGS + 2 + (splits > 1), 3, global, local, msg);
 }

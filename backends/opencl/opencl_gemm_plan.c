@@ -330,8 +330,8 @@ static const pk_cl_mma_tile *mma_tile_for(const pk_cl_params *prm, const pk_devi
 /* Whether gemm_tma.cl takes p (b k-contiguous, as mma_takes found): rows
  * of a and b 16-byte aligned and ascending (the maps' row strides;
  * mma_takes checked their starts), extents in 31 bits, and a grid of at
- * most 65535 m tiles and 65535 batches x pieces (its tile's split at most
- * max_splits) */
+ * most 2^31 - 1 n tiles x pieces (its tile's split at most max_splits),
+ * 65535 m tiles and 65535 batches */
 static int tma_takes(const pk_gemm_problem *p, const pk_cl_mma_tile *t)
 {
     const int64_t lim = INT32_MAX;
@@ -341,8 +341,8 @@ static int tma_takes(const pk_gemm_problem *p, const pk_cl_mma_tile *t)
     const int64_t big = (int64_t)1 << 38;
     if (p->m > 1 && (a->stride[1] % 8 || a->stride[1] <= 0 || a->stride[1] > big)) return 0;
     if (p->n > 1 && (b->stride[2] % 8 || b->stride[2] <= 0 || b->stride[2] > big)) return 0;
-    const int64_t bm = t->bm > 0 ? t->bm : 1;
-    return (p->m + bm - 1) / bm <= 65535 && p->batch * (t->max_splits > 1 ? t->max_splits : 1) <= 65535;
+    const int64_t bm = t->bm > 0 ? t->bm : 1, bn = t->bn > 0 ? t->bn : 1, pieces = t->max_splits > 1 ? t->max_splits : 1;
+    return (p->n + bn - 1) / bn * pieces <= lim && (p->m + bm - 1) / bm <= 65535 && p->batch <= 65535;
 }
 
 static const pk_cl_mma_tile *mma_pick(const pk_cl_params *prm, const pk_device_info *info, size_t max_work_group,

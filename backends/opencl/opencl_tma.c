@@ -4,7 +4,7 @@
  * encodes (cuTensorMapEncodeTiled); NVIDIA's OpenCL has no such call. Of
  * what a map holds, the tensor's address, extents and row stride are the
  * operand's, and a work-group can put them into a copy of a map itself
- * (tensormap.replace: kernels_cl/nv_ptx.cl pk_tma_map_set); the rest (type,
+ * (tensormap.replace: kernels_cl/nv_ptx.cl pk_tma_maps_set); the rest (type,
  * box, swizzle, L2 promotion, fill) is the kernel's. On the H100 (driver
  * 580) a map encoded with a placeholder tensor and given the real one on
  * the device was byte for byte the driver's own encoding of the real one,

@@ -24,7 +24,7 @@ int pk_cl_tma_encode_templates(cl_device_id dev, unsigned char out[PK_TMA_TEMPLA
 
 /* Runs ptx_probe.cl's TMA kernel on dev with the templates tpl: 1 if
  * every template's copy, its tensor put in on the device
- * (pk_tma_map_set), brought back exactly the elements inside the tensor
+ * (pk_tma_maps_set), brought back exactly the elements inside the tensor
  * and zeros outside it, else 0 and why. */
 int pk_cl_tma_probe(cl_platform_id plat, cl_device_id dev, const unsigned char tpl[PK_TMA_TEMPLATES][128], char *why,
                     size_t n);
