@@ -30,8 +30,9 @@
  *
  * Build defines: BM (64, 128) BN (32, 64, 128) STAGES SPLITS, DT_A (1
  * f16, 2 bf16), DT_D ACT HAS_C HAS_BIAS HAS_RES as gemm_tiled.cl.
- * Arguments: cl_args.h PK_GEMM_CL_PARAMS; tpl, the PK_TMA_TEMPLATES maps
- * the host had the driver encode; slots, 2 x PK_TMA_MAP_LONGS longs a
+ * Arguments: cl_args.h PK_GEMM_CL_PARAMS; tpl_a and tpl_b, the templates
+ * (PK_TMA_TEMPLATE) of a's and b's maps, which the host had the driver
+ * encode; slots, 2 x PK_TMA_MAP_LONGS longs a
  * work-group (a's map, b's); with SPLITS > 1 counters as
  * gemm_mma_kwarp.cl's (part[((sp * batch + z) * m + row) * pn + col]). */
 
@@ -50,7 +51,7 @@ typedef PK_TYPE(DT_A) a_t;
 typedef PK_TYPE(DT_D) d_t;
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_CL_PARAMS(a_, b_),
-                                                                      __global const ulong *tpl,
+                                                                      ulong16 tpl_a, ulong16 tpl_b,
                                                                       __global ulong *slots TMA_PART)
 {
     PK_GEMM_CL_UNPACK;
@@ -86,8 +87,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
                                   (uint)k, (uint)m};
         const pk_tma_tensor bt = {(ulong)((__global const e_t *)b_ + b_off + z * b_sb), n > 1 ? (ulong)b_sn * 2u : row_bytes,
                                   (uint)k, (uint)n};
-        pk_tma_maps_set(amap, 1, tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BM), at,
-                        tpl + PK_TMA_MAP_LONGS * PK_TMA_TEMPLATE(DT_A, BN), bt, sm);
+        /* the templates from the arguments (no wait on global memory) */
+        if (lane == 0) vstore16(tpl_a, 0, sm);
+        if (lane == PK_TMA_MAP_LONGS) vstore16(tpl_b, 0, sm + PK_TMA_MAP_LONGS);
+        pk_tma_maps_set(amap, 1, at, bt, sm);
         if (lane == 0)
             for (int i = 0; i < mine; i++) {
                 const int s = i % STAGES;

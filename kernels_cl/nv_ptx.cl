@@ -373,17 +373,13 @@ typedef struct pk_tma_tensor {
 } pk_tma_tensor;
 /* One warp, every lane: the map at slot, and with `two` the one at slot +
  * PK_TMA_MAP_LONGS (128 bytes each of global memory, 128-byte aligned,
- * this work-group's alone), become templates tpl0 (tpl1) with tensors t0
- * (t1), staged through sm (PK_TMA_MAP_LONGS longs a map of local memory,
- * 128-byte aligned); half a warp a map, so that a work-group's two
- * templates are read at once (each read waits on global memory). The
- * copies that name them may follow. */
-inline void pk_tma_maps_set(__global ulong *slot, int two, __global const ulong *tpl0, pk_tma_tensor t0,
-                            __global const ulong *tpl1, pk_tma_tensor t1, __local ulong *sm)
+ * this work-group's alone), become the templates the caller put in sm
+ * (PK_TMA_MAP_LONGS longs a map of local memory, 128-byte aligned) with
+ * tensors t0 (t1). The copies that name them may follow. */
+inline void pk_tma_maps_set(__global ulong *slot, int two, pk_tma_tensor t0, pk_tma_tensor t1, __local ulong *sm)
 {
     const int lane = (int)(get_local_id(0) % 32), h = lane / PK_TMA_MAP_LONGS, i = lane % PK_TMA_MAP_LONGS;
     const int mine = h == 0 || (h == 1 && two);
-    if (mine) sm[lane] = (h ? tpl1 : tpl0)[i];
     pk_warp_sync();
     if (mine && i == 0) {
         const uint s = pk_shared_addr(sm + lane);

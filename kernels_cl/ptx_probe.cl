@@ -118,7 +118,8 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void pk_tma_probe(__gl
         const int h = 32 << (t % PK_TMA_HEIGHTS), x = t < PK_TMA_HEIGHTS ? 48 : 64, y = h <= 64 ? 64 : 0;
         __global ulong *slot = (__global ulong *)(in + 256 + 32 * t);
         const pk_tma_tensor tt = {(ulong)(in + 512), 160, 80, 100};
-        if (tid < 32) pk_tma_maps_set(slot, 0, (__global const ulong *)(in + 32 * t), tt, NULL, tt, sm);
+        if (tid < PK_TMA_MAP_LONGS) sm[tid] = ((__global const ulong *)(in + 32 * t))[tid];
+        if (tid < 32) pk_tma_maps_set(slot, 0, tt, tt, sm);
         for (int i = tid; i < h * PK_TMA_BOX_K; i += 128) tile[i] = (ushort)0xffff;
         pk_fence_proxy_async();
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -320,7 +320,6 @@ static void cl_close(void *dev)
     pk_cl_programs_release(d);
     if (d->scratch) clReleaseMemObject(d->scratch);
     if (d->counters) clReleaseMemObject(d->counters);
-    if (d->tma_tpl) clReleaseMemObject(d->tma_tpl);
     if (d->tma_slots) clReleaseMemObject(d->tma_slots);
     clReleaseCommandQueue(d->touch_queue);
     clReleaseCommandQueue(d->queue);
@@ -450,21 +449,12 @@ pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg
     return s;
 }
 
-pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, cl_mem *tpl, cl_mem *slots, pk_msg *msg)
+pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, const unsigned char (**tpl)[128], cl_mem *slots,
+                            pk_msg *msg)
 {
-    if (!d->tma_tpl) {
-        /* (NULL unless the device's TMA probe passed) */
-        const unsigned char(*t)[128] = pk_cl_tma_templates(d->info.index);
-        if (!t)
-            return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: a TMA tile on a device without TMA copies");
-        if (pk_fault_alloc(d)) return pk_cl_check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer (tma, injected)", msg);
-        cl_int err;
-        cl_mem m = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  (size_t)PK_TMA_TEMPLATES * 128u, (void *)t, &err);
-        if (err != CL_SUCCESS) return pk_cl_check(err, "clCreateBuffer (tensor-map templates)", msg);
-        d->tma_tpl = m;
-    }
-    *tpl = d->tma_tpl;
+    /* (NULL unless the device's TMA probe passed) */
+    *tpl = pk_cl_tma_templates(d->info.index);
+    if (!*tpl) return pk_msgf(msg, PK_ERR_UNSUPPORTED, "OpenCL gemm: a TMA tile on a device without TMA copies");
     pk_status s = grow(d, &d->tma_slots, &d->tma_slots_size, slot_bytes, 0, "tma slots", msg);
     *slots = d->tma_slots;
     return s;

@@ -155,10 +155,10 @@ static pk_status split_buffers(pk_cl_device *d, const pk_gemm_problem *p, int sp
     return s;
 }
 
-/* gemm_tma.cl (TMA tiles): gemm_mma's arguments, then the device's map
- * templates and a slot of two maps for each work-group, then the split's
- * counters. Grid (n tiles x pieces, m tiles, batch): the plan keeps the
- * last two under 65535 (tma_takes). */
+/* gemm_tma.cl (TMA tiles): gemm_mma's arguments, then the templates of
+ * a's and b's maps by value, a slot of two maps for each work-group, and
+ * the split's counters. Grid (n tiles x pieces, m tiles, batch): the plan
+ * keeps the last two under 65535 (tma_takes). */
 static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl_gemm_plan *plan, int64_t n_tiles,
                           pk_msg *msg)
 {
@@ -173,21 +173,23 @@ static pk_status gemm_tma(pk_cl_device *d, const pk_gemm_problem *p, const pk_cl
     pk_status s = pk_cl_kernel(d, "gemm_tma.cl", options, "gemm_tma", &kernel, msg);
     if (s != PK_SUCCESS) return s;
     const int64_t m_tiles = (p->m + t->bm - 1) / t->bm, groups = n_tiles * m_tiles * p->batch * splits;
-    cl_mem part, counters, tpl = NULL, slots = NULL;
+    const unsigned char(*tpl)[128] = NULL;
+    cl_mem part, counters, slots = NULL;
     s = pk_cl_tma_buffers(d, (size_t)groups * 2u * PK_TMA_MAP_LONGS * sizeof(cl_ulong), &tpl, &slots, msg);
     if (s == PK_SUCCESS) s = split_buffers(d, p, splits, m_tiles, n_tiles, &part, &counters, msg);
     if (s != PK_SUCCESS) return s;
     gemm_args g;
     gemm_args_fill(&g, p, 0, 1, part, counters);
-    pk_cl_arg list[GEMM_ARGS + 3];
+    pk_cl_arg list[GEMM_ARGS + 4];
     memcpy(list, g.list, sizeof(pk_cl_arg) * GEMM_ARGS);
-    list[GEMM_ARGS] = PK_CL_ARG(tpl);
-    list[GEMM_ARGS + 1] = PK_CL_ARG(slots);
-    list[GEMM_ARGS + 2] = PK_CL_ARG(g.counters);
+    list[GEMM_ARGS] = (pk_cl_arg){128, tpl[PK_TMA_TEMPLATE(p->a.dtype, t->bm)]};
+    list[GEMM_ARGS + 1] = (pk_cl_arg){128, tpl[PK_TMA_TEMPLATE(p->a.dtype, t->bn)]};
+    list[GEMM_ARGS + 2] = PK_CL_ARG(slots);
+    list[GEMM_ARGS + 3] = PK_CL_ARG(g.counters);
     const size_t wg = (size_t)32 * (size_t)(t->warps_m + 1);
     size_t global[3] = {(size_t)(n_tiles * splits) * wg, (size_t)m_tiles, (size_t)p->batch};
     size_t local[3] = {wg, 1, 1};
-    return pk_cl_run(d, kernel, list, GEMM_ARGS + 2 + (splits > 1), 3, global, local, msg);
+    return pk_cl_run(d, kernel, list, GEMM_ARGS + 3 + (splits > 1), 3, global, local, msg);
 }
 
 /* The tensor-core kernels: gemm_mma.cl (tiles through local memory) or,

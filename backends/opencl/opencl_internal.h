@@ -27,7 +27,6 @@ typedef struct pk_cl_device {
     size_t scratch_size;
     cl_mem counters;      /* zeros between ops: each kernel that counts sets its counters back */
     size_t counters_size;
-    cl_mem tma_tpl;       /* the device's tensor-map templates (pk_cl_tma_templates), made on first use */
     cl_mem tma_slots;     /* gemm_tma.cl's maps, two a work-group; grown on demand */
     size_t tma_slots_size;
     pk_cl_staged *staged; /* host copies of in-flight uploads (opencl_stage.c) */
@@ -164,10 +163,11 @@ pk_status pk_cl_scratch(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg)
  * work-groups of one kernel meet on (gemm_mma.cl's split-K): the kernel
  * leaves them zeros again. */
 pk_status pk_cl_counters(pk_cl_device *d, size_t bytes, cl_mem *out, pk_msg *msg);
-/* gemm_tma.cl's buffers: the device's tensor-map templates (uploaded on
- * first use; PK_ERR_UNSUPPORTED where its TMA probe did not pass) and at
- * least slot_bytes of slots for the work-groups' own maps. */
-pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, cl_mem *tpl, cl_mem *slots, pk_msg *msg);
+/* What gemm_tma.cl needs: the device's tensor-map templates (its
+ * arguments by value; PK_ERR_UNSUPPORTED where the TMA probe did not
+ * pass) and at least slot_bytes of slots for the work-groups' own maps. */
+pk_status pk_cl_tma_buffers(pk_cl_device *d, size_t slot_bytes, const unsigned char (**tpl)[128], cl_mem *slots,
+                            pk_msg *msg);
 
 /* "-DNAME=dtype" fragments for build options. */
 int pk_cl_options(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -224,6 +224,16 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
         if (clGetKernelWorkGroupInfo(k->kernel, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof k->max_wg, &k->max_wg,
                                      NULL) != CL_SUCCESS)
             k->max_wg = 0;
+        /* a kernel built for one work-group size (reqd_work_group_size)
+         * runs that size: its compiler fits the registers to it. NVIDIA's
+         * OpenCL answers 256 for such kernels of 288 work-items and 72
+         * registers after the sm_90a rebuild (opencl_ptx_rebuild.c), which
+         * ran (bench/RESULTS.md, 2026-12-07 15:23) */
+        size_t reqd[3] = {0, 0, 0};
+        if (clGetKernelWorkGroupInfo(k->kernel, d->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, NULL) ==
+                CL_SUCCESS &&
+            reqd[0] * reqd[1] * reqd[2] > k->max_wg && k->max_wg)
+            k->max_wg = reqd[0] * reqd[1] * reqd[2];
         k->next = p->kernels;
         p->kernels = k;
     }
