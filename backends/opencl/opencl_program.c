@@ -226,9 +226,9 @@ pk_status pk_cl_kernel(pk_cl_device *d, const char *source, const char *options,
             k->max_wg = 0;
         /* a kernel built for one work-group size (reqd_work_group_size)
          * runs that size: its compiler fits the registers to it. NVIDIA's
-         * OpenCL answers 256 for such kernels of 288 work-items and 72
+         * OpenCL answers 256 for such kernels of 288 work-items and 70-94
          * registers after the sm_90a rebuild (opencl_ptx_rebuild.c), which
-         * ran (bench/RESULTS.md, 2026-12-07 15:23) */
+         * run (bench/RESULTS.md, 2026-12-07 16:03) */
         size_t reqd[3] = {0, 0, 0};
         if (clGetKernelWorkGroupInfo(k->kernel, d->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd, NULL) ==
                 CL_SUCCESS &&
