@@ -125,8 +125,9 @@
  * 64-byte swizzle (nv_ptx.cl's pk_k32_at layout), one for each input
  * type and box height, PK_TMA_MAP_LONGS longs each. The host has the CUDA
  * driver encode them once per device (backends/opencl/opencl_tma.c) with
- * a placeholder address and extents; a work-group copies one and puts its
- * operand's address, extents and row stride in (pk_tma_maps_set). */
+ * a placeholder address and extents; a launch passes the two it needs by
+ * value, and a work-group puts its operands' addresses, extents and row
+ * strides into its copies (pk_tma_maps_set). */
 #define PK_TMA_BOX_K 32
 #define PK_TMA_MAP_LONGS 16
 #define PK_TMA_HEIGHTS 4

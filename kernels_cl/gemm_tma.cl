@@ -87,7 +87,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_tma(PK_GEMM_C
                                   (uint)k, (uint)m};
         const pk_tma_tensor bt = {(ulong)((__global const e_t *)b_ + b_off + z * b_sb), n > 1 ? (ulong)b_sn * 2u : row_bytes,
                                   (uint)k, (uint)n};
-        /* the templates from the arguments (no wait on global memory) */
+        /* the templates, from the arguments */
         if (lane == 0) vstore16(tpl_a, 0, sm);
         if (lane == PK_TMA_MAP_LONGS) vstore16(tpl_b, 0, sm + PK_TMA_MAP_LONGS);
         pk_tma_maps_set(amap, 1, at, bt, sm);
