@@ -379,9 +379,8 @@ typedef struct pk_tma_tensor {
 inline void pk_tma_maps_set(__global ulong *slot, int two, pk_tma_tensor t0, pk_tma_tensor t1, __local ulong *sm)
 {
     const int lane = (int)(get_local_id(0) % 32), h = lane / PK_TMA_MAP_LONGS, i = lane % PK_TMA_MAP_LONGS;
-    const int mine = h == 0 || (h == 1 && two);
     pk_warp_sync();
-    if (mine && i == 0) {
+    if (i == 0 && (h == 0 || two)) {
         const uint s = pk_shared_addr(sm + lane);
         const pk_tma_tensor t = h ? t1 : t0;
         asm volatile(PK_WG("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;")::"r"(s),
