@@ -217,9 +217,14 @@ const pk_cl_mma_tile *pk_cl_mma_wgmma_table(pk_cl_mma_shape shape)
  * gemm_mma.cl's cp.async ring was paced by barriers; it ran ahead of the
  * small mma.sync tile at M = 128, 256 and 512 by 4096^2 on an H100, and
  * ahead of 128-row TMA tiles at M = 128 (bench/RESULTS.md, 2026-12-07
- * 10:16 and 11:08). The large shape keeps its wgmma tile (the driver
- * refused the 288 work-items of a 128-row TMA tile), the narrow one its
- * kwarp tile (which the TMA tile only matched at M = 64). */
+ * 10:16 and 11:08). The large shape keeps its wgmma tile: 128-row TMA
+ * tiles in its place ran 7-10% ahead at M = 1024, 4096^3 and 8192^3 but
+ * 3% behind at 4096 x 14336 x 4096, whose reuse of b in L2 the wgmma
+ * tile's grouped launch keeps and gemm_tma.cl's row order does not, and
+ * their f16 cases have not run (2026-12-07 19:15). The narrow one keeps
+ * its kwarp tile, which no TMA tile beat at M = 64, in 2 to 16 pieces
+ * (the more pieces, the slower: the last reads every piece's sums back;
+ * 2026-12-07 14:56 and 19:15). */
 static const pk_cl_mma_tile mma_tma_small = {64, 64, 4, 1, 5, 1, 0, 2, 0, 0, 2, 1, 1};
 
 const pk_cl_mma_tile *pk_cl_mma_tma_table(pk_cl_mma_shape shape)
