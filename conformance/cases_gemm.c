@@ -442,6 +442,21 @@ void cf_cases_gemm(cf_case_list *l)
              * several units a block */
             {"64x64", 0, 40, 300, 200, 0, 0},        {"64x64:3", 2, 100, 130, 1000, 1, 0},
             {"64x64@4", 0, 130, 300, 1800, 0, 1},
+            /* cuBLAS's shapes as pairs: sharing A (an odd count of tile
+             * columns: one block of a pair past N) and sharing B (an odd
+             * count of tile rows), under every epilogue, and a batch with
+             * a broadcast B over a few pairs whose rings wrap; 160 columns:
+             * a pair's half box of B is 80 rows, the last tile 20 wide;
+             * 192 columns written through TMA: three staged blocks a
+             * consumer, edges, every epilogue, split */
+            {"64x32a", 0, 64, 270, 200, 1, 0},       {"64x32a@4", 2, 130, 270, 1800, 0, 1},
+            {"64x64p", 0, 130, 300, 200, 1, 0},      {"64x64p@4", 2, 200, 300, 1000, 0, 1},
+            {"128x64a", 0, 200, 270, 200, 1, 0},     {"128x64a@4", 2, 130, 300, 1000, 0, 1},
+            {"128x128p", 0, 300, 300, 200, 1, 0},    {"128x128p@4", 2, 520, 300, 600, 0, 1},
+            {"128x160p", 0, 300, 500, 200, 1, 0},    {"128x160p@4", 2, 520, 340, 600, 0, 1},
+            {"128x192p", 0, 300, 400, 200, 1, 0},    {"128x192p@4", 2, 520, 600, 520, 0, 1},
+            {"128x192s", 0, 300, 600, 136, 0, 0},    {"128x192s", 0, 200, 400, 712, 1, 0},
+            {"128x192s@2", 2, 520, 600, 520, 0, 1},  {"128x192s:3", 0, 200, 400, 712, 0, 0},
         };
         for (int i = 0; i < (int)(sizeof hs / sizeof hs[0]) && dt != PK_F32; i++) {
             g = G(dt, hs[i].m, hs[i].n, hs[i].k, 0, 1);

@@ -47,18 +47,27 @@
  * 2026-12-05). A trial tile is one that ran slower than the plan's tiles
  * on every shape timed (the pair and the ping-pong), or one timed on too
  * few shapes to set its cost (64x64, cuBLAS's tile at M = 128 by 4096^2,
- * timed at M = 64..256 alone: bench/RESULTS.md, 2026-12-07 08:00): only
+ * timed at M = 64..256 alone: bench/RESULTS.md, 2026-12-07 08:00), or
+ * one not yet timed, whose cost is a guess (cuBLAS's shapes of
+ * 2026-12-07 07:29 as pairs: 64x32a and 128x64a at M = 64 and 256,
+ * 64x64p at 128, 128x160p for N = 1280, 128x192 for the 1B qkv): only
  * PORTKERN_CUDA_GEMM=trial, or its name, lets the plan pick it, so that
  * it can be timed again. form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
  *                         BN / 2 columns each where BM is 64;
  *   PK_CU_WGMMA_PAIR      as TOGETHER, the blocks in clusters of two that
- *                         share B's tile through TMA multicast (two 128-row
- *                         tiles over one column of tiles; each block loads
+ *                         share B's tile through TMA multicast (two tiles
+ *                         of neighbouring rows of one column of tiles; each block loads
  *                         half of B for both), never split;
  *   PK_CU_WGMMA_PINGPONG  a 64-row tile each, the block's units taken in
  *                         turn: one consumer's epilogue runs while the
- *                         other's products do.
+ *                         other's products do;
+ *   PK_CU_WGMMA_PAIR_A    as PAIR along n: the two blocks of a cluster take
+ *                         neighbouring tiles of one row of tiles and share
+ *                         A's tile (each loads half of it for both), never
+ *                         split. cuBLAS's shape where one row of tiles
+ *                         (M = 64) or a few must fill the device
+ *                         (bench/RESULTS.md, 2026-12-07 07:29).
  * out, how a tile is written: 0 from the registers; 1 (TOGETHER, unsplit,
  * where the output is 16-bit with its columns contiguous; any epilogue)
  * into a staging tile in shared memory that one thread of each consumer hands to
@@ -74,6 +83,9 @@
 #define PK_CU_WGMMA_TOGETHER 0
 #define PK_CU_WGMMA_PAIR 1
 #define PK_CU_WGMMA_PINGPONG 2
+#define PK_CU_WGMMA_PAIR_A 3
+/* blocks in clusters of two, never split */
+#define PK_CU_WGMMA_IS_PAIR(form) ((form) == PK_CU_WGMMA_PAIR || (form) == PK_CU_WGMMA_PAIR_A)
 #define PK_CU_WGMMA_TILES(X, a, b, c)                  \
     X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0, 0)  \
     X(a, b, c, 1, 128x128, 128, 128, 6, 110, 0, 0, 0)  \
@@ -82,8 +94,15 @@
     X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1, 0) \
     X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2, 0)  \
     X(a, b, c, 6, 128x256s, 128, 256, 3, 90, 0, 0, 1)  \
-    X(a, b, c, 7, 64x64, 64, 64, 13, 170, 1, 0, 0)
-#define PK_CU_WGMMA_TILE_COUNT 8
+    X(a, b, c, 7, 64x64, 64, 64, 13, 170, 1, 0, 0)     \
+    X(a, b, c, 8, 64x32a, 64, 32, 16, 200, 1, 3, 0)    \
+    X(a, b, c, 9, 64x64p, 64, 64, 13, 170, 1, 1, 0)    \
+    X(a, b, c, 10, 128x64a, 128, 64, 8, 150, 1, 3, 0)  \
+    X(a, b, c, 11, 128x128p, 128, 128, 6, 110, 1, 1, 0) \
+    X(a, b, c, 12, 128x160p, 128, 160, 6, 105, 1, 1, 0) \
+    X(a, b, c, 13, 128x192s, 128, 192, 4, 95, 1, 0, 1) \
+    X(a, b, c, 14, 128x192p, 128, 192, 5, 100, 1, 1, 0)
+#define PK_CU_WGMMA_TILE_COUNT 15
 #define PK_CU_WGMMA_SMEM(bm, bn, stages, out)                                                           \
     ((stages) * ((bm) + (bn)) * PK_CU_WGMMA_BK * 2 + 1024 + (out) * (bm) * (bn) * 2 + 2 * (stages) * 8)
 

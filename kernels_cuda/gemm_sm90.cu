@@ -20,7 +20,7 @@
              PK_GEMM_PARAMS)                                                                            \
     {                                                                                                   \
         static_assert((bm) == 128 || (bm) == 64, "consumers of 64 rows");                               \
-        if constexpr ((form) != PK_CU_WGMMA_PAIR)                                                     \
+        if constexpr (!PK_CU_WGMMA_IS_PAIR(form))                                                   \
             if (sp.splits > 1) {                                                                        \
                 pk_wgmma::gemm<dt, bm, bn, stages, form, true, out>(&ta, &tb, &td, 0, sp, PK_GEMM_ARGS); \
                 return;                                                                                 \

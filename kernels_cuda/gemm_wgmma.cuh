@@ -153,7 +153,9 @@ __device__ __forceinline__ void store_pair(const pk_gemm_out &o, long long z, lo
  * A pair takes the tiles of two neighbouring rows of tiles in one column
  * (tile rows 2 g and 2 g + 1): each block loads its own A and half of the
  * shared B tile into both blocks (TMA multicast), so B crosses from L2
- * once for the two. A stage of either block is then written by both
+ * once for the two. PK_CU_WGMMA_PAIR_A the same along n: tile columns
+ * 2 g and 2 g + 1 of one row, each block loading its own B and half of
+ * the shared A. A stage of either block is then written by both
  * producers: it goes back when the consumers of both blocks are done
  * with it (each consumer warp arrives on the empty barrier of both). A
  * pair does not split k.
@@ -168,8 +170,13 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
 {
 #ifdef PK_SM90_ENABLED
     using namespace pk_sm90;
-    constexpr int CL = FORM == PK_CU_WGMMA_PAIR ? 2 : 1, PP = FORM == PK_CU_WGMMA_PINGPONG;
-    static_assert(CL == 1 || BM_ == 128, "pairs of 128-row tiles");
+    constexpr int CL = PK_CU_WGMMA_IS_PAIR(FORM) ? 2 : 1,
+                  PP = FORM == PK_CU_WGMMA_PINGPONG;
+    /* the tiles of a pair: rows (MG) or columns (NG) of tiles, the shared
+     * operand's half-box rows (a 1024-byte multiple: whole swizzle atoms) */
+    constexpr bool SHARE_A = FORM == PK_CU_WGMMA_PAIR_A;
+    constexpr int MG = CL == 2 && !SHARE_A ? 2 : 1, NG = SHARE_A ? 2 : 1;
+    static_assert(CL == 1 || (SHARE_A ? BM_ : BN) % 16 == 0, "half boxes of whole 8-row swizzle atoms");
     static_assert(!PP || BM_ == 64, "a 64-row tile each");
     static_assert(!SPLIT || CL == 1, "a pair does not split k");
     static_assert(!OUT || (FORM == PK_CU_WGMMA_TOGETHER && BM_ == 128), "staged out: 64 rows x BN a consumer");
@@ -202,9 +209,18 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     else __syncthreads();
 
     const long long m_tiles = (m + BM_ - 1) / BM_, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
-    /* rows of tiles in groups of CL (a pair's last group may hang past M:
-     * TMA reads zeros there and the epilogue stores nothing) */
-    const long long m_groups = (m_tiles + CL - 1) / CL, tiles = m_groups * n_tiles;
+    /* rows (or columns) of tiles in groups of a pair (its last group may
+     * hang past M or N: TMA reads zeros there and the epilogue stores
+     * nothing) */
+    const long long m_groups = (m_tiles + MG - 1) / MG, n_groups = (n_tiles + NG - 1) / NG,
+                    tiles = m_groups * n_groups;
+    /* unit u's tile (this block's of the pair's two) */
+    auto place = [&](long long t, long long &tm, long long &tn) {
+        long long tg, tgn;
+        pk_gemm_tile_of(t, m_groups, n_groups, tg, tgn);
+        tm = tg * MG + (MG == 2 ? rank : 0);
+        tn = tgn * NG + (NG == 2 ? rank : 0);
+    };
     /* a unit of work: a tile's k steps [k0, k1), range q of its splits */
     const int splits = SPLIT ? sp.splits : 1;
     const long long steps = splits > 1 ? sp.steps : k_tiles, units = tiles * splits;
@@ -217,9 +233,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                 /* a broadcast operand (batch stride 0) is one plane in its map */
                 const int za = a_sb ? (int)z : 0, zb = b_sb ? (int)z : 0;
                 for (long long u = first; u < units; u += stride) {
-                    long long tg, tn;
-                    pk_gemm_tile_of(u / splits, m_groups, n_tiles, tg, tn);
-                    const long long tm = tg * CL + rank;
+                    long long tm, tn;
+                    place(u / splits, tm, tn);
                     const long long k0 = u % splits * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
                     for (long long kt = k0; kt < k1; kt++, it++) {
                         const unsigned s = (unsigned)(it % STAGES);
@@ -229,8 +244,14 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                         }
                         const unsigned sa = ring + s * STAGE_BYTES;
                         mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
-                        tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
-                        if (CL == 2)
+                        if (SHARE_A)
+                            tma_load_pair(sa + rank * (A_BYTES / 2), ta, (int)(kt * BK),
+                                          (int)(tm * BM_ + rank * (BM_ / 2)), za, full + 8 * s);
+                        else
+                            tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
+                        if (SHARE_A)
+                            tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
+                        else if (CL == 2)
                             tma_load_pair(sa + A_BYTES + rank * (B_BYTES / 2), tb, (int)(kt * BK),
                                           (int)(tn * BN + rank * (BN / 2)), zb, full + 8 * s);
                         else
@@ -261,9 +282,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
             for (long long u = first; u < units; u += stride) {
                 const long long t = u / splits;
                 const int q = (int)(u % splits);
-                long long tg, tn;
-                pk_gemm_tile_of(t, m_groups, n_tiles, tg, tn);
-                const long long tm = tg * CL + rank;
+                long long tm, tn;
+                place(t, tm, tn);
                 const long long k0 = q * steps, k1 = k0 + steps < k_tiles ? k0 + steps : k_tiles;
                 /* ping-pong: the other consumer's unit, its stages passed
                  * over; the consumers' k loops take turns (the named

@@ -308,12 +308,18 @@ template <int N> __device__ __forceinline__ void fence_regs(uint32_t (&d)[N][4])
 #define PK_SM90_D32(i) PK_SM90_D16(i), PK_SM90_D16(i + 16)
 #define PK_SM90_D64(i) PK_SM90_D32(i), PK_SM90_D32(i + 32)
 #define PK_SM90_D128(i) PK_SM90_D64(i), PK_SM90_D64(i + 64)
+#define PK_SM90_D8(i) PK_SM90_D4(i), PK_SM90_D4(i + 4)
+#define PK_SM90_D80(i) PK_SM90_D64(i), PK_SM90_D16(i + 64)
+#define PK_SM90_D96(i) PK_SM90_D64(i), PK_SM90_D32(i + 64)
 #define PK_SM90_D88(i) PK_SM90_D64(i), PK_SM90_D16(i + 64), PK_SM90_D4(i + 80), PK_SM90_D4(i + 84)
+#define PK_SM90_R8 "{%0, %1, %2, %3, %4, %5, %6, %7"
 #define PK_SM90_R16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define PK_SM90_R32 PK_SM90_R16 ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define PK_SM90_R64                                                                                         \
     PK_SM90_R32 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "           \
                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define PK_SM90_R80 PK_SM90_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
+#define PK_SM90_R96 PK_SM90_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define PK_SM90_R88                                                                                         \
     PK_SM90_R64 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "          \
                 "%80, %81, %82, %83, %84, %85, %86, %87"
@@ -369,10 +375,13 @@ template <int DT, int N> struct mma_rs;
         }                                                                                                   \
     };
 
+PK_SM90_MMA_SS(16, 8, PK_SM90_D8(0), "8", "9", "10")
 PK_SM90_MMA_SS(32, 16, PK_SM90_D16(0), "16", "17", "18")
 PK_SM90_MMA_SS(64, 32, PK_SM90_D32(0), "32", "33", "34")
 PK_SM90_MMA_SS(128, 64, PK_SM90_D64(0), "64", "65", "66")
+PK_SM90_MMA_SS(160, 80, PK_SM90_D80(0), "80", "81", "82")
 PK_SM90_MMA_SS(176, 88, PK_SM90_D88(0), "88", "89", "90")
+PK_SM90_MMA_SS(192, 96, PK_SM90_D96(0), "96", "97", "98")
 PK_SM90_MMA_SS(256, 128, PK_SM90_D128(0), "128", "129", "130")
 PK_SM90_MMA_RS(64, 32, PK_SM90_D32(0), "32, %33, %34, %35", "36")
 PK_SM90_MMA_RS(128, 64, PK_SM90_D64(0), "64, %65, %66, %67", "68")
@@ -381,12 +390,18 @@ PK_SM90_MMA_RS(256, 128, PK_SM90_D128(0), "128, %129, %130, %131", "132")
 #undef PK_SM90_MMA_SS
 #undef PK_SM90_MMA_RS
 #undef PK_SM90_D4
+#undef PK_SM90_D96
+#undef PK_SM90_D80
+#undef PK_SM90_D8
 #undef PK_SM90_D16
 #undef PK_SM90_D32
 #undef PK_SM90_D64
 #undef PK_SM90_D128
 #undef PK_SM90_D88
 #undef PK_SM90_R16
+#undef PK_SM90_R96
+#undef PK_SM90_R80
+#undef PK_SM90_R8
 #undef PK_SM90_R32
 #undef PK_SM90_R64
 #undef PK_SM90_R128

@@ -301,6 +301,11 @@ static void split_cases(void)
     expect_knob_parse("128x256p@6", PK_CU_GEMM_KNOB_TILE, 4, 0, __LINE__);
     expect_knob_parse("128x256s", PK_CU_GEMM_KNOB_TILE, 6, 0, __LINE__);
     expect_knob_parse("128x256s:3", PK_CU_GEMM_KNOB_TILE, 6, 3, __LINE__);
+    /* a name that starts another's: the whole name decides */
+    expect_knob_parse("64x64p", PK_CU_GEMM_KNOB_TILE, 9, 0, __LINE__);
+    expect_knob_parse("64x64", PK_CU_GEMM_KNOB_TILE, 7, 0, __LINE__);
+    expect_knob_parse("128x128p@4", PK_CU_GEMM_KNOB_TILE, 11, 0, __LINE__);
+    expect_knob_parse("128x192s:2", PK_CU_GEMM_KNOB_TILE, 13, 2, __LINE__);
     if (pk_cu_gemm_knob_of("64x256pp:2@4").blocks != 4 || pk_cu_gemm_knob_of("64x128").blocks != 0) {
         failures++;
         printf("FAIL line %d: '@' blocks\n", __LINE__);
@@ -353,6 +358,28 @@ static void split_cases(void)
     p = problem(PK_BF16, 1, 300, 600, 1000, 0, 1);
     expect_split(&p, "128x256p:3", "pk_gemm_wgmma_bf16_128x256p", 1, 16, 12, 1, __LINE__);
     expect_pair(&p, "128x256p", 1, __LINE__);
+    /* pairs along n sharing A: 3 rows of tiles of 64 x 32 by 19 columns
+     * (600 / 32, the last 24 wide) make 10 pairs of columns a row, 60
+     * blocks; never split; A's box is halved, not B's. Pairs sharing B
+     * with 64-row tiles: 5 rows of tiles (M = 300) make 3 pairs of rows,
+     * 10 columns, 60 blocks */
+    p = problem(PK_BF16, 1, 130, 600, 1000, 0, 1);
+    expect_split(&p, "64x32a:3", "pk_gemm_wgmma_bf16_64x32a", 1, 16, 60, 1, __LINE__);
+    {
+        pk_cu_gemm_plan plan;
+        if (!pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("64x32a"), &plan) || !plan.pair ||
+            !plan.pair_a || plan.tile_m != 64 || plan.tile_n != 32) {
+            failures++;
+            printf("FAIL line %d: 64x32a: pair %d pair_a %d tile %u x %u\n", __LINE__, plan.pair, plan.pair_a,
+                   plan.tile_m, plan.tile_n);
+        }
+        p = problem(PK_BF16, 1, 300, 600, 1000, 0, 1);
+        if (!pk_cu_gemm_plan_wgmma(&p, H200_SMS, pk_cu_gemm_knob_of("64x64p"), &plan) || !plan.pair || plan.pair_a ||
+            plan.grid[0] != 60) {
+            failures++;
+            printf("FAIL line %d: 64x64p: pair %d pair_a %d grid %u\n", __LINE__, plan.pair, plan.pair_a, plan.grid[0]);
+        }
+    }
     /* ping-pong: 64-row units, split as asked, no clusters */
     p = problem(PK_BF16, 2, 130, 520, 600, 0, 1); /* 3 x 3 tiles a batch, 10 steps: 4, 4, 2 */
     expect_split(&p, "64x256pp:3", "pk_gemm_wgmma_bf16_64x256pp", 3, 4, 27, 2, __LINE__);

@@ -23,15 +23,16 @@ static CUresult tma_map(CUtensorMap *map, const pk_view *v, int64_t rows, int64_
 }
 
 /* The blocks of clusters of two that the device holds at once for pair
- * kernel k (smem bytes each), asked of the driver once (d->pair_blocks):
+ * kernel k (smem bytes each), asked of the driver once a kernel
+ * (d->pair_blocks[k]):
  * a cluster needs two multiprocessors of one GPC, and one left over in a
  * GPC takes no pair, so a persistent grid of a block per multiprocessor
  * may not all run at once (the rest would wait for a whole wave). */
-static pk_status pair_blocks(pk_cu_device *d, int k, unsigned smem, const unsigned block[3], pk_msg *msg)
+static pk_status pair_blocks(pk_cu_device *d, int kernel, unsigned smem, const unsigned block[3], pk_msg *msg)
 {
-    if (d->pair_blocks) return PK_SUCCESS;
+    if (d->pair_blocks[kernel]) return PK_SUCCESS;
     CUfunction f;
-    pk_status s = pk_cu_function(d, k, &f, msg);
+    pk_status s = pk_cu_function(d, PK_GPU_GEMM0 + kernel, &f, msg);
     if (s == PK_SUCCESS)
         s = pk_gpu_check(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem),
                          "cuFuncSetAttribute", msg);
@@ -44,7 +45,7 @@ static pk_status pair_blocks(pk_cu_device *d, int k, unsigned smem, const unsign
     if (s == PK_SUCCESS && clusters < 1)
         s = pk_msgf(msg, PK_ERR_UNSUPPORTED, "CUDA: no cluster of two blocks of %u bytes of shared memory fits the device",
                     smem);
-    if (s == PK_SUCCESS) d->pair_blocks = 2 * clusters;
+    if (s == PK_SUCCESS) d->pair_blocks[kernel] = 2 * clusters;
     return s;
 }
 
@@ -60,10 +61,10 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     /* a map the driver refuses leaves the problem to the other kernels,
      * which take any layout */
     int wgmma = d->has_sm90_gemm && pk_cu_gemm_plan_wgmma(p, d->sm_count, knob, &plan) &&
-                tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0], plan.tile_m) ==
-                    CUDA_SUCCESS &&
+                tma_map(&maps[0], &p->a, p->m, p->k, p->batch, p->a.stride[1], p->a.stride[0],
+                        plan.pair_a ? plan.tile_m / 2 : plan.tile_m) == CUDA_SUCCESS &&
                 tma_map(&maps[1], &p->b, p->n, p->k, p->batch, p->b.stride[2], p->b.stride[0],
-                        plan.pair ? plan.tile_n / 2 : plan.tile_n) ==
+                        plan.pair && !plan.pair_a ? plan.tile_n / 2 : plan.tile_n) ==
                     CUDA_SUCCESS;
     if (!wgmma) pk_cu_gemm_plan_pick_knob(p, d->sm_count, d->smem_optin, knob, &plan);
     /* D's map, for the tiles that write through TMA (plan.out), in boxes
@@ -75,9 +76,9 @@ pk_status pk_cu_gemm(void *dev, const pk_gemm_problem *p, pk_msg *msg)
     if (!store) memset(&maps[2], 0, sizeof maps[2]); /* unread, but no stack garbage handed to the driver */
     if (wgmma && plan.pair) {
         /* no more pairs than run at once (grid[0] stays even) */
-        pk_status s = pair_blocks(d, PK_GPU_GEMM0 + plan.kernel, plan.smem, plan.block, msg);
+        pk_status s = pair_blocks(d, plan.kernel, plan.smem, plan.block, msg);
         if (s != PK_SUCCESS) return s;
-        const unsigned most = (unsigned)d->pair_blocks;
+        const unsigned most = (unsigned)d->pair_blocks[plan.kernel];
         if (plan.grid[0] > most) plan.grid[0] = most, plan.grid[1] = 1;
         if (plan.grid[0] * plan.grid[1] > most) plan.grid[1] = most / plan.grid[0] ? most / plan.grid[0] : 1;
     }

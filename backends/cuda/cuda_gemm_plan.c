@@ -182,6 +182,18 @@ int pk_cu_gemm_staged_fits(const pk_gemm_problem *p)
            p->d.stride[0] % 8 == 0 && p->d.offset % 8 == 0;
 }
 
+static int is_pair(const wgmma_tile *t) { return PK_CU_WGMMA_IS_PAIR(t->form); }
+
+/* a batch's tiles of t over p; a pair's blocks take two rows (PAIR) or
+ * columns (PAIR_A) of tiles each, the second empty past an odd count */
+static int64_t batch_tiles(const pk_gemm_problem *p, const wgmma_tile *t)
+{
+    const int64_t rows = cdiv(p->m, t->bm), cols = cdiv(p->n, t->bn);
+    if (t->form == PK_CU_WGMMA_PAIR) return 2 * cdiv(rows, 2) * cols;
+    if (t->form == PK_CU_WGMMA_PAIR_A) return rows * 2 * cdiv(cols, 2);
+    return rows * cols;
+}
+
 static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, int most_splits)
 {
     const int trial = knob.kind == PK_CU_GEMM_KNOB_TRIAL;
@@ -201,11 +213,8 @@ static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob k
         /* a tile that writes through TMA only where it can: elsewhere its
          * fewer stages would cost for nothing */
         if (forced < 0 && t->out && !pk_cu_gemm_staged_fits(p)) continue;
-        /* a pair's blocks: two rows of tiles each column (the second
-         * empty past an odd count) */
-        const int pair = t->form == PK_CU_WGMMA_PAIR;
-        const int64_t tiles = pair ? p->batch * 2 * cdiv(cdiv(p->m, t->bm), 2) * cdiv(p->n, t->bn)
-                                   : tiles_of(p, t->bm, t->bn);
+        const int pair = is_pair(t);
+        const int64_t tiles = p->batch * batch_tiles(p, t);
         const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : most_splits;
         const int sms = pair ? sm_count - sm_count % 2 : sm_count;
         const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
@@ -275,12 +284,13 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
     out->part_bytes = best.splits > 1 ? (size_t)tiles_of(p, t->bm, t->bn) * (size_t)best.splits * (size_t)t->bm *
                                             (size_t)t->bn * sizeof(float)
                                       : 0;
-    out->pair = t->form == PK_CU_WGMMA_PAIR;
+    out->pair = is_pair(t);
+    out->pair_a = t->form == PK_CU_WGMMA_PAIR_A;
     out->out = t->out;
     /* persistent: one block per multiprocessor walks the units (a pair of
      * blocks, pairs of units) */
     const int64_t sms = out->pair ? (sm_count < 2 ? 2 : sm_count - sm_count % 2) : sm_count;
-    int64_t units = (out->pair ? 2 * cdiv(cdiv(p->m, t->bm), 2) : cdiv(p->m, t->bm)) * cdiv(p->n, t->bn) * best.splits;
+    int64_t units = batch_tiles(p, t) * best.splits;
     int64_t per_batch = units < sms ? units : sms;
     set_grid(out, per_batch, p->batch, PK_CU_WGMMA_THREADS);
     if ((int64_t)out->grid[0] * out->grid[1] > sms) /* several batches: fill the device, not more */
@@ -431,7 +441,7 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form, out) \
     if (has_wgmma && (trial) == knob_only) {                      \
         fn(ctx, name, 0);                                         \
-        if ((form) != PK_CU_WGMMA_PAIR) fn(ctx, name, 1);         \
+        if (!PK_CU_WGMMA_IS_PAIR(form)) fn(ctx, name, 1);         \
     }
     PK_CU_GEMM_KERNELS(CAN)
 }

@@ -62,6 +62,7 @@ typedef struct pk_cu_gemm_plan {
     unsigned tile_m, tile_n; /* the Hopper kernel's tile: its TMA boxes' rows of A and of B */
     int splits, steps;       /* the Hopper kernel's split-K (pk_cu_gemm_split): 1 and k's steps unsplit */
     int pair;                /* its blocks in clusters of two (PK_GPU_LAUNCH_PAIRS), each with half of B's box */
+    int pair_a;              /* ... or, where set, half of A's */
     int out;                 /* its tile writes through TMA where D allows (gemm_kernels.h's out) */
     size_t part_bytes;       /* its scratch for the ranges' partial sums; 0 unsplit */
 } pk_cu_gemm_plan;

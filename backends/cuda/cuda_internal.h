@@ -29,7 +29,9 @@ typedef struct pk_cu_device {
     CUmodule modules[PK_GPU_MODULE_COUNT]; /* the embedded fatbins, loaded once at open; NULL: none */
     int has_sm90_gemm;         /* gemm_sm90.fatbin loaded: the wgmma GEMM runs here */
     CUdeviceptr split_flags;   /* split-K's flags (gemm_kernels.h), zeroed at open */
-    int pair_blocks;           /* blocks of its clusters of two the device holds at once; 0: not asked yet */
+    /* blocks of a pair kernel's clusters of two that the device holds at
+     * once, by kernel (each its shared memory); 0: not asked yet */
+    int pair_blocks[PK_CU_GEMM_KERNEL_COUNT];
     pk_device_info info;
     int sm;                    /* compute capability major*10 + minor, e.g. 90 */
     int sm_count;
