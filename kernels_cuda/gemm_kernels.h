@@ -48,11 +48,19 @@
  * on every shape timed (the pair and the ping-pong), or one timed on too
  * few shapes to set its cost (64x64, cuBLAS's tile at M = 128 by 4096^2,
  * timed at M = 64..256 alone: bench/RESULTS.md, 2026-12-07 08:00), or
- * one not yet timed, whose cost is a guess (cuBLAS's shapes of
- * 2026-12-07 07:29 as pairs: 64x32a and 128x64a at M = 64 and 256,
- * 64x64p at 128, 128x160p for N = 1280, 128x192 for the 1B qkv): only
+ * a pair of cuBLAS's shapes (bench/RESULTS.md, 2026-12-07 07:29: 64x32a
+ * and 128x64a for M = 64 and 256, 64x64p for 128, 128x160p for N = 1280,
+ * 128x128p, 128x192p), behind the plan's tiles wherever timed and timed
+ * on too few shapes since their arrivals were fixed to set a cost (theirs
+ * are guesses; bench/RESULTS.md, 2026-12-07 22:10): only
  * PORTKERN_CUDA_GEMM=trial, or its name, lets the plan pick it, so that
- * it can be timed again. form, how the consumers share the work:
+ * it can be timed again. 128x192s's cost: its time at 4096^3 against
+ * 128x256s's in one run; with it, on each of 14 shapes, the plan takes
+ * 128x192s where, forced, it ran faster than the tile the plan took
+ * before, or within 1% of it (8192^3), and leaves the others their tile
+ * (the 70B/8 and 1B qkv, N = 1280 and 3072, gain most; bench/RESULTS.md,
+ * 2026-12-07 22:10).
+ * form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
  *                         BN / 2 columns each where BM is 64;
  *   PK_CU_WGMMA_PAIR      as TOGETHER, the blocks in clusters of two that
@@ -100,7 +108,7 @@
     X(a, b, c, 10, 128x64a, 128, 64, 8, 150, 1, 3, 0)  \
     X(a, b, c, 11, 128x128p, 128, 128, 6, 110, 1, 1, 0) \
     X(a, b, c, 12, 128x160p, 128, 160, 6, 105, 1, 1, 0) \
-    X(a, b, c, 13, 128x192s, 128, 192, 4, 95, 1, 0, 1) \
+    X(a, b, c, 13, 128x192s, 128, 192, 4, 88, 0, 0, 1)  \
     X(a, b, c, 14, 128x192p, 128, 192, 5, 100, 1, 1, 0)
 #define PK_CU_WGMMA_TILE_COUNT 15
 #define PK_CU_WGMMA_SMEM(bm, bn, stages, out)                                                           \

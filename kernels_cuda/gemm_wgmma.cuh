@@ -239,8 +239,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                     for (long long kt = k0; kt < k1; kt++, it++) {
                         const unsigned s = (unsigned)(it % STAGES);
                         if (it >= STAGES) {
-                            if (CL == 2) mbar_wait_cluster(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
-                            else mbar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
+                            mbar_wait(empty + 8 * s, (unsigned)((it / STAGES - 1) & 1));
                         }
                         const unsigned sa = ring + s * STAGE_BYTES;
                         mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);

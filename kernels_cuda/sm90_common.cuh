@@ -36,26 +36,23 @@ __device__ __forceinline__ void mbar_init_fence()
 }
 
 /* whether the phase of the given parity completed (acquire, at the
- * scope of the block, or of the cluster where another block arrives too) */
-template <bool CLUSTER> __device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity)
+ * scope of the block: mbar_arrive_in says why that holds for the pairs'
+ * barriers too) */
+__device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity)
 {
     uint32_t done;
-#define PK_SM90_TRY_WAIT(sem)                                                                               \
-    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%1], %2;\n"          \
-                 " selp.u32 %0, 1, 0, p;\n}\n"                                                               \
-                 : "=r"(done)                                                                               \
-                 : "r"(bar), "r"(parity)                                                                    \
-                 : "memory")
-    if (CLUSTER) PK_SM90_TRY_WAIT(".acquire.cluster");
-    else PK_SM90_TRY_WAIT("");
-#undef PK_SM90_TRY_WAIT
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 " selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
     return done != 0;
 }
 
 /* until the phase of the given parity completed (acquire) */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
-    while (!mbar_test<false>(bar, parity)) {
+    while (!mbar_test(bar, parity)) {
     }
 }
 
@@ -159,18 +156,18 @@ __device__ __forceinline__ void cluster_sync()
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
-/* mbar_wait where the arrivals may come from the other block of the pair */
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity)
-{
-    while (!mbar_test<true>(bar, parity)) {
-    }
-}
-
-/* an arrival on the barrier at the same offset in the block of rank `to` */
+/* An arrival on the barrier at the same offset in the block of rank `to`,
+ * with the default (block-scope) release. What it hands over is a stage
+ * that wgmma finished reading (wgmma.wait_group, before the arrival) and
+ * that the other block's TMA then writes: both async-proxy accesses,
+ * which a cluster-scope release would not order anyway. A cluster-scope
+ * release costs a memory barrier at each arrival: with it every pair
+ * tile took about 1 us a k step (bench/RESULTS.md, 2026-12-07 22:10). The
+ * waits on such a barrier are plain mbar_waits for the same reason. */
 __device__ __forceinline__ void mbar_arrive_in(uint32_t bar, uint32_t to)
 {
     asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(to)
                  : "memory");
 }

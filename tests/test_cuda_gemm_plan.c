@@ -156,9 +156,10 @@ static void wgmma_cases(void)
     }
     p = problem(PK_F16, 1, 2048, 14336, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_f16_128x256s", H200_SMS, 1, __LINE__);
-    /* edges everywhere: TMA fills zeros */
+    /* edges everywhere: TMA fills zeros (648 tiles of 128 x 192, five
+     * waves, against 480 of 128 x 256, four of a larger tile) */
     p = problem(PK_BF16, 1, 3001, 5000, 1000, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x192s", H200_SMS, 1, __LINE__);
     /* the tile whose waves cost least: 64 tiles of 128 x 256 are one wave
      * as 128 tiles of 128 x 128 are, of half the size */
     p = problem(PK_BF16, 1, 1024, 2048, 4096, 0, 1);
@@ -166,9 +167,17 @@ static void wgmma_cases(void)
     /* 128 tiles of 128 x 256 (one wave) against 256 of 128 x 128 (two) */
     p = problem(PK_BF16, 1, 1024, 4096, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 128, 1, __LINE__);
-    /* 80 of 128 x 256 (one wave) against 160 of 128 x 128 (two) */
+    /* 112 of 128 x 192 (one wave) against 80 of 128 x 256 (one wave of
+     * a larger tile) or 160 of 128 x 128 (two) */
     p = problem(PK_BF16, 1, 2048, 1280, 8192, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", 80, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x192s", 112, 1, __LINE__);
+    /* the 1B qkv: 256 of 128 x 192 (two waves) against 192 of 128 x 256
+     * (two) */
+    p = problem(PK_BF16, 1, 2048, 3072, 2048, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x192s", H200_SMS, 1, __LINE__);
+    /* 4096^3: 4 waves of 128 x 256 against 6 of 128 x 192 */
+    p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_128x256s", H200_SMS, 1, __LINE__);
     /* one wave either way: the smallest tile (128 of 64 x 128 against 64
      * of 128 x 128 or 64 x 256) */
     p = problem(PK_BF16, 1, 256, 4096, 4096, 0, 1);
