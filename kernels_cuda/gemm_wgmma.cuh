@@ -243,14 +243,13 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
                         }
                         const unsigned sa = ring + s * STAGE_BYTES;
                         mbar_arrive_expect_tx(full + 8 * s, STAGE_BYTES);
+                        /* the shared operand's half for both blocks, the other whole */
                         if (SHARE_A)
                             tma_load_pair(sa + rank * (A_BYTES / 2), ta, (int)(kt * BK),
                                           (int)(tm * BM_ + rank * (BM_ / 2)), za, full + 8 * s);
                         else
                             tma_load(sa, ta, (int)(kt * BK), (int)(tm * BM_), za, full + 8 * s);
-                        if (SHARE_A)
-                            tma_load(sa + A_BYTES, tb, (int)(kt * BK), (int)(tn * BN), zb, full + 8 * s);
-                        else if (CL == 2)
+                        if (CL == 2 && !SHARE_A)
                             tma_load_pair(sa + A_BYTES + rank * (B_BYTES / 2), tb, (int)(kt * BK),
                                           (int)(tn * BN + rank * (BN / 2)), zb, full + 8 * s);
                         else
