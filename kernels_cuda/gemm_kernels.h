@@ -94,6 +94,14 @@
 #define PK_CU_WGMMA_PAIR_A 3
 /* blocks in clusters of two, never split */
 #define PK_CU_WGMMA_IS_PAIR(form) ((form) == PK_CU_WGMMA_PAIR || (form) == PK_CU_WGMMA_PAIR_A)
+/* A pair's two tiles: two rows of tiles (PAIR) or two columns (PAIR_A),
+ * grouped so; the last group of an odd count hangs past M or N (TMA reads
+ * zeros there, the epilogue stores nothing). The tiles of each direction
+ * that a form's grid walks, counting that empty one: the plan's count of
+ * units and the kernel's walk both read it. */
+#define PK_CU_WGMMA_PAIR_ROWS(form) ((form) == PK_CU_WGMMA_PAIR ? 2 : 1)
+#define PK_CU_WGMMA_PAIR_COLS(form) ((form) == PK_CU_WGMMA_PAIR_A ? 2 : 1)
+#define PK_CU_WGMMA_GROUPS(tiles, per) (((tiles) + (per) - 1) / (per))
 #define PK_CU_WGMMA_TILES(X, a, b, c)                  \
     X(a, b, c, 0, 128x256, 128, 256, 4, 100, 0, 0, 0)  \
     X(a, b, c, 1, 128x128, 128, 128, 6, 110, 0, 0, 0)  \

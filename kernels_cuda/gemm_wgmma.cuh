@@ -175,7 +175,7 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     /* the tiles of a pair: rows (MG) or columns (NG) of tiles, the shared
      * operand's half-box rows (a 1024-byte multiple: whole swizzle atoms) */
     constexpr bool SHARE_A = FORM == PK_CU_WGMMA_PAIR_A;
-    constexpr int MG = CL == 2 && !SHARE_A ? 2 : 1, NG = SHARE_A ? 2 : 1;
+    constexpr int MG = PK_CU_WGMMA_PAIR_ROWS(FORM), NG = PK_CU_WGMMA_PAIR_COLS(FORM);
     static_assert(CL == 1 || (SHARE_A ? BM_ : BN) % 16 == 0, "half boxes of whole 8-row swizzle atoms");
     static_assert(!PP || BM_ == 64, "a 64-row tile each");
     static_assert(!SPLIT || CL == 1, "a pair does not split k");
@@ -209,10 +209,8 @@ __device__ __forceinline__ void gemm(const CUtensorMap *ta, const CUtensorMap *t
     else __syncthreads();
 
     const long long m_tiles = (m + BM_ - 1) / BM_, n_tiles = (n + BN - 1) / BN, k_tiles = (k + BK - 1) / BK;
-    /* rows (or columns) of tiles in groups of a pair (its last group may
-     * hang past M or N: TMA reads zeros there and the epilogue stores
-     * nothing) */
-    const long long m_groups = (m_tiles + MG - 1) / MG, n_groups = (n_tiles + NG - 1) / NG,
+    /* rows (or columns) of tiles in groups of a pair (gemm_kernels.h) */
+    const long long m_groups = PK_CU_WGMMA_GROUPS(m_tiles, MG), n_groups = PK_CU_WGMMA_GROUPS(n_tiles, NG),
                     tiles = m_groups * n_groups;
     /* unit u's tile (this block's of the pair's two) */
     auto place = [&](long long t, long long &tm, long long &tn) {

@@ -184,14 +184,12 @@ int pk_cu_gemm_staged_fits(const pk_gemm_problem *p)
 
 static int is_pair(const wgmma_tile *t) { return PK_CU_WGMMA_IS_PAIR(t->form); }
 
-/* a batch's tiles of t over p; a pair's blocks take two rows (PAIR) or
- * columns (PAIR_A) of tiles each, the second empty past an odd count */
+/* a batch's tiles of t over p, a pair's empty one past an odd count
+ * included (gemm_kernels.h) */
 static int64_t batch_tiles(const pk_gemm_problem *p, const wgmma_tile *t)
 {
-    const int64_t rows = cdiv(p->m, t->bm), cols = cdiv(p->n, t->bn);
-    if (t->form == PK_CU_WGMMA_PAIR) return 2 * cdiv(rows, 2) * cols;
-    if (t->form == PK_CU_WGMMA_PAIR_A) return rows * 2 * cdiv(cols, 2);
-    return rows * cols;
+    const int64_t mg = PK_CU_WGMMA_PAIR_ROWS(t->form), ng = PK_CU_WGMMA_PAIR_COLS(t->form);
+    return mg * PK_CU_WGMMA_GROUPS(cdiv(p->m, t->bm), mg) * ng * PK_CU_WGMMA_GROUPS(cdiv(p->n, t->bn), ng);
 }
 
 static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, int most_splits)
