@@ -514,6 +514,50 @@ void cf_cases_gemm(cf_case_list *l)
             g.knob = "trial";
             add(l, &g);
         }
+        /* the wide-thread f32 kernel (knobs f32w and f32t: its tiles,
+         * GPU-only), each tile in every layout: edges in m and n past whole
+         * tiles, k in 25 steps (unsplit) and in 130 cut in 3 or 5 ranges,
+         * the last ending half a step short. A k-contiguous operand's rows
+         * must be whole float4s, an m- or n-contiguous one's too: each of
+         * m, n and k leaves the 4-grid only where no operand runs along it.
+         * NaN and inf in A (past k, A's next row must not leak in as 0 *
+         * inf), every epilogue both unsplit and added from ranges, a batch
+         * with its own flags and partials, a batch over a broadcast B; then
+         * the ranges the plan picks for two tiles, and a float4 cut short
+         * by the row's end (M = 1 or N = 1: no alignment asked of the
+         * other stride). */
+        static const struct {
+            const char *knob, *split;
+            int bm, bn;
+        } wide[] = {{"f32w", "f32w:3", 128, 128}, {"f32t", "f32t:5", 256, 64}};
+        for (int w = 0; w < 2 && dt == PK_F32; w++) {
+            for (int i = 0; i < 4; i++) {
+                const int ta = i >> 1, tb = i & 1, k_grid = !ta || tb;
+                for (int split = 0; split < 2; split++) {
+                    const int64_t wm = wide[w].bm + (ta ? 72 : 73), wn = 2 * wide[w].bn + (tb ? 7 : 4);
+                    g = G(dt, wm, wn, (split ? 1036 : 196) - !k_grid, ta, tb);
+                    if (!split && i == 0) g.special = SP_NAN_INF;
+                    if (i == 1) every_epilogue(&g);
+                    if (split && i == 2) g.batch = 2;
+                    if (!split && i == 3) g.batch = 3, g.bcast = BC_B0;
+                    g.large = 1;
+                    g.knob = split ? wide[w].split : wide[w].knob;
+                    add(l, &g);
+                }
+            }
+            g = G(dt, 100, wide[w].bn + 20, 2052, 0, 1);
+            g.large = 1;
+            g.knob = wide[w].knob;
+            add(l, &g);
+            g = G(dt, 1, 132, 13, 0, 0);
+            g.large = 1;
+            g.knob = wide[w].knob;
+            add(l, &g);
+            g = G(dt, 132, 1, 13, 1, 1);
+            g.large = 1;
+            g.knob = wide[w].knob;
+            add(l, &g);
+        }
         /* mma.sync's small tile with A m-major */
         if (dt != PK_F32) {
             g = G(dt, 72, 40, 48, 1, 1);

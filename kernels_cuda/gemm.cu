@@ -1,13 +1,14 @@
 /* GEMM entry points: d = act(alpha * a @ b + beta * c + bias) + res, one
  * per entry of the list in gemm_kernels.h but its Hopper kernels
  * (gemm_sm90.cu). All take PK_GEMM_PARAMS (kernels_gpu/gemm_abi.h), VEC
- * after its split-K arguments. */
+ * and WIDE after their split-K arguments. */
 #include "../kernels_gpu/gpu_common.h"
 #include "gemm_common.cuh"
 #include "gemm_kernels.h"
 #include "gemm_decode.cuh"
 #include "gemm_mma.cuh"
 #include "gemm_simt.cuh"
+#include "gemm_simt_wide.cuh"
 #include "gemm_skinny.cuh"
 
 #define PK_GEMM_ENTRY(kind, module, name, ...) PK_GEMM_IN_##module(kind, name, __VA_ARGS__)
@@ -32,6 +33,16 @@
     extern "C" __global__ void __launch_bounds__(256, (bm) / 64) name(const pk_cu_gemm_split sp, PK_GEMM_PARAMS) \
     {                                                                                                   \
         pk_gemm_simt_vec<bm, (ak) != 0, (bk) != 0>(sp, PK_GEMM_ARGS);                                   \
+    }
+
+/* PK_CU_WIDE_BLOCKS blocks per SM: each thread's 128 sums and the
+ * fragments in at most 255 registers; the split-K arguments first, as
+ * VEC's */
+#define PK_GEMM_WIDE(name, i, bm, bn, ak, bk)                                                           \
+    extern "C" __global__ void __launch_bounds__(PK_CU_WIDE_THREADS, PK_CU_WIDE_BLOCKS)                 \
+        name(const pk_cu_gemm_split sp, PK_GEMM_PARAMS)                                                 \
+    {                                                                                                   \
+        pk_gemm_simt_wide<bm, bn, (ak) != 0, (bk) != 0>(sp, PK_GEMM_ARGS);                              \
     }
 
 #define PK_GEMM_SKINNY(name, dt, mr, ks)                                                                \

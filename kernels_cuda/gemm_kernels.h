@@ -141,6 +141,18 @@ typedef struct pk_cu_gemm_split {
     int splits, steps;
 } pk_cu_gemm_split;
 
+/* The f32 kernel of aligned layouts in wide threads (gemm_simt_wide.cuh):
+ * THREADS threads, a warp a 64 x 64 piece of the tile, steps of BK k, at
+ * most 255 registers so that BLOCKS blocks share a multiprocessor; split-K
+ * as VEC's. A trial kernel: only PORTKERN_CUDA_GEMM's knob of a tile picks
+ * it, until timed (cuda_gemm_plan.h). Its tiles: X(a, index, knob, BM,
+ * BN), a passed through; the knob names the kernels too. */
+#define PK_CU_WIDE_THREADS 128
+#define PK_CU_WIDE_BLOCKS 2
+#define PK_CU_WIDE_BK 8
+#define PK_CU_WIDE_TILES(X, a) X(a, 0, f32w, 128, 128) X(a, 1, f32t, 256, 64)
+#define PK_CU_WIDE_TILE_COUNT 2
+
 /* Every entry point, once: X(kind, module, name, ...), module the fatbin
  * (gemm.cu; gemm_sm90.cu, built for sm_90a only), and kind's arguments:
  *   MMA    DT, tile index, BM, BN, warps m, warps n, stages, a_k, b_k
@@ -148,6 +160,9 @@ typedef struct pk_cu_gemm_split {
  *   SIMT   DT, BM               anything, exact f32 (gemm_simt.cuh)
  *   VEC    BM, a_k, b_k         f32 with 16-byte aligned rows, float4 loads
  *                               (gemm_simt_vec.cuh)
+ *   WIDE   tile index, BM, BN, a_k, b_k
+ *                               the same problems in wide threads
+ *                               (gemm_simt_wide.cuh), a knob's only
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)
@@ -160,7 +175,9 @@ typedef struct pk_cu_gemm_split {
     X(SIMT, gemm, pk_gemm_simt_f32_128, 0, 128) X(SIMT, gemm, pk_gemm_simt_f32_64, 0, 64)               \
     X(SIMT, gemm, pk_gemm_simt_f16_128, 1, 128) X(SIMT, gemm, pk_gemm_simt_f16_64, 1, 64)               \
     X(SIMT, gemm, pk_gemm_simt_bf16_128, 2, 128) X(SIMT, gemm, pk_gemm_simt_bf16_64, 2, 64)             \
-    PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_128, 128) PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_64, 64)
+    PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_128, 128) PK_CU_GEMM_LAYOUTS(X, VEC, pk_gemm_simt_f32_64, 64) \
+    PK_CU_WIDE_TILES(PK_CU_GEMM_WIDE, X)
+#define PK_CU_GEMM_WIDE(X, i, knob, ...) PK_CU_GEMM_LAYOUTS(X, WIDE, pk_gemm_simt_##knob, i, __VA_ARGS__)
 #define PK_CU_GEMM_HALF(X, dt, DT)                                                                      \
     PK_CU_MMA_TILES(PK_CU_GEMM_MMA, X, dt, DT)                                                          \
     X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1, DT, 1, 1) X(SKINNY, gemm, pk_gemm_skinny_##dt##_m1_k2, DT, 1, 2) \

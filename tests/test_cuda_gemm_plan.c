@@ -257,7 +257,8 @@ static void expect_pair(const pk_gemm_problem *p, const char *knob, int pair, in
 static void expect_knob_parse(const char *value, pk_cu_gemm_knob_kind kind, int tile, int splits, int line)
 {
     const pk_cu_gemm_knob k = pk_cu_gemm_knob_of(value);
-    if (k.kind != kind || (kind == PK_CU_GEMM_KNOB_TILE && (k.tile != tile || k.splits != splits))) {
+    const int has_tile = kind == PK_CU_GEMM_KNOB_TILE || kind == PK_CU_GEMM_KNOB_WIDE;
+    if (k.kind != kind || (has_tile && (k.tile != tile || k.splits != splits))) {
         failures++;
         printf("FAIL line %d: '%s' parsed as kind %d tile %d splits %d\n", line, value, (int)k.kind, k.tile, k.splits);
     }
@@ -275,6 +276,91 @@ static void expect_vec(const pk_gemm_problem *p, const char *knob, const char *k
         printf("FAIL line %d: kind %d, %d ranges of %d steps, %zu bytes; want VEC, %d of %d, %zu\n", line, (int)plan.kind,
                plan.splits, plan.steps, plan.part_bytes, splits, steps, part);
     }
+}
+
+/* the wide-thread f32 kernel under its tile's knob: kernel, a tile of bm
+ * x bn, splits, steps, grid; 128 threads */
+static void expect_wide(const pk_gemm_problem *p, const char *knob, const char *kernel, int bm, int bn, int splits,
+                        int steps, unsigned gx, unsigned gy, int line)
+{
+    pk_cu_gemm_plan plan = expect_knob(p, H200_SMS, H200_SMEM, knob, kernel, gx, gy, 0, line);
+    const size_t part =
+        splits > 1 ? (size_t)(p->batch * ((p->m + bm - 1) / bm) * ((p->n + bn - 1) / bn)) * splits * bm * bn * 4 : 0;
+    if (plan.kind != PK_CU_GEMM_VEC || plan.block[0] != 128 ||
+        (splits > 1 ? plan.splits != splits || plan.steps != steps : plan.splits > 1) || plan.part_bytes != part) {
+        failures++;
+        printf("FAIL line %d: kind %d, %u threads, %d ranges of %d steps, %zu bytes; want VEC, 128, %d of %d, %zu\n",
+               line, (int)plan.kind, plan.block[0], plan.splits, plan.steps, plan.part_bytes, splits, steps, part);
+    }
+}
+
+static void fail_if_wide(void *ctx, const char *name, int split)
+{
+    (void)split;
+    if (strstr(name, "_f32w_") || strstr(name, "_f32t_")) {
+        failures++;
+        printf("FAIL line %d: the plan without a knob can pick %s\n", *(int *)ctx, name);
+    }
+}
+
+/* The wide-thread f32 kernel: only its tile's knob picks it */
+static void wide_cases(void)
+{
+    /* 1024 tiles of either shape fill the device's 264 block slots: unsplit */
+    pk_gemm_problem f = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    expect_wide(&f, "f32w", "pk_gemm_simt_f32w_ak_bk", 128, 128, 1, 0, 32 * 32, 1, __LINE__);
+    expect_wide(&f, "f32t", "pk_gemm_simt_f32t_ak_bk", 256, 64, 1, 0, 16 * 64, 1, __LINE__);
+    /* M = 256: 64 tiles of either shape, 4 ranges of 128 steps fill one
+     * wave (cuBLAS's split there); forced, 2 ranges, or 1 */
+    f = problem(PK_F32, 1, 256, 4096, 4096, 0, 1);
+    expect_wide(&f, "f32t", "pk_gemm_simt_f32t_ak_bk", 256, 64, 4, 128, 64 * 4, 1, __LINE__);
+    expect_wide(&f, "f32w", "pk_gemm_simt_f32w_ak_bk", 128, 128, 4, 128, 64 * 4, 1, __LINE__);
+    expect_wide(&f, "f32t:2", "pk_gemm_simt_f32t_ak_bk", 256, 64, 2, 256, 64 * 2, 1, __LINE__);
+    expect_wide(&f, "f32w:1", "pk_gemm_simt_f32w_ak_bk", 128, 128, 1, 0, 64, 1, __LINE__);
+    /* 16 asked of 25 steps: ranges of 2, 13 of them (the last of 1) */
+    f = problem(PK_F32, 1, 256, 512, 200, 1, 0);
+    expect_wide(&f, "f32w:16", "pk_gemm_simt_f32w_am_bn", 128, 128, 13, 2, 8 * 13, 1, __LINE__);
+    /* ... unforced, too few steps for ranges of 16: unsplit */
+    expect_wide(&f, "f32t", "pk_gemm_simt_f32t_am_bn", 256, 64, 1, 0, 8, 1, __LINE__);
+    f = problem(PK_F32, 1, 256, 512, 200, 0, 0);
+    expect_wide(&f, "f32w", "pk_gemm_simt_f32w_ak_bn", 128, 128, 1, 0, 8, 1, __LINE__);
+    /* a batch: 16 tiles in all, 16 ranges of 16 steps */
+    f = problem(PK_F32, 2, 256, 512, 2048, 1, 1);
+    expect_wide(&f, "f32t", "pk_gemm_simt_f32t_am_bk", 256, 64, 16, 16, 8 * 16, 2, __LINE__);
+    /* rows not whole float4s: the SIMT kernel, as without the knob */
+    f = problem(PK_F32, 1, 256, 512, 201, 0, 1);
+    expect_knob(&f, H200_SMS, H200_SMEM, "f32w", "pk_gemm_simt_f32_64", 4 * 8, 1, 0, __LINE__);
+    /* 16-bit problems: as without the knob */
+    f = problem(PK_BF16, 1, 256, 512, 2048, 0, 1);
+    pk_cu_gemm_plan none, wide;
+    pk_cu_gemm_plan_pick_knob(&f, H200_SMS, H200_SMEM, pk_cu_gemm_knob_of(NULL), &none);
+    pk_cu_gemm_plan_pick_knob(&f, H200_SMS, H200_SMEM, pk_cu_gemm_knob_of("f32t"), &wide);
+    if (memcmp(&none, &wide, sizeof none)) {
+        failures++;
+        printf("FAIL line %d: f32t changed a bf16 plan (%s, not %s)\n", __LINE__,
+               pk_cu_gemm_kernel_names[wide.kernel], pk_cu_gemm_kernel_names[none.kernel]);
+    }
+    /* no other knob, and none, picks it */
+    static const char *const others[] = {NULL, "trial", "mma", "128x128", "f32", "f32w:0"};
+    for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++)
+        for (int l = 0; l < 4; l++) {
+            int line = __LINE__;
+            f = problem(PK_F32, 1, l & 1 ? 256 : 4096, 4096, 4096, l >> 1, l & 1);
+            pk_cu_gemm_plan plan;
+            pk_cu_gemm_plan_pick_knob(&f, H200_SMS, H200_SMEM, pk_cu_gemm_knob_of(others[i]), &plan);
+            fail_if_wide(&line, pk_cu_gemm_kernel_names[plan.kernel], 0);
+        }
+    int line = __LINE__;
+    pk_cu_gemm_plan_kernels(1, H200_SMEM, fail_if_wide, &line);
+
+    expect_knob_parse("f32w", PK_CU_GEMM_KNOB_WIDE, 0, 0, __LINE__);
+    expect_knob_parse("f32t", PK_CU_GEMM_KNOB_WIDE, 1, 0, __LINE__);
+    expect_knob_parse("f32w:4", PK_CU_GEMM_KNOB_WIDE, 0, 4, __LINE__);
+    expect_knob_parse("f32t:16", PK_CU_GEMM_KNOB_WIDE, 1, 16, __LINE__);
+    static const char *const bad[] = {"f32w:",  "f32w:0", "f32t:17", "f32t:2x", "f32",
+                                      "f32wt", "F32w",   "f32w@2",  "f32t:2@4"};
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++)
+        expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 }
 
 /* Trial tiles and split-K: only under a knob until the bench times them */
@@ -580,6 +666,7 @@ int main(void)
 
     wgmma_cases();
     split_cases();
+    wide_cases();
 
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;

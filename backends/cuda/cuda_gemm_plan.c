@@ -14,7 +14,8 @@
  *    needs. The largest tile that still gives the device two waves of
  *    blocks (1 block of 128 x 256 per SM), else the next smaller one.
  *  - simt: the rest, and every f32 problem (exact f32; TF32 is not used
- *    even when allowed).
+ *    even when allowed); under PORTKERN_CUDA_GEMM=f32w or f32t, the
+ *    aligned ones on the wide-thread kernel, a trial until timed.
  * A stride of a dimension of size 1 is never used, so it does not count
  * against contiguity or alignment. */
 #include <stdlib.h>
@@ -34,11 +35,13 @@ const char *const pk_cu_gemm_kernel_names[] = {PK_CU_GEMM_KERNELS(PK_GPU_KERNEL_
 #define ID_MMA(id, DT, tile, bm, bn, wm, wn, st, ak, bk) .mma[DT - 1][tile][!(ak)][!(bk)] = id,
 #define ID_SIMT(id, DT, bm) .simt[DT][(bm) == 128] = id,
 #define ID_VEC(id, bm, ak, bk) .vec[(bm) == 128][!(ak)][!(bk)] = id,
+#define ID_WIDE(id, i, bm, bn, ak, bk) .wide[i][!(ak)][!(bk)] = id,
 #define ID_SKINNY(id, DT, rows, ks) .skinny[DT - 1][PK_GPU_SKINNY_INDEX(rows)][(ks) - 1] = id,
 #define ID_DECODE(id, DT) .decode[DT - 1] = id,
 #define ID_WGMMA(id, DT, i, ...) .wgmma[DT - 1][i] = id,
 static const struct {
     unsigned char mma[2][PK_CU_MMA_TILE_COUNT][2][2], simt[3][2], vec[2][2][2], skinny[2][5][2], decode[2], wgmma[2][PK_CU_WGMMA_TILE_COUNT];
+    unsigned char wide[PK_CU_WIDE_TILE_COUNT][2][2];
 } ids = {PK_CU_GEMM_KERNELS(ID)};
 
 typedef struct mma_tile {
@@ -53,6 +56,12 @@ typedef struct wgmma_tile {
 
 #define WGMMA_TILE(a, b, c, i, name, bm, bn, st, cost, trial, form, out) {bm, bn, st, cost, trial, form, out},
 static const wgmma_tile wgmma_tiles[] = {PK_CU_WGMMA_TILES(WGMMA_TILE, 0, 0, 0)};
+typedef struct wide_tile {
+    int bm, bn;
+} wide_tile;
+
+#define WIDE_TILE(a, i, knob, bm, bn) {bm, bn},
+static const wide_tile wide_tiles[] = {PK_CU_WIDE_TILES(WIDE_TILE, 0)};
 #define MMA_SMEM(bm, bn, stages) ((size_t)(stages) * (size_t)((bm) + (bn)) * PK_CU_MMA_BK * 2)
 
 #define DECODE_MIN_M 5
@@ -134,6 +143,22 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
 #define TILE_NAME(a, b, c, i, name, ...) #name,
     static const char *const tiles[] = {PK_CU_WGMMA_TILES(TILE_NAME, 0, 0, 0)};
 #undef TILE_NAME
+#define WIDE_NAME(a, i, knob, ...) #knob,
+    static const char *const wides[] = {PK_CU_WIDE_TILES(WIDE_NAME, 0)};
+#undef WIDE_NAME
+    for (int i = 0; i < PK_CU_WIDE_TILE_COUNT; i++) {
+        const size_t len = strlen(wides[i]);
+        if (strncmp(value, wides[i], len)) continue;
+        /* "<tile>[:<splits>]" */
+        const char *at = value + len;
+        long splits = 0;
+        if (*at == ':' && !(++at, splits = knob_number(&at, 0, PK_CU_GEMM_MAX_SPLITS))) continue;
+        if (*at) continue;
+        knob.kind = PK_CU_GEMM_KNOB_WIDE;
+        knob.tile = i;
+        knob.splits = (int)splits;
+        return knob;
+    }
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const size_t len = strlen(tiles[i]);
         if (strncmp(value, tiles[i], len)) continue;
@@ -324,6 +349,37 @@ static char simt_layout_b(const pk_gemm_problem *p)
     return 0;
 }
 
+/* The wide-thread f32 kernel's tile (PORTKERN_CUDA_GEMM=f32w, f32t), its
+ * blocks PK_CU_WIDE_BLOCKS a multiprocessor. Unforced, where its tiles
+ * leave some of a wave's blocks idle, k in as many ranges as keep every
+ * unit in that one wave (a second, part-filled wave would cost a whole
+ * unit's time), each of 16 steps at least; forced, the ranges asked for,
+ * fewer where K has fewer steps. */
+static void plan_wide(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob knob, char sa, char sb,
+                      pk_cu_gemm_plan *out)
+{
+    const wide_tile *t = &wide_tiles[knob.tile];
+    const int64_t tiles = tiles_of(p, t->bm, t->bn), k_steps = cdiv(p->k, PK_CU_WIDE_BK);
+    const int64_t wave = (int64_t)PK_CU_WIDE_BLOCKS * sm_count;
+    int64_t splits = knob.splits;
+    if (!splits) {
+        splits = tiles > 0 && tiles < wave ? wave / tiles : 1;
+        if (splits > PK_CU_GEMM_MAX_SPLITS) splits = PK_CU_GEMM_MAX_SPLITS;
+        if (splits > k_steps / 16) splits = k_steps / 16;
+    }
+    out->kind = PK_CU_GEMM_VEC;
+    out->kernel = ids.wide[knob.tile][sa == 'm'][sb == 'n'];
+    if (splits > 1 && k_steps > 1 && tiles <= PK_CU_GEMM_FLAGS) {
+        out->steps = (int)cdiv(k_steps, splits);
+        splits = cdiv(k_steps, out->steps);
+        out->splits = (int)splits;
+        out->part_bytes = (size_t)tiles * (size_t)splits * (size_t)t->bm * (size_t)t->bn * sizeof(float);
+    } else {
+        splits = 1;
+    }
+    set_grid(out, cdiv(p->m, t->bm) * cdiv(p->n, t->bn) * splits, p->batch, PK_CU_WIDE_THREADS);
+}
+
 void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t smem_optin, pk_cu_gemm_knob knob,
                                pk_cu_gemm_plan *out)
 {
@@ -390,6 +446,10 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     /* two blocks of 128 x 128 per SM: 128 when that fills the device once */
     int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
     char sa = simt_layout_a(p), sb = simt_layout_b(p);
+    if (sa && sb && knob.kind == PK_CU_GEMM_KNOB_WIDE) {
+        plan_wide(p, sm_count, knob, sa, sb, out);
+        return;
+    }
     out->kind = sa && sb ? PK_CU_GEMM_VEC : PK_CU_GEMM_SIMT;
     int64_t splits = 1;
     if (out->kind == PK_CU_GEMM_VEC && bm == 64 && knob.kind == PK_CU_GEMM_KNOB_TRIAL) {
@@ -431,6 +491,9 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_VEC(name, bm, ak, bk) \
     if (!knob_only) fn(ctx, name, 0); \
     if (knob_only && (bm) == 128) fn(ctx, name, 1);
+/* only by its tile's knob, split where asked or where its tiles are few */
+#define CAN_WIDE(name, ...) \
+    if (knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
 /* from DECODE_MIN_M rows on, only by the knob */
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);

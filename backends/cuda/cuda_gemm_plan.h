@@ -24,15 +24,19 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
  * most that many blocks, each taking several units (a test of the ring
  * and of the units' hand-over; batches then in turn); "trial" lets the Hopper plan weigh its
  * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on,
- * and cuts k of f32 problems whose 128 x 128 tiles are too few.
+ * and cuts k of f32 problems whose 128 x 128 tiles are too few; a tile
+ * of the wide-thread f32 kernel ("f32w", "f32t": gemm_kernels.h's WIDE)
+ * sends every f32 problem the VEC kernel takes to it, k cut in ranges
+ * that fill one wave of its blocks where its tiles leave room,
+ * "<tile>:<splits>" in that many ranges (fewer where K has fewer steps).
  * Any other value, or none, changes nothing. */
 typedef enum pk_cu_gemm_knob_kind {
     PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
-    PK_CU_GEMM_KNOB_TILE, PK_CU_GEMM_KNOB_TRIAL
+    PK_CU_GEMM_KNOB_TILE, PK_CU_GEMM_KNOB_TRIAL, PK_CU_GEMM_KNOB_WIDE
 } pk_cu_gemm_knob_kind;
 typedef struct pk_cu_gemm_knob {
     pk_cu_gemm_knob_kind kind;
-    int tile, splits; /* KNOB_TILE: the tile's index and 0, or the ranges asked for */
+    int tile, splits; /* KNOB_TILE, KNOB_WIDE: the tile's index and 0, or the ranges asked for */
     unsigned blocks;  /* KNOB_TILE: 0, or at most this many blocks (even for pairs) */
 } pk_cu_gemm_knob;
 pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value); /* NULL: unset */
@@ -49,7 +53,8 @@ typedef enum pk_cu_gemm_kind {
     PK_CU_GEMM_DECODE, /* the same problems from a few rows on: streams W into tensor cores */
     PK_CU_GEMM_WGMMA,  /* f16/bf16, both operands k-contiguous, large: Hopper wgmma fed by TMA */
     PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
-    PK_CU_GEMM_VEC,    /* f32 with contiguous, 16-byte aligned rows: exact f32 on the CUDA cores, float4 loads */
+    PK_CU_GEMM_VEC,    /* f32 with contiguous, 16-byte aligned rows: exact f32 on the CUDA cores, float4 loads
+                        * (or, under a WIDE knob, the wide-thread kernel: the same arguments) */
     PK_CU_GEMM_SIMT    /* everything else: exact f32 on the CUDA cores */
 } pk_cu_gemm_kind;
 
@@ -98,8 +103,9 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
  * asks a case for. */
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
                              void *ctx);
-/* Those only a knob picks: the skinny kernel's 8- and 16-row forms, and
- * where has_wgmma the Hopper kernel's trial tiles and every tile split. */
+/* Those only a knob picks: the skinny kernel's 8- and 16-row forms, the
+ * wide-thread f32 kernel, split too, and where has_wgmma the Hopper
+ * kernel's trial tiles and every tile split. */
 void pk_cu_gemm_plan_knob_kernels(int has_wgmma, void (*fn)(void *ctx, const char *name, int split), void *ctx);
 
 #endif
