@@ -558,6 +558,17 @@ void cf_cases_gemm(cf_case_list *l)
             g.knob = wide[w].knob;
             add(l, &g);
         }
+        /* VEC's 128 x 128 tile, which the plan gives way to f32w from 128
+         * rows and columns on: under the vec knob, two waves of its tiles
+         * (18 x 18 of them), every layout, edges in m and n past whole
+         * tiles (float4 rows: m, n and k multiples of 4) */
+        for (int i = 0; i < 4 && dt == PK_F32; i++) {
+            g = G(dt, 2180, 2300, 12, i >> 1, i & 1);
+            if (i == 1) every_epilogue(&g);
+            g.large = 1;
+            g.knob = "vec";
+            add(l, &g);
+        }
         /* mma.sync's small tile with A m-major */
         if (dt != PK_F32) {
             g = G(dt, 72, 40, 48, 1, 1);

@@ -45,9 +45,7 @@
  * the device: each tile's median time per output and k step over the
  * workload suites' shapes, every tile forced in one run (bench/RESULTS.md,
  * 2026-12-05). A trial tile is one that ran slower than the plan's tiles
- * on every shape timed (the pair and the ping-pong), or one timed on too
- * few shapes to set its cost (64x64, cuBLAS's tile at M = 128 by 4096^2,
- * timed at M = 64..256 alone: bench/RESULTS.md, 2026-12-07 08:00), or
+ * on every shape timed (the pair and the ping-pong), or
  * a pair of cuBLAS's shapes (bench/RESULTS.md, 2026-12-07 07:29: 64x32a
  * and 128x64a for M = 64 and 256, 64x64p for 128, 128x160p for N = 1280,
  * 128x128p, 128x192p), behind the plan's tiles wherever timed and timed
@@ -59,7 +57,10 @@
  * 128x192s where, forced, it ran faster than the tile the plan took
  * before, or within 1% of it (8192^3), and leaves the others their tile
  * (the 70B/8 and 1B qkv, N = 1280 and 3072, gain most; bench/RESULTS.md,
- * 2026-12-07 22:10).
+ * 2026-12-07 22:10). 64x64's cost: its two waves at M = 256 by 4096^2
+ * against 64x128's one, one run (it then takes M = 64 and 128 by 4096^2,
+ * where it ran ahead of the plan's 64x128, split at M = 64; at M = 256
+ * 64x128 keeps it; bench/RESULTS.md, 2026-12-08).
  * form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
  *                         BN / 2 columns each where BM is 64;
@@ -110,7 +111,7 @@
     X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1, 0) \
     X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2, 0)  \
     X(a, b, c, 6, 128x256s, 128, 256, 3, 90, 0, 0, 1)  \
-    X(a, b, c, 7, 64x64, 64, 64, 13, 170, 1, 0, 0)     \
+    X(a, b, c, 7, 64x64, 64, 64, 13, 254, 0, 0, 0)     \
     X(a, b, c, 8, 64x32a, 64, 32, 16, 200, 1, 3, 0)    \
     X(a, b, c, 9, 64x64p, 64, 64, 13, 170, 1, 1, 0)    \
     X(a, b, c, 10, 128x64a, 128, 64, 8, 150, 1, 3, 0)  \
@@ -144,9 +145,10 @@ typedef struct pk_cu_gemm_split {
 /* The f32 kernel of aligned layouts in wide threads (gemm_simt_wide.cuh):
  * THREADS threads, a warp a 64 x 64 piece of the tile, steps of BK k, at
  * most 255 registers so that BLOCKS blocks share a multiprocessor; split-K
- * as VEC's. A trial kernel: only PORTKERN_CUDA_GEMM's knob of a tile picks
- * it, until timed (cuda_gemm_plan.h). Its tiles: X(a, index, knob, BM,
- * BN), a passed through; the knob names the kernels too. */
+ * as VEC's. The plan's f32 kernel from 128 rows and columns on in its
+ * first tile; the others by PORTKERN_CUDA_GEMM's knob of the tile
+ * (cuda_gemm_plan.h). Its tiles: X(a, index, knob, BM, BN), a passed
+ * through; the knob names the kernels too. */
 #define PK_CU_WIDE_THREADS 128
 #define PK_CU_WIDE_BLOCKS 2
 #define PK_CU_WIDE_BK 8

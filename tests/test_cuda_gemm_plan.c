@@ -182,12 +182,12 @@ static void wgmma_cases(void)
      * of 128 x 128 or 64 x 256) */
     p = problem(PK_BF16, 1, 256, 4096, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 128, 1, __LINE__);
-    /* a fraction of a wave still runs on the Hopper kernel */
+    /* one wave of 128 tiles of 64 x 64 against 64 of 64 x 128 */
     p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 64, 1, __LINE__);
-    /* 8 tiles: k split 8 ways fills 64 multiprocessors */
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 128, 1, __LINE__);
+    /* 16 tiles of 64 x 64: k split 8 ways fills 128 multiprocessors */
     p = problem(PK_BF16, 1, 64, 1024, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 64, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 128, 1, __LINE__);
     /* fewer than 64 rows: the 64-row tiles alone (112 tiles of 64 x 256,
      * one wave, against 224 of 64 x 128, two); a 128-row tile not even
      * when the knob names it */
@@ -195,7 +195,7 @@ static void wgmma_cases(void)
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x256", 112, 1, __LINE__);
     expect_wgmma(&p, "128x128", NULL, 0, 0, __LINE__);
     p = problem(PK_BF16, 1, 17, 6144, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 48, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 96, 1, __LINE__);
     /* PORTKERN_CUDA_GEMM naming a tile: that tile wherever the kernel takes the problem */
     p = problem(PK_BF16, 1, 4096, 4096, 4096, 0, 1);
     expect_wgmma(&p, "128x128", "pk_gemm_wgmma_bf16_128x128", H200_SMS, 1, __LINE__);
@@ -294,16 +294,24 @@ static void expect_wide(const pk_gemm_problem *p, const char *knob, const char *
     }
 }
 
-static void fail_if_wide(void *ctx, const char *name, int split)
+struct named {
+    int line;
+    const char *const *parts; /* NULL-ended */
+};
+
+static void fail_if_named(void *ctx, const char *name, int split)
 {
     (void)split;
-    if (strstr(name, "_f32w_") || strstr(name, "_f32t_")) {
-        failures++;
-        printf("FAIL line %d: the plan without a knob can pick %s\n", *(int *)ctx, name);
-    }
+    const struct named *n = ctx;
+    for (int i = 0; n->parts[i]; i++)
+        if (strstr(name, n->parts[i])) {
+            failures++;
+            printf("FAIL line %d: the plan without a knob can pick %s\n", n->line, name);
+        }
 }
 
-/* The wide-thread f32 kernel: only its tile's knob picks it */
+/* The wide-thread f32 kernel: its tile's knob, and f32w the plan's from 128
+ * rows and columns on */
 static void wide_cases(void)
 {
     /* 1024 tiles of either shape fill the device's 264 block slots: unsplit */
@@ -340,18 +348,32 @@ static void wide_cases(void)
         printf("FAIL line %d: f32t changed a bf16 plan (%s, not %s)\n", __LINE__,
                pk_cu_gemm_kernel_names[wide.kernel], pk_cu_gemm_kernel_names[none.kernel]);
     }
-    /* no other knob, and none, picks it */
-    static const char *const others[] = {NULL, "trial", "mma", "128x128", "f32", "f32w:0"};
+    /* without a knob (or another one), f32w from 128 rows and columns
+     * on: 4096^3 unsplit, M = 256 in 4 ranges, every layout; VEC below
+     * (127 rows or columns) and under the vec and trial knobs; f32t never */
+    static const char *const others[] = {NULL, "mma", "128x128", "f32", "f32w:0"};
     for (int i = 0; i < (int)(sizeof others / sizeof others[0]); i++)
         for (int l = 0; l < 4; l++) {
-            int line = __LINE__;
-            f = problem(PK_F32, 1, l & 1 ? 256 : 4096, 4096, 4096, l >> 1, l & 1);
-            pk_cu_gemm_plan plan;
-            pk_cu_gemm_plan_pick_knob(&f, H200_SMS, H200_SMEM, pk_cu_gemm_knob_of(others[i]), &plan);
-            fail_if_wide(&line, pk_cu_gemm_kernel_names[plan.kernel], 0);
+            static const char *const names[] = {"pk_gemm_simt_f32w_ak_bn", "pk_gemm_simt_f32w_ak_bk",
+                                                "pk_gemm_simt_f32w_am_bn", "pk_gemm_simt_f32w_am_bk"};
+            f = problem(PK_F32, 1, 4096, 4096, 4096, l >> 1, l & 1);
+            expect_wide(&f, others[i], names[l], 128, 128, 1, 0, 32 * 32, 1, __LINE__);
+            f = problem(PK_F32, 1, 256, 4096, 4096, l >> 1, l & 1);
+            expect_wide(&f, others[i], names[l], 128, 128, 4, 128, 64 * 4, 1, __LINE__);
         }
+    f = problem(PK_F32, 1, 127, 4096, 4096, 0, 1);
+    expect_vec(&f, NULL, "pk_gemm_simt_f32_64_ak_bk", 1, 0, 2 * 64, 1, __LINE__);
+    f = problem(PK_F32, 1, 4096, 127, 4096, 1, 1);
+    expect_vec(&f, NULL, "pk_gemm_simt_f32_64_am_bk", 1, 0, 64 * 2, 1, __LINE__);
+    f = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
+    expect_vec(&f, "vec", "pk_gemm_simt_f32_128_ak_bk", 1, 0, 32 * 32, 1, __LINE__);
+    f = problem(PK_F32, 1, 256, 4096, 4096, 0, 1);
+    expect_vec(&f, "vec", "pk_gemm_simt_f32_64_ak_bk", 1, 0, 4 * 64, 1, __LINE__);
+    expect_vec(&f, "trial", "pk_gemm_simt_f32_128_ak_bk", 5, 103, 64 * 5, 1, __LINE__);
+    static const char *const never[] = {"pk_gemm_simt_f32t_", NULL};
     int line = __LINE__;
-    pk_cu_gemm_plan_kernels(1, H200_SMEM, fail_if_wide, &line);
+    pk_cu_gemm_plan_kernels(1, H200_SMEM, fail_if_named, (void *)&(struct named){line, never});
+    expect_knob_parse("vec", PK_CU_GEMM_KNOB_VEC, 0, 0, __LINE__);
 
     expect_knob_parse("f32w", PK_CU_GEMM_KNOB_WIDE, 0, 0, __LINE__);
     expect_knob_parse("f32t", PK_CU_GEMM_KNOB_WIDE, 1, 0, __LINE__);
@@ -367,10 +389,10 @@ static void wide_cases(void)
 static void split_cases(void)
 {
     /* f32, 16 tiles of 128 x 128 (M = 256 by 1024... 4096): unsplit 64 x 64
-     * without the knob; with it, k in ranges that give two waves: 256
+     * under the vec knob (without it, f32w: wide_cases); with it, k in ranges that give two waves: 256
      * tiles... here 2 x 32 = 64 tiles, 5 ranges of 103 steps (512 steps) */
     pk_gemm_problem f = problem(PK_F32, 1, 256, 4096, 4096, 0, 1);
-    expect_vec(&f, NULL, "pk_gemm_simt_f32_64_ak_bk", 1, 0, 4 * 64, 1, __LINE__);
+    expect_vec(&f, "vec", "pk_gemm_simt_f32_64_ak_bk", 1, 0, 4 * 64, 1, __LINE__);
     expect_vec(&f, "trial", "pk_gemm_simt_f32_128_ak_bk", 5, 103, 64 * 5, 1, __LINE__);
     /* 8 tiles: 16 ranges at most, of 16 steps each */
     f = problem(PK_F32, 1, 256, 512, 2048, 1, 0);
@@ -412,22 +434,21 @@ static void split_cases(void)
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) expect_knob_parse(bad[i], PK_CU_GEMM_KNOB_NONE, 0, 0, __LINE__);
 
     /* without the knob: split only where the unsplit tiles fill a
-     * quarter of the device or less, never a trial tile. 32 tiles of
-     * 64 x 128 leave 100 multiprocessors idle; four ranges of 16 steps
-     * fill 128 of them (two waves of eight ranges, or 64 x 256's doubled
-     * partials, cost more), with the knob or without */
+     * quarter of the device or less, never a trial tile. 64 tiles of
+     * 64 x 64 (M = 64) are more than a quarter: whole (32 of 64 x 128
+     * split in 4 ran slower, bench/RESULTS.md, 2026-12-08); the trial
+     * plan weighs the pair sharing A too: 128 tiles of 64 x 32 */
     pk_gemm_problem p = problem(PK_BF16, 1, 64, 4096, 4096, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 4, 16, 128, 1, __LINE__);
-    /* the trial plan weighs the 64 x 64 tile too: 64 tiles in 2 ranges */
-    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x64", 2, 32, 128, 1, __LINE__);
-    /* 64 tiles (M = 128): the plan keeps them whole, the knob splits
-     * 64 x 256 four ways */
+    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 1, 64, 64, 1, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x32a", 1, 64, 128, 1, __LINE__);
+    /* 128 tiles (M = 128): whole, the trial knob splits 64 x 256 four ways */
     p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 1, 64, 64, 1, __LINE__);
+    expect_split(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 1, 64, 128, 1, __LINE__);
     expect_split(&p, "trial", "pk_gemm_wgmma_bf16_64x256", 4, 16, 128, 1, __LINE__);
     {
-        /* on 256 multiprocessors 64 tiles are a quarter: split; on 255
-         * not */
+        /* on 256 multiprocessors 64 tiles (M = 64) are a quarter: split;
+         * on 255 not */
+        p = problem(PK_BF16, 1, 64, 4096, 4096, 0, 1);
         pk_cu_gemm_plan plan;
         if (!pk_cu_gemm_plan_wgmma(&p, 256, pk_cu_gemm_knob_of(NULL), &plan) || plan.splits < 2 ||
             !pk_cu_gemm_plan_wgmma(&p, 255, pk_cu_gemm_knob_of(NULL), &plan) || plan.splits != 1) {
@@ -435,10 +456,10 @@ static void split_cases(void)
             printf("FAIL line %d: the quarter's bound\n", __LINE__);
         }
     }
-    /* 24 rows: a 64-row tile, 16 of them, split */
+    /* 24 rows: a 64-row tile, 32 of them, split */
     p = problem(PK_F16, 1, 24, 2048, 1024, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
-    expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x64", 4, 4, 128, 1, __LINE__);
+    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x64", 4, 4, 128, 1, __LINE__);
+    expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x32a", 1, 16, 64, 1, __LINE__);
     p = problem(PK_F16, 1, 16, 2048, 1024, 0, 1); /* the decode kernels' */
     expect_split(&p, "trial", NULL, 0, 0, 0, 0, __LINE__);
     /* enough tiles: unsplit; the pairs sharing B, slower than the plain
@@ -612,16 +633,16 @@ int main(void)
      * direction */
     p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 1);
     p.allow_tf32 = 1;
-    EXPECT(p, "pk_gemm_simt_f32_128_ak_bk", 32 * 32, 1, 0);
+    EXPECT(p, "pk_gemm_simt_f32w_ak_bk", 32 * 32, 1, 0);
     p = problem(PK_F32, 1, 4096, 4096, 4096, 0, 0);
-    EXPECT(p, "pk_gemm_simt_f32_128_ak_bn", 32 * 32, 1, 0);
+    EXPECT(p, "pk_gemm_simt_f32w_ak_bn", 32 * 32, 1, 0);
     p = problem(PK_F32, 1, 4096, 4096, 4096, 1, 0);
-    EXPECT(p, "pk_gemm_simt_f32_128_am_bn", 32 * 32, 1, 0);
+    EXPECT(p, "pk_gemm_simt_f32w_am_bn", 32 * 32, 1, 0);
     p = problem(PK_F32, 1, 4096, 4096, 4096, 1, 1);
-    EXPECT(p, "pk_gemm_simt_f32_128_am_bk", 32 * 32, 1, 0);
-    /* fewer 128 x 128 tiles than two per SM: 64 x 64 */
+    EXPECT(p, "pk_gemm_simt_f32w_am_bk", 32 * 32, 1, 0);
+    /* under the vec knob, fewer 128 x 128 tiles than two per SM: 64 x 64 */
     p = problem(PK_F32, 1, 1000, 1000, 300, 0, 0);
-    EXPECT(p, "pk_gemm_simt_f32_64_ak_bn", 16 * 16, 1, 0);
+    expect_knob(&p, H200_SMS, H200_SMEM, "vec", "pk_gemm_simt_f32_64_ak_bn", 16 * 16, 1, 0, __LINE__);
     /* edges in m, n and k stay on the float4 kernel; rows 16-byte aligned */
     p = problem(PK_F32, 1, 1, 12, 10, 0, 0);
     EXPECT(p, "pk_gemm_simt_f32_64_ak_bn", 1, 1, 0);

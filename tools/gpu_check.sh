@@ -60,7 +60,7 @@
 #             (python/tests) on each with PyTorch's CUDA tensors (issue 21)
 #   untried   the conformance cases of kernels compiled but never run on a
 #             GPU yet (the knob groups in $untried_groups: the Hopper
-#             attention kernel, the wide-thread f32 GEMM), a group at a
+#             attention kernel), a group at a
 #             time under PK_UNTRIED_TIMEOUT (120 s), then compute-sanitizer
 #             memcheck, racecheck and synccheck on each group that passed
 #             (elsewhere the suite skips those cases on CUDA);
@@ -223,10 +223,10 @@ fi
 # under a knob (conformance/conform.h, CF_UNTRIED_KNOBS): the suite skips
 # them on CUDA, and the part `untried` runs them (PORTKERN_CONFORM_UNTRIED=1)
 # group by group under a short limit, so that a hang costs one group, then
-# under the sanitizers. The default groups: the Hopper attention kernel's
-# own cases (both forms), a kernel that changes often, and the list's
-# wide-thread f32 kernel, a group per tile.
-untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma knob:f32w knob:f32t"}
+# under the sanitizers. The list is empty now; the default group is the
+# Hopper attention kernel's own cases (both forms), a kernel that changes
+# often.
+untried_groups=${PK_UNTRIED_GROUPS:-"knob:wgmma"}
 # groups that passed `untried` in an earlier call on this tree
 # (PK_UNTRIED_OK) count for `hopper` and `attn90` as if they passed here
 untried_ok=${PK_UNTRIED_OK:-}

@@ -14,8 +14,12 @@
  *    needs. The largest tile that still gives the device two waves of
  *    blocks (1 block of 128 x 256 per SM), else the next smaller one.
  *  - simt: the rest, and every f32 problem (exact f32; TF32 is not used
- *    even when allowed); under PORTKERN_CUDA_GEMM=f32w or f32t, the
- *    aligned ones on the wide-thread kernel, a trial until timed.
+ *    even when allowed). f32 with aligned rows of 128 rows and columns or
+ *    more: the wide-thread kernel's 128 x 128 tile (f32w), ahead of the
+ *    256-thread one (VEC) at 4096^3 and at M = 256 by 4096 x 4096
+ *    (bench/RESULTS.md, 2026-12-08); fewer rows or columns: VEC, untimed
+ *    against it there. PORTKERN_CUDA_GEMM=vec keeps every aligned f32
+ *    problem on VEC, =f32w or =f32t on that wide tile.
  * A stride of a dimension of size 1 is never used, so it does not count
  * against contiguity or alignment. */
 #include <stdlib.h>
@@ -135,10 +139,10 @@ pk_cu_gemm_knob pk_cu_gemm_knob_of(const char *value)
 {
     pk_cu_gemm_knob knob = {PK_CU_GEMM_KNOB_NONE, 0, 0, 0};
     if (!value) return knob;
-    static const char *const names[] = {"skinny", "decode", "mma", "trial"};
+    static const char *const names[] = {"skinny", "decode", "mma", "trial", "vec"};
     static const pk_cu_gemm_knob_kind kinds[] = {PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
-                                                PK_CU_GEMM_KNOB_TRIAL};
-    for (int i = 0; i < 4; i++)
+                                                PK_CU_GEMM_KNOB_TRIAL, PK_CU_GEMM_KNOB_VEC};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(value, names[i])) return (knob.kind = kinds[i], knob);
 #define TILE_NAME(a, b, c, i, name, ...) #name,
     static const char *const tiles[] = {PK_CU_WGMMA_TILES(TILE_NAME, 0, 0, 0)};
@@ -450,6 +454,13 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
         plan_wide(p, sm_count, knob, sa, sb, out);
         return;
     }
+    /* the trial knob keeps VEC's trial split below */
+    if (sa && sb && p->m >= 128 && p->n >= 128 && knob.kind != PK_CU_GEMM_KNOB_VEC &&
+        knob.kind != PK_CU_GEMM_KNOB_TRIAL) {
+        const pk_cu_gemm_knob wide = {PK_CU_GEMM_KNOB_WIDE, 0, 0, 0}; /* f32w, ranges where its tiles are few */
+        plan_wide(p, sm_count, wide, sa, sb, out);
+        return;
+    }
     out->kind = sa && sb ? PK_CU_GEMM_VEC : PK_CU_GEMM_SIMT;
     int64_t splits = 1;
     if (out->kind == PK_CU_GEMM_VEC && bm == 64 && knob.kind == PK_CU_GEMM_KNOB_TRIAL) {
@@ -487,13 +498,15 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
     if (!knob_only && MMA_SMEM(bm, bn, st) <= smem_optin) fn(ctx, name, 0);
 /* SIMT: f32, and 16-bit operands that no 16-byte copy can read */
 #define CAN_SIMT(name, ...) if (!knob_only) fn(ctx, name, 0);
-/* the 128 x 128 one split only under the trial knob */
-#define CAN_VEC(name, bm, ak, bk) \
-    if (!knob_only) fn(ctx, name, 0); \
-    if (knob_only && (bm) == 128) fn(ctx, name, 1);
-/* only by its tile's knob, split where asked or where its tiles are few */
-#define CAN_WIDE(name, ...) \
-    if (knob_only) fn(ctx, name, 0), fn(ctx, name, 1);
+/* the 64 x 64 one for fewer than 128 rows or columns; the 128 x 128 one
+ * (two waves of its tiles: from 128 rows and columns on, f32w's) by the
+ * vec knob, split only under the trial knob */
+#define CAN_VEC(name, bm, ak, bk)                  \
+    if (!knob_only && (bm) == 64) fn(ctx, name, 0); \
+    if (knob_only && (bm) == 128) fn(ctx, name, 0), fn(ctx, name, 1);
+/* f32w the plan's (split where its tiles are few), f32t by its knob */
+#define CAN_WIDE(name, i, ...) \
+    if (knob_only == ((i) != 0)) fn(ctx, name, 0), fn(ctx, name, 1);
 /* from DECODE_MIN_M rows on, only by the knob */
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);

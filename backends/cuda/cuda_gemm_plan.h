@@ -24,15 +24,18 @@ PK_KERNEL_LIST_ENUM(PK_CU_GEMM_KERNELS, PK_CU_GEMM_ID, pk_cu_gemm_kernel, PK_CU_
  * most that many blocks, each taking several units (a test of the ring
  * and of the units' hand-over; batches then in turn); "trial" lets the Hopper plan weigh its
  * trial tiles (gemm_kernels.h) and split-K too, and take from 17 rows on,
- * and cuts k of f32 problems whose 128 x 128 tiles are too few; a tile
- * of the wide-thread f32 kernel ("f32w", "f32t": gemm_kernels.h's WIDE)
- * sends every f32 problem the VEC kernel takes to it, k cut in ranges
- * that fill one wave of its blocks where its tiles leave room,
- * "<tile>:<splits>" in that many ranges (fewer where K has fewer steps).
+ * and cuts k of f32 problems whose 128 x 128 tiles are too few (on the
+ * VEC kernel); "vec" keeps every f32 problem with aligned rows on the VEC
+ * kernel (the plan's before the wide-thread one took 128 rows and
+ * columns and more); a tile of the wide-thread f32 kernel ("f32w",
+ * "f32t": gemm_kernels.h's WIDE) sends every f32 problem the VEC kernel
+ * takes to it, k cut in ranges that fill one wave of its blocks where its
+ * tiles leave room, "<tile>:<splits>" in that many ranges (fewer where K
+ * has fewer steps).
  * Any other value, or none, changes nothing. */
 typedef enum pk_cu_gemm_knob_kind {
     PK_CU_GEMM_KNOB_NONE, PK_CU_GEMM_KNOB_SKINNY, PK_CU_GEMM_KNOB_DECODE, PK_CU_GEMM_KNOB_MMA,
-    PK_CU_GEMM_KNOB_TILE, PK_CU_GEMM_KNOB_TRIAL, PK_CU_GEMM_KNOB_WIDE
+    PK_CU_GEMM_KNOB_TILE, PK_CU_GEMM_KNOB_TRIAL, PK_CU_GEMM_KNOB_WIDE, PK_CU_GEMM_KNOB_VEC
 } pk_cu_gemm_knob_kind;
 typedef struct pk_cu_gemm_knob {
     pk_cu_gemm_knob_kind kind;
