@@ -60,7 +60,8 @@
  * 2026-12-07 22:10). 64x64's cost: its two waves at M = 256 by 4096^2
  * against 64x128's one, one run (it then takes M = 64 and 128 by 4096^2,
  * where it ran ahead of the plan's 64x128, split at M = 64; at M = 256
- * 64x128 keeps it; bench/RESULTS.md, 2026-12-08).
+ * 64x128 keeps it; bench/RESULTS.md, 2026-12-08); it is taken whole
+ * (trial PK_CU_WGMMA_WHOLE), its split forms not yet timed.
  * form, how the consumers share the work:
  *   PK_CU_WGMMA_TOGETHER  both on one tile, 64 rows each where BM is 128,
  *                         BN / 2 columns each where BM is 64;
@@ -87,6 +88,8 @@
  * 11:21-11:50 UTC). Shared memory: the ring, 1024 bytes to align its
  * base, BM x BN 16-bit outputs where out is 1, and 2 x stages barriers of
  * 8 bytes. */
+/* trial 2: a plan tile taken whole, its split forms trial (untimed) */
+#define PK_CU_WGMMA_WHOLE 2
 #define PK_CU_WGMMA_BK 64
 #define PK_CU_WGMMA_THREADS (3 * 128)
 #define PK_CU_WGMMA_TOGETHER 0
@@ -111,7 +114,7 @@
     X(a, b, c, 4, 128x256p, 128, 256, 4, 143, 1, 1, 0) \
     X(a, b, c, 5, 64x256pp, 64, 256, 5, 121, 1, 2, 0)  \
     X(a, b, c, 6, 128x256s, 128, 256, 3, 90, 0, 0, 1)  \
-    X(a, b, c, 7, 64x64, 64, 64, 13, 254, 0, 0, 0)     \
+    X(a, b, c, 7, 64x64, 64, 64, 13, 254, 2, 0, 0)     \
     X(a, b, c, 8, 64x32a, 64, 32, 16, 200, 1, 3, 0)    \
     X(a, b, c, 9, 64x64p, 64, 64, 13, 170, 1, 1, 0)    \
     X(a, b, c, 10, 128x64a, 128, 64, 8, 150, 1, 3, 0)  \

@@ -185,9 +185,11 @@ static void wgmma_cases(void)
     /* one wave of 128 tiles of 64 x 64 against 64 of 64 x 128 */
     p = problem(PK_BF16, 1, 128, 4096, 4096, 0, 1);
     expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 128, 1, __LINE__);
-    /* 16 tiles of 64 x 64: k split 8 ways fills 128 multiprocessors */
+    /* 16 tiles of 64 x 64, a quarter of the device or less: split, but
+     * 64 x 64 only whole (its split forms untimed): 8 tiles of 64 x 128
+     * split 8 ways fill 64 multiprocessors */
     p = problem(PK_BF16, 1, 64, 1024, 4096, 0, 1);
-    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x64", 128, 1, __LINE__);
+    expect_wgmma(&p, NULL, "pk_gemm_wgmma_bf16_64x128", 64, 1, __LINE__);
     /* fewer than 64 rows: the 64-row tiles alone (112 tiles of 64 x 256,
      * one wave, against 224 of 64 x 128, two); a 128-row tile not even
      * when the knob names it */
@@ -456,9 +458,10 @@ static void split_cases(void)
             printf("FAIL line %d: the quarter's bound\n", __LINE__);
         }
     }
-    /* 24 rows: a 64-row tile, 32 of them, split */
+    /* 24 rows: a 64-row tile, split (64 x 64 whole only; the trial knob
+     * weighs its split forms) */
     p = problem(PK_F16, 1, 24, 2048, 1024, 0, 1);
-    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x64", 4, 4, 128, 1, __LINE__);
+    expect_split(&p, NULL, "pk_gemm_wgmma_f16_64x128", 4, 4, 64, 1, __LINE__);
     expect_split(&p, "trial", "pk_gemm_wgmma_f16_64x32a", 1, 16, 64, 1, __LINE__);
     p = problem(PK_F16, 1, 16, 2048, 1024, 0, 1); /* the decode kernels' */
     expect_split(&p, "trial", NULL, 0, 0, 0, 0, __LINE__);

@@ -235,14 +235,15 @@ static pick pick_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_knob k
     double best_cost = 0.0;
     for (int i = 0; i < PK_CU_WGMMA_TILE_COUNT; i++) {
         const wgmma_tile *t = &wgmma_tiles[i];
-        if (forced >= 0 ? i != forced : t->trial && !trial) continue;
+        if (forced >= 0 ? i != forced : t->trial == 1 && !trial) continue;
         if (rows_64 && t->bm != 64) continue; /* a forced one too: then none */
         /* a tile that writes through TMA only where it can: elsewhere its
          * fewer stages would cost for nothing */
         if (forced < 0 && t->out && !pk_cu_gemm_staged_fits(p)) continue;
         const int pair = is_pair(t);
         const int64_t tiles = p->batch * batch_tiles(p, t);
-        const int most = pair ? 1 : forced >= 0 ? (knob.splits > 0 ? knob.splits : 1) : most_splits;
+        const int whole = pair || (t->trial == PK_CU_WGMMA_WHOLE && !trial);
+        const int most = forced >= 0 ? (pair ? 1 : knob.splits > 0 ? knob.splits : 1) : whole ? 1 : most_splits;
         const int sms = pair ? sm_count - sm_count % 2 : sm_count;
         const double fixed = t->form == PK_CU_WGMMA_PINGPONG ? WGMMA_PINGPONG_FIXED_STEPS : WGMMA_FIXED_STEPS;
         /* ping-pong overlaps a block's units: with fewer than two a
@@ -511,12 +512,11 @@ static void kernels(int has_wgmma, size_t smem_optin, int knob_only, void (*fn)(
 #define CAN_SKINNY(name, DT, rows, ks) if (((rows) >= DECODE_MIN_M) == knob_only) fn(ctx, name, 0);
 #define CAN_DECODE(name, DT) if (!knob_only) fn(ctx, name, 0);
 /* the plan's tiles, split-K where the tiles fill a quarter of the
- * device or less; a knob: the trial tiles, split too; the pairs never */
-#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form, out) \
-    if (has_wgmma && (trial) == knob_only) {                      \
-        fn(ctx, name, 0);                                         \
-        if (!PK_CU_WGMMA_IS_PAIR(form)) fn(ctx, name, 1);         \
-    }
+ * device or less; a knob: the trial tiles, split too, and the split form
+ * of a tile the plan takes whole; the pairs never split */
+#define CAN_WGMMA(name, DT, i, bm, bn, st, cost, trial, form, out)                       \
+    if (has_wgmma && ((trial) == 1) == knob_only) fn(ctx, name, 0);                     \
+    if (has_wgmma && ((trial) != 0) == knob_only && !PK_CU_WGMMA_IS_PAIR(form)) fn(ctx, name, 1);
     PK_CU_GEMM_KERNELS(CAN)
 }
 
