@@ -39,6 +39,31 @@ __device__ __forceinline__ float4 pk_simt_load4(const float *p, long long left, 
     return make_float4(left > 0 ? p[0] : 0.0f, left > 1 ? p[1] : 0.0f, left > 2 ? p[2] : 0.0f, 0.0f);
 }
 
+/* Unit u of a grid of `splits` ranges a tile (1: whole tiles), as both
+ * float4 kernels walk it: its tile t and range q, the tile's first row and
+ * column, and its k [k0, k0 + kc) in k_tiles steps of BK */
+struct pk_simt_unit {
+    long long t, m0, n0, k0, kc, k_tiles;
+    int q;
+};
+
+template <int BM, int BN, int BK>
+__device__ __forceinline__ pk_simt_unit pk_simt_unit_of(long long u, int splits, const pk_cu_gemm_split &sp,
+                                                       long long m_tiles, long long n_tiles, long long k)
+{
+    pk_simt_unit w;
+    w.t = u / splits;
+    w.q = (int)(u % splits);
+    long long tm, tn;
+    pk_gemm_tile_of(w.t, m_tiles, n_tiles, tm, tn);
+    w.m0 = tm * BM, w.n0 = tn * BN;
+    const long long range = (long long)sp.steps * BK;
+    w.k0 = splits > 1 ? (long long)w.q * sp.steps * BK : 0;
+    w.kc = splits > 1 ? (k - w.k0 < range ? k - w.k0 : range) : k;
+    w.k_tiles = (w.kc + BK - 1) / BK;
+    return w;
+}
+
 /* A_K: a_sk == 1 (else a_sm == 1); B_K: b_sk == 1 (else b_sn == 1); or
  * that dimension has one index */
 template <int BM, bool A_K, bool B_K>
@@ -71,15 +96,9 @@ __device__ __forceinline__ void pk_gemm_simt_vec(const pk_cu_gemm_split &sp, PK_
 
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
         for (long long u = blockIdx.x; u < tiles * splits; u += gridDim.x) {
-            const long long t = u / splits;
-            const int q = (int)(u % splits);
-            long long tm, tn;
-            pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
-            const long long m0 = tm * BM, n0 = tn * BN;
-            /* this unit's k: [k0, k0 + kc) */
-            const long long k0 = splits > 1 ? (long long)q * sp.steps * BK : 0;
-            const long long kc = splits > 1 ? (k - k0 < (long long)sp.steps * BK ? k - k0 : (long long)sp.steps * BK) : k;
-            const long long k_tiles = (kc + BK - 1) / BK;
+            const pk_simt_unit w = pk_simt_unit_of<BM, BN, BK>(u, splits, sp, m_tiles, n_tiles, k);
+            const long long t = w.t, m0 = w.m0, n0 = w.n0, k0 = w.k0, kc = w.kc, k_tiles = w.k_tiles;
+            const int q = w.q;
             /* this thread's float4 of the first step; a k-contiguous
              * operand has kl - c elements left in its row, where kl = k -
              * k0, and a row that exists or not, the other `left` elements

@@ -1,7 +1,8 @@
 /* f32 GEMM for the problems gemm_simt_vec.cuh takes (A: k or m
  * contiguous, B: k or n, 16-byte aligned rows), in fewer and wider
- * threads: a trial kernel that only PORTKERN_CUDA_GEMM's f32w and f32t
- * pick until it is timed (gemm_kernels.h's WIDE). The same exactness:
+ * threads: the plan's from 128 rows and columns on in 128 x 128 tiles
+ * (f32w), 256 x 64 ones (f32t) by PORTKERN_CUDA_GEMM alone
+ * (gemm_kernels.h's WIDE, cuda_gemm_plan.c). The same exactness:
  * plain FFMA, each output summed by one thread in ascending k.
  *
  * Why wide (cuBLAS's f32 shape on Hopper): VEC's threads own 64 outputs
@@ -87,16 +88,9 @@ __device__ __forceinline__ void pk_gemm_simt_wide(const pk_cu_gemm_split &sp, PK
 
     for (long long z = blockIdx.y; z < batch; z += gridDim.y) {
         for (long long u = blockIdx.x; u < tiles * splits; u += gridDim.x) {
-            const long long t = u / splits;
-            const int q = (int)(u % splits);
-            long long tm, tn;
-            pk_gemm_tile_of(t, m_tiles, n_tiles, tm, tn);
-            const long long m0 = tm * BM, n0 = tn * BN;
-            /* this unit's k: [k0, k0 + kc) */
-            const long long k0 = splits > 1 ? (long long)q * sp.steps * BK : 0;
-            const long long range = (long long)sp.steps * BK;
-            const long long kc = splits > 1 ? (k - k0 < range ? k - k0 : range) : k;
-            const long long k_tiles = (kc + BK - 1) / BK;
+            const pk_simt_unit w = pk_simt_unit_of<BM, BN, BK>(u, splits, sp, m_tiles, n_tiles, k);
+            const long long t = w.t, m0 = w.m0, n0 = w.n0, k0 = w.k0, kc = w.kc, k_tiles = w.k_tiles;
+            const int q = w.q;
             /* the first float4 of each operand of the first step; a
              * k-contiguous operand's float4 has kl - c elements left in
              * its row (kl: the unit's k left), and its row exists while it

@@ -354,8 +354,8 @@ static char simt_layout_b(const pk_gemm_problem *p)
     return 0;
 }
 
-/* The wide-thread f32 kernel's tile (PORTKERN_CUDA_GEMM=f32w, f32t), its
- * blocks PK_CU_WIDE_BLOCKS a multiprocessor. Unforced, where its tiles
+/* The wide-thread f32 kernel's tile (the plan's f32w, or the one
+ * PORTKERN_CUDA_GEMM names), its blocks PK_CU_WIDE_BLOCKS a multiprocessor. Unforced, where its tiles
  * leave some of a wave's blocks idle, k in as many ranges as keep every
  * unit in that one wave (a second, part-filled wave would cost a whole
  * unit's time), each of 16 steps at least; forced, the ranges asked for,
