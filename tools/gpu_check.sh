@@ -24,7 +24,9 @@
 #             one launch each of the mma.sync prefill attention kernel, the
 #             Hopper attention kernel's two forms and the Hopper GEMM at
 #             4096^3, and at 70B/8 qkv and M = 64 by 4096^2 unsplit and
-#             split (PK_KPROF="attn-mma ..." picks some)
+#             split; M = 128 by 4096^2 and f32 4096^3, each beside
+#             cuBLAS's kernel of the case and by source line
+#             (PK_KPROF="attn-mma ..." picks some)
 #   profile   that checkpoint's decode on CUDA: wall time, with the
 #             decode GEMM knob, and each kernel of one step under ncu
 #   tune      portkern tune on NVIDIA's OpenCL (PK_TUNE_FAMILIES, default
@@ -535,12 +537,14 @@ if [[ $parts == *kprof* ]]; then
   sec="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
   # (--no-vendor: no roofline probe GEMM launched before the case, so
   # that the launches skipped are the case's own warm-up)
+  # (kp_vendor=1: the vendor library timed too, so that its kernels,
+  # which the regex then names, can be profiled beside ours)
   kp() { # name, kernel regex, env, bench case[, suite]; PK_KPROF="name ..." runs those alone
     [[ -z ${PK_KPROF:-} || " $PK_KPROF " == *" $1 "* ]] || return 0
     local t0=$(date +%s)
     env $3 timeout "$(lim 120)" "$ncu" --clock-control none $sec --kernel-name "regex:$2" \
-      --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 --no-vendor --reps 5 ${5:+--suite "$5"} --case "$4" \
-      >"$logs/kprof-$1.txt" 2>&1
+      --launch-skip 3 --launch-count 1 $pk bench --backend cuda:0 $([[ -n ${kp_vendor:-} ]] || echo --no-vendor) --reps 5 \
+      ${5:+--suite "$5"} --case "$4" >"$logs/kprof-$1.txt" 2>&1
     summary+=("kprof $1 rc=$? ($(($(date +%s) - t0)) s): $(grep -E 'Compute \(SM\) Throughput|Duration' "$logs/kprof-$1.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-200)")
   }
   kp attn-mma 'pk_attn_mma' PORTKERN_CUDA_ATTN=mma "attention B8 H32 S2048 D128 causal"
@@ -553,6 +557,15 @@ if [[ $parts == *kprof* ]]; then
   kp gemm-70b-qkv-split3 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM=128x256:3 "prefill qkv" llama3-70b-tp8
   kp gemm-m64 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "bf16 M=64 4096x4096" gemm
   kp gemm-m64-split2 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM=64x128:2 "bf16 M=64 4096x4096" gemm
+  # M = 128, where cuBLAS runs our 64x64's very tiling faster, and f32 on
+  # the wide-thread kernel: ours, then cuBLAS's kernel of the same case
+  # (issue 19; bench/RESULTS.md, 2026-12-08 01:10)
+  kp gemm-m128 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "bf16 M=128 4096x4096" gemm
+  kp gemm-f32 'pk_gemm_simt' PORTKERN_CUDA_GEMM= "gemm f32 M=4096 4096x4096" gemm
+  kp_vendor=1
+  kp gemm-m128-cublas 'nvjet|xmma|cutlass|sm90_' PORTKERN_CUDA_GEMM= "bf16 M=128 4096x4096" gemm
+  kp gemm-f32-cublas 'nvjet|xmma|cutlass|sm90_|sgemm|ampere' PORTKERN_CUDA_GEMM= "gemm f32 M=4096 4096x4096" gemm
+  unset kp_vendor
   # where the Hopper attention kernel's warps wait, reason by reason, and
   # how busy each pipe is (a run of its own: a regex that matches no metric
   # of this ncu fails only this one, as sm__pipe_tensor_op_gmma did)
@@ -561,6 +574,8 @@ if [[ $parts == *kprof* ]]; then
   # the same kernel's stalls by instruction (the SASS lines most waited on)
   sec="--section SourceCounters --section WarpStateStats --print-details all"
   kp attn-wgmma-sources 'pk_attn_wgmma' PORTKERN_CUDA_ATTN=wgmma-pp "attention B8 H32 S2048 D128 causal"
+  kp gemm-m128-sources 'pk_gemm_wgmma' PORTKERN_CUDA_GEMM= "bf16 M=128 4096x4096" gemm
+  kp gemm-f32-sources 'pk_gemm_simt' PORTKERN_CUDA_GEMM= "gemm f32 M=4096 4096x4096" gemm
 fi
 if [[ $parts == *profile* ]]; then
   # One decode step of the Llama-3-8B-shaped checkpoint under Nsight
