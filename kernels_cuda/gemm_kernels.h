@@ -167,7 +167,8 @@ typedef struct pk_cu_gemm_split {
  *                               (gemm_simt_vec.cuh)
  *   WIDE   tile index, BM, BN, a_k, b_k
  *                               the same problems in wide threads
- *                               (gemm_simt_wide.cuh), a knob's only
+ *                               (gemm_simt_wide.cuh): f32w the plan's
+ *                               from 128 rows and columns, f32t a knob's
  *   SKINNY DT, rows, k split    decode, M <= rows (gemm_skinny.cuh); m1_k2:
  *                               two warps per column
  *   DECODE DT                   decode on tensor cores, M <= 16 (gemm_decode.cuh)

@@ -451,15 +451,15 @@ void pk_cu_gemm_plan_pick_knob(const pk_gemm_problem *p, int sm_count, size_t sm
     /* two blocks of 128 x 128 per SM: 128 when that fills the device once */
     int bm = tiles_of(p, 128, 128) >= 2 * (int64_t)sm_count ? 128 : 64;
     char sa = simt_layout_a(p), sb = simt_layout_b(p);
-    if (sa && sb && knob.kind == PK_CU_GEMM_KNOB_WIDE) {
-        plan_wide(p, sm_count, knob, sa, sb, out);
-        return;
-    }
-    /* the trial knob keeps VEC's trial split below */
-    if (sa && sb && p->m >= 128 && p->n >= 128 && knob.kind != PK_CU_GEMM_KNOB_VEC &&
-        knob.kind != PK_CU_GEMM_KNOB_TRIAL) {
-        const pk_cu_gemm_knob wide = {PK_CU_GEMM_KNOB_WIDE, 0, 0, 0}; /* f32w, ranges where its tiles are few */
-        plan_wide(p, sm_count, wide, sa, sb, out);
+    /* the wide kernel: its knob's tile, or f32w (ranges where its tiles
+     * are few) from 128 rows and columns on; the trial knob keeps VEC's
+     * trial split below */
+    const int wide = knob.kind == PK_CU_GEMM_KNOB_WIDE || (p->m >= 128 && p->n >= 128 &&
+                                                           knob.kind != PK_CU_GEMM_KNOB_VEC &&
+                                                           knob.kind != PK_CU_GEMM_KNOB_TRIAL);
+    if (sa && sb && wide) {
+        const pk_cu_gemm_knob f32w = {PK_CU_GEMM_KNOB_WIDE, 0, 0, 0};
+        plan_wide(p, sm_count, knob.kind == PK_CU_GEMM_KNOB_WIDE ? knob : f32w, sa, sb, out);
         return;
     }
     out->kind = sa && sb ? PK_CU_GEMM_VEC : PK_CU_GEMM_SIMT;

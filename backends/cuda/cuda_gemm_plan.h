@@ -57,7 +57,8 @@ typedef enum pk_cu_gemm_kind {
     PK_CU_GEMM_WGMMA,  /* f16/bf16, both operands k-contiguous, large: Hopper wgmma fed by TMA */
     PK_CU_GEMM_MMA,    /* f16/bf16 with a contiguous, aligned direction per operand: tensor cores */
     PK_CU_GEMM_VEC,    /* f32 with contiguous, 16-byte aligned rows: exact f32 on the CUDA cores, float4 loads
-                        * (or, under a WIDE knob, the wide-thread kernel: the same arguments) */
+                        * (or the wide-thread kernel, the same arguments: f32w from 128 rows and
+                        * columns on, or a WIDE knob's tile) */
     PK_CU_GEMM_SIMT    /* everything else: exact f32 on the CUDA cores */
 } pk_cu_gemm_kind;
 
@@ -106,9 +107,10 @@ int pk_cu_gemm_plan_wgmma(const pk_gemm_problem *p, int sm_count, pk_cu_gemm_kno
  * asks a case for. */
 void pk_cu_gemm_plan_kernels(int has_wgmma, size_t smem_optin, void (*fn)(void *ctx, const char *name, int split),
                              void *ctx);
-/* Those only a knob picks: the skinny kernel's 8- and 16-row forms, the
- * wide-thread f32 kernel, split too, and where has_wgmma the Hopper
- * kernel's trial tiles and every tile split. */
+/* Those only a knob picks: the skinny kernel's 8- and 16-row forms, VEC's
+ * 128 x 128 tile (split too), the wide-thread kernel's f32t, split too,
+ * and where has_wgmma the Hopper kernel's trial tiles and every tile
+ * split. */
 void pk_cu_gemm_plan_knob_kernels(int has_wgmma, void (*fn)(void *ctx, const char *name, int split), void *ctx);
 
 #endif
